@@ -1,0 +1,38 @@
+"""AgentDiff: tell exactly how and where an AI agent's behaviour changed between two runs."""
+
+from agentdiff.adapters.base import BaseAdapter
+from agentdiff.adapters.registry import available_adapters, register_adapter
+from agentdiff.errors import (
+    AgentDiffError,
+    ConfigError,
+    TraceFormatError,
+    TraceLoadError,
+    TraceValidationError,
+    UnknownAdapterError,
+    UnknownFormatError,
+)
+from agentdiff.loader import load_trace, parse_trace_data
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AgentDiffError",
+    "AgentTrace",
+    "BaseAdapter",
+    "ConfigError",
+    "StepStatus",
+    "StepType",
+    "TokenUsage",
+    "TraceFormatError",
+    "TraceLoadError",
+    "TraceStep",
+    "TraceValidationError",
+    "UnknownAdapterError",
+    "UnknownFormatError",
+    "__version__",
+    "available_adapters",
+    "load_trace",
+    "parse_trace_data",
+    "register_adapter",
+]

@@ -1,0 +1,45 @@
+"""`BaseAdapter`: the two things every trace format teaches AgentDiff.
+
+An adapter is a class with a cheap `detect(data)` sniff (look at top-level keys and a few items,
+never parse the whole document) and a `from_dict(data)` that builds an `AgentTrace`. Sources
+that can hold several runs in one document also implement `trace_ids` and `select_trace`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from agentdiff.models.trace import AgentTrace
+
+__all__ = ["BaseAdapter"]
+
+
+class BaseAdapter:
+    """Subclass, implement `from_dict`, optionally `detect`, then `@register_adapter(name)`."""
+
+    name: ClassVar[str] = ""
+    """Set by the registry: the name users pass as `adapter_name` / `--adapter`."""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    """Other names that select this adapter."""
+    description: ClassVar[str] = ""
+    """One line shown by `agentdiff adapters`."""
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AgentTrace:
+        """Turn one parsed JSON document (dict or list) into an `AgentTrace`."""
+        raise NotImplementedError
+
+    @classmethod
+    def detect(cls, data: Any) -> bool:  # noqa: ARG003 - the default claims nothing
+        """Return True when `data` looks like this format. Must be cheap and never raise."""
+        return False
+
+    @classmethod
+    def trace_ids(cls, data: Any) -> list[str]:  # noqa: ARG003 - single-trace formats
+        """The ids of the traces in `data` when it can hold several; empty when it holds one."""
+        return []
+
+    @classmethod
+    def select_trace(cls, data: Any, trace_id: str) -> Any:  # noqa: ARG003
+        """Return the part of `data` that belongs to `trace_id` (only for multi-trace formats)."""
+        return data

@@ -1,0 +1,112 @@
+"""Timestamps as sources write them → aware UTC datetimes, ISO strings and durations.
+
+Sources disagree: ISO 8601 with or without an offset (naive = UTC), epoch seconds, or epoch
+nanoseconds (OTLP `*UnixNano`, often as strings). Callers say which unit they hold; nothing here
+guesses a unit from a magnitude except `parse_timestamp`, whose guess is documented.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+__all__ = [
+    "duration_ms",
+    "from_unix_nanos",
+    "from_unix_seconds",
+    "iso_utc",
+    "parse_iso",
+    "parse_timestamp",
+    "timing_metadata",
+]
+
+_NANOS_PER_SECOND = 1_000_000_000
+UTC = timezone.utc
+
+
+def parse_iso(value: str) -> datetime | None:
+    """Parse an ISO 8601 string; a naive time is taken as UTC; `None` when it is not a time."""
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return _parse_compact(text)
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+def _parse_compact(text: str) -> datetime | None:
+    # LangSmith dotted_order style: 20250101T120000123456
+    try:
+        return datetime.strptime(text, "%Y%m%dT%H%M%S%f").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def from_unix_nanos(value: Any) -> datetime | None:
+    """Epoch nanoseconds (int or decimal string, as OTLP writes them); 0 or junk → `None`."""
+    try:
+        nanos = int(value)
+    except (TypeError, ValueError):
+        return None
+    if nanos <= 0:
+        return None
+    seconds, rest = divmod(nanos, _NANOS_PER_SECOND)
+    return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=rest // 1000)
+
+
+def from_unix_seconds(value: Any) -> datetime | None:
+    """Epoch seconds (float allowed); junk → `None`."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        return None
+    if seconds != seconds or seconds <= 0:  # NaN or not set
+        return None
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
+def parse_timestamp(value: Any) -> datetime | None:
+    """Best effort for fields whose unit is not fixed by the format.
+
+    Strings are ISO 8601 unless they are all digits. Numbers above 1e17 are nanoseconds, above
+    1e14 microseconds, above 1e11 milliseconds, else seconds.
+    """
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if isinstance(value, str) and not value.strip().lstrip("-").replace(".", "", 1).isdigit():
+        return parse_iso(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    for threshold, scale in ((1e17, 1e9), (1e14, 1e6), (1e11, 1e3)):
+        if abs(number) > threshold:
+            return from_unix_seconds(number / scale)
+    return from_unix_seconds(number)
+
+
+def iso_utc(moment: datetime | None) -> str | None:
+    """ISO 8601 UTC with a `Z`, microsecond precision; `None` stays `None`."""
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def duration_ms(start: datetime | None, end: datetime | None) -> float | None:
+    """Milliseconds from `start` to `end`; `None` when either is unknown or the span is negative."""
+    if start is None or end is None:
+        return None
+    ms = (end - start).total_seconds() * 1000.0
+    return ms if ms >= 0 else None
+
+
+def timing_metadata(start: datetime | None, end: datetime | None) -> dict[str, str]:
+    """`{"started_at", "ended_at"}` for the keys that are known."""
+    out: dict[str, str] = {}
+    if start is not None:
+        out["started_at"] = iso_utc(start) or ""
+    if end is not None:
+        out["ended_at"] = iso_utc(end) or ""
+    return out

@@ -1,0 +1,168 @@
+"""The canonical trace model: one `AgentTrace` per run, whose `TraceStep`s form a DAG.
+
+Conventions every adapter follows:
+
+- **Unknown is not zero.** Every `TokenUsage` field may be `None`; a source with tokens but no
+  cost has `estimated_cost_usd=None`; a trace without token data has `total_tokens=None`.
+- **Timestamps.** When the source has them, `step.metadata["started_at"]` and
+  `step.metadata["ended_at"]` hold ISO 8601 UTC strings; the diff engine orders steps and detects
+  concurrency with them. `latency_ms` is derived from them when the source gives no duration.
+- **Payloads are dicts.** A JSON-string payload is parsed; any other value is wrapped as
+  `{"value": ...}` (see `agentdiff.adapters.payloads.as_payload`).
+- **Source ids are kept.** The source's own ids (span ids, run ids, message ids) stay in
+  `metadata` when they are not the step id. `trace.metadata["source_format"]` names the adapter.
+- **Lenient on dangling parents.** A `parent_id` that points at no step is kept as written, the
+  step is treated as a root (by `to_networkx` and the diff engine) and the trace records a
+  warning under `metadata["warnings"]`. Duplicate step ids and parent cycles are errors.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["SCHEMA_VERSION", "AgentTrace", "StepStatus", "StepType", "TokenUsage", "TraceStep"]
+
+SCHEMA_VERSION = "1.0.0"
+
+Count = Annotated[int, Field(ge=0)]
+Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class StepType(str, Enum):
+    """What kind of work a step is."""
+
+    TOOL_CALL = "tool_call"
+    LLM_CALL = "llm_call"
+    ROUTING = "routing"
+    THOUGHT = "thought"
+    RESPONSE = "response"
+    """A final answer (used by the conversation-based adapters)."""
+
+
+class StepStatus(str, Enum):
+    """How a step ended."""
+
+    SUCCESS = "success"
+    ERROR = "error"
+    RETRY = "retry"
+    ABANDONED = "abandoned"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_enum_values=False)
+
+
+class TokenUsage(_Model):
+    """Token counts and cost of a step or a whole run; `None` means unknown, never zero."""
+
+    prompt_tokens: Count | None = None
+    completion_tokens: Count | None = None
+    total_tokens: Count | None = None
+    estimated_cost_usd: Amount | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        """True when every field is unknown."""
+        return all(v is None for v in (self.prompt_tokens, self.completion_tokens,
+                                       self.total_tokens, self.estimated_cost_usd))
+
+
+class TraceStep(_Model):
+    """One node of the trajectory DAG."""
+
+    step_id: str
+    """Unique within the trace."""
+    parent_id: str | None = None
+    """The step this one ran under; `None` for a root."""
+    step_index: Annotated[int, Field(ge=0)]
+    """Sequential position in the run, as the source recorded it."""
+    step_type: StepType
+    name: str
+    """Action name, e.g. `web_search`."""
+    input_payload: dict[str, Any] = Field(default_factory=dict)
+    output_payload: dict[str, Any] | None = None
+    status: StepStatus = StepStatus.SUCCESS
+    error_message: str | None = None
+    latency_ms: Amount | None = None
+    tokens: TokenUsage | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class AgentTrace(_Model):
+    """One run of an agent: its task, its answer and its steps (a DAG through `parent_id`)."""
+
+    schema_version: str = SCHEMA_VERSION
+    trace_id: str
+    agent_name: str
+    agent_version: str | None = None
+    task_input: dict[str, Any] = Field(default_factory=dict)
+    final_output: dict[str, Any] | None = None
+    steps: list[TraceStep] = Field(default_factory=list)
+    total_latency_ms: Amount | None = None
+    total_tokens: TokenUsage | None = None
+    metadata: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _check_graph(self) -> AgentTrace:
+        parents = _parent_map(self.steps)
+        dangling = sorted({p for p in parents.values() if p is not None and p not in parents})
+        _raise_on_cycle(parents)
+        if dangling:
+            meta = dict(self.metadata or {})
+            warnings = [w for w in meta.get("warnings", []) if not str(w).startswith("dangling")]
+            warnings.append(f"dangling parent_id kept as root: {', '.join(dangling)}")
+            meta["warnings"] = warnings
+            self.metadata = meta
+        return self
+
+    def step_map(self) -> dict[str, TraceStep]:
+        """Steps by id."""
+        return {s.step_id: s for s in self.steps}
+
+    def to_networkx(self) -> nx.DiGraph[str]:
+        """The DAG as a `networkx.DiGraph`: parent → child edges, step fields as node attributes."""
+        import networkx as nx  # noqa: PLC0415 - networkx import is slow; only users pay for it
+
+        graph: nx.DiGraph[str] = nx.DiGraph()
+        for step in self.steps:
+            graph.add_node(step.step_id, **step.model_dump())
+        for step in self.steps:
+            if step.parent_id is not None and step.parent_id in graph:
+                graph.add_edge(step.parent_id, step.step_id)
+        return graph
+
+
+def _parent_map(steps: list[TraceStep]) -> dict[str, str | None]:
+    parents: dict[str, str | None] = {}
+    first_index: dict[str, int] = {}
+    for i, step in enumerate(steps):
+        if step.step_id in parents:
+            msg = (f"duplicate step_id {step.step_id!r} at steps[{first_index[step.step_id]}] "
+                   f"and steps[{i}]; step ids must be unique")
+            raise ValueError(msg)
+        parents[step.step_id] = step.parent_id
+        first_index[step.step_id] = i
+    return parents
+
+
+def _raise_on_cycle(parents: dict[str, str | None]) -> None:
+    done: set[str] = set()
+    for start in parents:
+        path: list[str] = []
+        on_path: set[str] = set()
+        node: str | None = start
+        while node is not None and node in parents and node not in done:
+            if node in on_path:
+                cycle = [*path[path.index(node):], node]
+                msg = f"parent cycle between steps: {' -> '.join(cycle)}"
+                raise ValueError(msg)
+            path.append(node)
+            on_path.add(node)
+            node = parents[node]
+        done.update(path)
