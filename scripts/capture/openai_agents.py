@@ -109,8 +109,9 @@ def calculator(expression: str) -> str:
     _record("calculator", {"expression": expression})
     allowed = set("0123456789.+-*/() ")
     if not set(expression) <= allowed:
-        raise ValueError(f"unsupported expression: {expression!r}")
-    return str(round(eval(expression), 2))  # noqa: S307 - digits and operators only, checked above
+        msg = f"unsupported expression: {expression!r}"
+        raise ValueError(msg)
+    return str(round(eval(expression), 2))
 
 
 # ---------------------------------------------------------------- the scripted model endpoint
@@ -226,7 +227,8 @@ def ingest_body(items: list[Any]) -> dict[str, Any]:
     exporter._client = httpx2.Client(transport=httpx2.MockTransport(catch))  # noqa: SLF001
     exporter.export(items)
     if len(posted) != 1:
-        raise RuntimeError(f"expected one ingest POST, got {len(posted)}")
+        msg = f"expected one ingest POST, got {len(posted)}"
+        raise RuntimeError(msg)
     return posted[0]
 
 
@@ -255,7 +257,8 @@ async def run_once(scenario: str, side: str) -> tuple[dict[str, Any], dict[str, 
                        trace_metadata={"scenario": scenario, "side": side})
     result = await Runner.run(build_agents(endpoint), TASK, run_config=config)
     if len(collector.traces) != 1:
-        raise RuntimeError(f"expected one trace, got {len(collector.traces)}")
+        msg = f"expected one trace, got {len(collector.traces)}"
+        raise RuntimeError(msg)
     trace = collector.traces[0]
     export = {"trace": trace.export(), "spans": [span.export() for span in collector.spans]}
     ingest = ingest_body([trace, *collector.spans])
