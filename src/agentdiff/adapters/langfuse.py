@@ -1,0 +1,217 @@
+"""The `langfuse` adapter: Langfuse API exports and Langfuse-flavoured OTel spans.
+
+Shapes it reads (and what `detect` claims, cheaply and without overlap with other adapters):
+
+| shape          | claimed when                                                                   |
+|----------------|--------------------------------------------------------------------------------|
+| trace          | a dict with an `observations` list and an `id` (`GET /api/public/traces/{id}`, |
+|                | camelCase or the SDK's snake_case)                                             |
+| v2 page        | `{"data": [...]}` whose first items carry `traceId` + `type` and no `object`    |
+|                | (OpenAI ingest items carry `"object": "trace"`/`"trace.span"`)                 |
+| v2 list        | a bare list (or JSON Lines) whose first items carry `traceId`/`trace_id`,      |
+|                | `type` and `startTime`/`start_time`                                            |
+| otlp           | OTLP/JSON (or SDK span JSON) whose sampled attribute keys include `langfuse.*` |
+|                | (plain OpenInference OTLP has none)                                           |
+
+v2 lists and OTLP may hold several traces: `trace_ids` / `select_trace` pick one. Mapping rules
+are in `langfuse_steps`, field reading in `langfuse_records` and `langfuse_otlp`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agentdiff.adapters.base import BaseAdapter
+from agentdiff.adapters.langfuse_otlp import observations_from_otlp
+from agentdiff.adapters.langfuse_records import (
+    Observation,
+    TraceHeader,
+    field_of,
+    json_value,
+    observation_from_api,
+)
+from agentdiff.adapters.langfuse_steps import build_trace
+from agentdiff.adapters.otel import is_otlp, is_span_json, sample_attribute_keys
+from agentdiff.errors import MultipleTracesError, TraceFormatError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from agentdiff.models.trace import AgentTrace
+
+__all__ = ["LangfuseAdapter"]
+
+_SAMPLE = 3
+_TRACE_META = ("sessionId", "userId", "tags", "release", "environment", "timestamp",
+               "totalCost", "metadata")
+_V2_META = ("sessionId", "userId", "tags", "release", "environment")
+
+
+def _is_trace(data: Any) -> bool:
+    return (isinstance(data, dict) and isinstance(data.get("observations"), list)
+            and "id" in data)
+
+
+def _looks_like_observation(item: Any, *, need_start: bool) -> bool:
+    if not isinstance(item, dict) or "object" in item or "type" not in item:
+        return False
+    if field_of(item, "traceId") is None:
+        return False
+    return not need_start or field_of(item, "startTime") is not None
+
+
+def _is_v2_page(data: Any) -> bool:
+    items = data.get("data") if isinstance(data, dict) else None
+    return (isinstance(items, list) and bool(items)
+            and all(_looks_like_observation(i, need_start=False) for i in items[:_SAMPLE]))
+
+
+def _is_v2_list(data: Any) -> bool:
+    return (isinstance(data, list) and bool(data)
+            and all(_looks_like_observation(i, need_start=True) for i in data[:_SAMPLE]))
+
+
+def _is_langfuse_otel(data: Any) -> bool:
+    if not (is_otlp(data) or is_span_json(data)):
+        return False
+    return any(key.startswith("langfuse.") for key in sample_attribute_keys(data))
+
+
+def _v2_items(data: Any) -> list[Any]:
+    return list(data["data"]) if isinstance(data, dict) else list(data)
+
+
+def _trace_from_api(data: dict[str, Any]) -> AgentTrace:
+    observations = [observation_from_api(o, f"observations[{i}]")
+                    for i, o in enumerate(data["observations"])]
+    latency = field_of(data, "latency")
+    header = TraceHeader(
+        trace_id=str(data["id"]),
+        name=field_of(data, "name"),
+        input=json_value(field_of(data, "input")),
+        output=json_value(field_of(data, "output")),
+        version=field_of(data, "version"),
+        latency_ms=float(latency) * 1000 if isinstance(latency, (int, float)) else None,
+        metadata=_picked(data, _TRACE_META),
+    )
+    return build_trace(header, observations)
+
+
+def _picked(raw: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    picked = {k: field_of(raw, k) for k in keys}
+    return {k: v for k, v in picked.items() if v not in (None, [], {})}
+
+
+def _trace_from_v2(data: Any) -> AgentTrace:
+    items = _v2_items(data)
+    where = "data" if isinstance(data, dict) else ""
+    observations = [observation_from_api(o, f"{where}[{i}]") for i, o in enumerate(items)]
+    if not observations:
+        msg = f"{where or '[]'}: the observations list is empty; expected at least one"
+        raise TraceFormatError(msg)
+    _check_single_trace(observations)
+    named = [o for o in items if field_of(o, "traceName")]
+    header = TraceHeader(trace_id=observations[0].trace_id,
+                         name=field_of(named[0], "traceName") if named else None,
+                         metadata=_picked(items[0], _V2_META))
+    return build_trace(header, observations)
+
+
+def _trace_from_otel(data: Any) -> AgentTrace:
+    header, observations = observations_from_otlp(data)
+    if not observations:
+        msg = "resourceSpans: no spans found; expected the spans of one Langfuse trace"
+        raise TraceFormatError(msg)
+    _check_single_trace(observations)
+    return build_trace(header, observations)
+
+
+def _check_single_trace(observations: list[Observation]) -> None:
+    ids = list(dict.fromkeys(o.trace_id for o in observations if o.trace_id))
+    if len(ids) > 1:
+        msg = f"the document holds {len(ids)} traces: {', '.join(ids)}"
+        raise MultipleTracesError(msg, hint="pick one with --trace-id ID (trace_id=...)")
+
+
+_SHAPES: tuple[tuple[Callable[[Any], bool], Callable[[Any], AgentTrace]], ...] = (
+    (_is_trace, _trace_from_api),
+    (_is_v2_page, _trace_from_v2),
+    (_is_v2_list, _trace_from_v2),
+    (_is_langfuse_otel, _trace_from_otel),
+)
+
+
+def _raw_otlp_trace_id(span: dict[str, Any]) -> str:
+    context = span.get("context")
+    raw = span.get("traceId") or (context.get("trace_id") if isinstance(context, dict) else None)
+    text = str(raw or "").lower()
+    return text.removeprefix("0x")
+
+
+def _filter_otlp(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
+    resource_spans = []
+    for rs in doc.get("resourceSpans") or []:
+        scopes = [{**ss, "spans": [s for s in ss.get("spans") or []
+                                   if _raw_otlp_trace_id(s) == trace_id]}
+                  for ss in rs.get("scopeSpans") or []]
+        resource_spans.append({**rs, "scopeSpans": [s for s in scopes if s["spans"]]})
+    return {**doc, "resourceSpans": [rs for rs in resource_spans if rs["scopeSpans"]]}
+
+
+class LangfuseAdapter(BaseAdapter):
+    """Langfuse trace / v2 observations API JSON and Langfuse OTLP spans."""
+
+    name: ClassVar[str] = "langfuse"
+    description: ClassVar[str] = (
+        "Langfuse GET trace JSON (camel/snake case), v2 observations, Langfuse OTLP")
+
+    @classmethod
+    def detect(cls, data: Any) -> bool:
+        """Claim the four shapes of the module table; never raises."""
+        try:
+            return any(claims(data) for claims, _ in _SHAPES)
+        except Exception:  # noqa: BLE001 - detection must never raise
+            return False
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AgentTrace:
+        """Build the trace from whichever shape `data` is."""
+        for claims, parse in _SHAPES:
+            if claims(data):
+                return parse(data)
+        msg = ("not a Langfuse document: expected a trace with `observations`, a v2 "
+               "observations list (`data`), or OTLP spans with langfuse.* attributes")
+        raise TraceFormatError(msg)
+
+    @classmethod
+    def trace_ids(cls, data: Any) -> list[str]:
+        """Distinct trace ids of a v2 list or OTLP document, in order of appearance."""
+        if _is_v2_page(data) or _is_v2_list(data):
+            ids = (field_of(o, "traceId") for o in _v2_items(data) if isinstance(o, dict))
+        elif _is_langfuse_otel(data):
+            ids = (_raw_otlp_trace_id(s) for s in _all_raw_spans(data))
+        else:
+            return []
+        return [str(i) for i in dict.fromkeys(ids) if i]
+
+    @classmethod
+    def select_trace(cls, data: Any, trace_id: str) -> Any:
+        """The observations (or spans) of `trace_id` only, in the same shape."""
+        if _is_v2_page(data) or _is_v2_list(data):
+            items = [o for o in _v2_items(data)
+                     if isinstance(o, dict) and str(field_of(o, "traceId")) == trace_id]
+            return {**data, "data": items} if isinstance(data, dict) else items
+        if is_otlp(data):
+            docs = [_filter_otlp(d, trace_id) for d in (data if isinstance(data, list) else [data])]
+            return docs if isinstance(data, list) else docs[0]
+        if isinstance(data, list):
+            return [s for s in data if isinstance(s, dict) and _raw_otlp_trace_id(s) == trace_id]
+        return data
+
+
+def _all_raw_spans(data: Any) -> list[dict[str, Any]]:
+    if not is_otlp(data):
+        return [s for s in data if isinstance(s, dict)] if isinstance(data, list) else []
+    return [s for doc in (data if isinstance(data, list) else [data])
+            for rs in doc.get("resourceSpans") or [] for ss in rs.get("scopeSpans") or []
+            for s in ss.get("spans") or [] if isinstance(s, dict)]
