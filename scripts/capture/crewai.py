@@ -175,7 +175,7 @@ def _completion(request: dict[str, Any]) -> dict[str, Any]:
 class ScriptedChatCompletions(BaseHTTPRequestHandler):
     """`POST .../chat/completions` → the next scripted turn, with usage."""
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         if not self.path.endswith("/chat/completions"):
             self.send_error(404)
@@ -207,7 +207,9 @@ class EventTap:
 
     def batch(self) -> dict[str, Any]:
         listener = TraceCollectionListener()
-        events = [listener._create_trace_event(e.type, s, e) for s, e in self.seen]
+        # CrewAI's own event → TraceEvent conversion (what its tracing backend receives).
+        events = [listener._create_trace_event(e.type, s, e)  # noqa: SLF001
+                  for s, e in self.seen]
         events.sort(key=lambda e: (e.emission_sequence if e.emission_sequence is not None
                                    else float("inf"), e.timestamp or ""))
         self.seen.clear()
