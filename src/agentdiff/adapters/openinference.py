@@ -1,0 +1,250 @@
+"""The `openinference` adapter: OTel spans (OpenInference or GenAI semconv) → `AgentTrace`.
+
+Inputs: a JSON list of `ReadableSpan.to_json()` / Phoenix span dicts, or OTLP/JSON (one
+`TracesData` document, or a list of them from JSON Lines); decoding is `otel.decode_spans`, the
+meaning of each span is `semconv.describe_span` (its docstring holds the step-type table).
+
+- **Steps.** One per span carrying OpenInference or GenAI attributes. Other spans (HTTP/DB
+  clients, framework internals) are dropped unless an agent span sits below them; children of a
+  dropped span hang under its nearest kept ancestor; `metadata["dropped_spans"]` counts the drops.
+- **Roots** are spans without a parent or whose parent is not in the file (kept in step metadata
+  as `otel_parent_id`).
+- **Order.** `step_index` follows start time, parents before children, then file order.
+- **Tool arguments** come from the tool span (`gen_ai.tool.call.arguments`, `input.value`); when
+  that is not a JSON object (LangChain passes a single-argument tool its bare value) they are
+  taken from the LLM tool call that requested it: by tool-call id, else the oldest unanswered
+  call of that tool name (`metadata["arguments_from"] = "llm_tool_call"`).
+- **Tokens** come from LLM steps only, so wrappers repeating their children's usage
+  (`gen_ai.aggregated_usage.*`, chain outputs) are never counted twice.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from agentdiff.adapters.base import BaseAdapter
+from agentdiff.adapters.otel import OtelSpan, decode_spans, is_otlp, is_span_json
+from agentdiff.adapters.otel import sample_attribute_keys as _sample_keys
+from agentdiff.adapters.payloads import as_optional_payload, as_payload, parse_json_string
+from agentdiff.adapters.semconv import SpanFacts, describe_span, requested_tool_calls
+from agentdiff.adapters.spantree import SpanTree
+from agentdiff.adapters.timestamps import duration_ms, timing_metadata
+from agentdiff.errors import TraceFormatError
+from agentdiff.models.trace import AgentTrace, StepType, TokenUsage, TraceStep
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["OpenInferenceAdapter"]
+
+_AGENT_KINDS = ("AGENT", "genai:invoke_agent", "genai:create_agent")
+
+
+class OpenInferenceAdapter(BaseAdapter):
+    """OTel spans with OpenInference or GenAI-semconv attributes (span JSON, OTLP/JSON, JSONL)."""
+
+    name: ClassVar[str] = "openinference"
+    aliases: ClassVar[tuple[str, ...]] = ("otel", "otlp", "phoenix", "genai")
+    description: ClassVar[str] = (
+        "OpenTelemetry spans (OpenInference / GenAI semconv): span-JSON lists, OTLP/JSON, JSONL")
+
+    @classmethod
+    def detect(cls, data: Any) -> bool:
+        """OTLP documents and span-JSON lists, except Langfuse-flavoured OTLP."""
+        if is_otlp(data):
+            return not any(key.startswith("langfuse.") for key in _sample_keys(data))
+        return is_span_json(data)
+
+    @classmethod
+    def trace_ids(cls, data: Any) -> list[str]:
+        """Distinct trace ids, in order of first appearance."""
+        return list(dict.fromkeys(_raw_trace_id(raw) for raw in _iter_raw_spans(data)))
+
+    @classmethod
+    def select_trace(cls, data: Any, trace_id: str) -> Any:
+        """The same document holding only the spans of `trace_id`."""
+        wanted = _normal_id(trace_id)
+        if is_otlp(data):
+            return [_filter_document(doc, wanted) for doc in _documents(data)]
+        return [raw for raw in data if _raw_trace_id(raw) == wanted]
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AgentTrace:
+        """Decode the spans and build the trace."""
+        if not (is_otlp(data) or isinstance(data, list)):
+            msg = "expected OTLP/JSON (an object with resourceSpans) or a JSON list of spans"
+            raise TraceFormatError(msg)
+        spans = decode_spans(data)
+        if not spans:
+            msg = "resourceSpans holds no spans; expected at least one span"
+            hint = "was the exporter flushed before the file was written?"
+            raise TraceFormatError(msg, hint=hint)
+        return _TraceBuilder(spans).build()
+
+
+class _TraceBuilder:
+    """Builds one `AgentTrace` from decoded spans."""
+
+    def __init__(self, spans: list[OtelSpan]) -> None:
+        self.facts = {s.span_id: f for s in spans if (f := describe_span(s)) is not None}
+        self.tree = SpanTree(spans, keep=set(self.facts))
+        self.pending_calls: list[dict[str, Any]] = []
+
+    def build(self) -> AgentTrace:
+        ordered = self.tree.ordered()
+        steps = [self._step(index, span) for index, span in enumerate(ordered)]
+        root = ordered[0] if ordered else self.tree.spans[0]
+        return AgentTrace(
+            trace_id=root.trace_id or root.span_id,
+            agent_name=self._agent_name(),
+            task_input=self._task_input(steps),
+            final_output=self._final_output(steps),
+            steps=steps,
+            total_latency_ms=duration_ms(*self.tree.time_bounds()),
+            total_tokens=_sum_tokens(s.tokens for s in steps),
+            metadata=self._trace_metadata(root),
+        )
+
+    def _step(self, index: int, span: OtelSpan) -> TraceStep:
+        facts = self.facts.get(span.span_id) or _plain_span_facts(span)
+        metadata: dict[str, Any] = {
+            **timing_metadata(span.start, span.end), "span_id": span.span_id,
+            "trace_id": span.trace_id, "span_kind": facts.kind, "otel_kind": span.kind,
+            **facts.extra,
+        }
+        if span.parent_id and span.parent_id not in self.tree.by_id:
+            metadata["otel_parent_id"] = span.parent_id
+        input_payload = as_payload(facts.input_value)
+        if facts.step_type is StepType.LLM_CALL:
+            self.pending_calls.extend(requested_tool_calls(span))
+        elif facts.step_type is StepType.TOOL_CALL:
+            input_payload = self._tool_arguments(facts, input_payload, metadata)
+        return TraceStep(
+            step_id=span.span_id, parent_id=self.tree.kept_parent(span), step_index=index,
+            step_type=facts.step_type, name=facts.name, input_payload=input_payload,
+            output_payload=as_optional_payload(facts.output_value),
+            status="error" if span.status_code == "ERROR" else "success",
+            error_message=facts.error_message, latency_ms=duration_ms(span.start, span.end),
+            tokens=facts.tokens, metadata=metadata,
+        )
+
+    def _tool_arguments(self, facts: SpanFacts, payload: dict[str, Any],
+                        metadata: dict[str, Any]) -> dict[str, Any]:
+        call_id = facts.tool_call_id or _tool_call_id_in_output(facts.output_value)
+        if call_id:
+            metadata["tool_call_id"] = call_id
+        call = self._take_call(call_id, facts.name)
+        if isinstance(parse_json_string(facts.input_value), dict) or call is None:
+            return payload
+        if isinstance(call["arguments"], dict):
+            metadata["arguments_from"] = "llm_tool_call"
+            metadata["raw_input"] = facts.input_value
+            return dict(call["arguments"])
+        return payload
+
+    def _take_call(self, call_id: str | None, name: str) -> dict[str, Any] | None:
+        matches = [c for c in self.pending_calls if call_id and c["id"] == call_id]
+        matches = matches or [c for c in self.pending_calls if c["name"] == name]
+        if not matches:
+            return None
+        self.pending_calls.remove(matches[0])
+        return matches[0]
+
+    def _agent_name(self) -> str:
+        for span in self.tree.ordered():
+            facts = self.facts.get(span.span_id)
+            if facts is not None and facts.kind in _AGENT_KINDS:
+                return facts.name
+        for span in self.tree.spans:
+            name = span.attributes.get("gen_ai.agent.name") or span.resource.get("service.name")
+            if name:
+                return str(name)
+        return self.tree.roots()[0].name if self.tree.roots() else "unknown"
+
+    def _task_input(self, steps: list[TraceStep]) -> dict[str, Any]:
+        root = self._root_facts()
+        if root is not None and root.input_value is not None:
+            return as_payload(root.input_value)
+        first_llm = next((s for s in steps if s.step_type is StepType.LLM_CALL), None)
+        return dict(first_llm.input_payload) if first_llm is not None else {}
+
+    def _final_output(self, steps: list[TraceStep]) -> dict[str, Any] | None:
+        root = self._root_facts()
+        if root is not None and root.output_value is not None:
+            return as_optional_payload(root.output_value)
+        last_llm = next((s for s in reversed(steps) if s.step_type is StepType.LLM_CALL), None)
+        return last_llm.output_payload if last_llm is not None else None
+
+    def _root_facts(self) -> SpanFacts | None:
+        roots = self.tree.roots()
+        return self.facts.get(roots[0].span_id) if len(roots) == 1 else None
+
+    def _trace_metadata(self, root: OtelSpan) -> dict[str, Any]:
+        meta: dict[str, Any] = {"otel_trace_id": root.trace_id,
+                                "dropped_spans": self.tree.dropped_count()}
+        service = root.resource.get("service.name")
+        if service:
+            meta["service_name"] = service
+        return meta
+
+
+def _plain_span_facts(span: OtelSpan) -> SpanFacts:
+    """A span of neither convention kept because agent spans sit below it."""
+    return SpanFacts(step_type=StepType.ROUTING, kind=f"otel:{span.kind}", name=span.name,
+                     input_value=None, output_value=None)
+
+
+def _tool_call_id_in_output(output: Any) -> str | None:
+    """LangChain tool spans carry the `ToolMessage` dump, whose `tool_call_id` names the call."""
+    parsed = parse_json_string(output)
+    if not isinstance(parsed, dict):
+        return None
+    data = parsed.get("data")
+    value = (data if isinstance(data, dict) else parsed).get("tool_call_id")
+    return str(value) if value else None
+
+
+def _sum_tokens(usages: Iterator[TokenUsage | None]) -> TokenUsage | None:
+    known = [u for u in usages if u is not None]
+    fields = ("prompt_tokens", "completion_tokens", "total_tokens", "estimated_cost_usd")
+    sums: dict[str, Any] = {}
+    for name in fields:
+        values = [getattr(u, name) for u in known if getattr(u, name) is not None]
+        sums[name] = sum(values) if values else None
+    usage = TokenUsage(**sums)
+    return None if usage.is_empty else usage
+
+
+def _documents(data: Any) -> list[dict[str, Any]]:
+    return data if isinstance(data, list) else [data]
+
+
+def _iter_raw_spans(data: Any) -> Iterator[dict[str, Any]]:
+    if is_otlp(data):
+        for doc in _documents(data):
+            for rs in doc.get("resourceSpans") or []:
+                for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
+                    yield from (s for s in ss.get("spans") or [] if isinstance(s, dict))
+    elif isinstance(data, list):
+        yield from (s for s in data if isinstance(s, dict))
+
+
+def _raw_trace_id(raw: dict[str, Any]) -> str:
+    context = raw.get("context")
+    nested = context.get("trace_id") if isinstance(context, dict) else None
+    return _normal_id(raw.get("traceId") or nested or raw.get("trace_id") or "")
+
+
+def _normal_id(value: Any) -> str:
+    return str(value).lower().removeprefix("0x")
+
+
+def _filter_document(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
+    resource_spans = []
+    for rs in doc.get("resourceSpans") or []:
+        scopes = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
+        kept = [{**ss, "spans": [s for s in ss.get("spans") or []
+                                 if isinstance(s, dict) and _raw_trace_id(s) == trace_id]}
+                for ss in scopes]
+        resource_spans.append({**rs, "scopeSpans": kept})
+    return {**doc, "resourceSpans": resource_spans}

@@ -1,0 +1,246 @@
+"""What one OTel span means as an agent step: OpenInference and OTel GenAI conventions.
+
+`describe_span(span)` reads one decoded `OtelSpan` and returns a `SpanFacts` (step type, name,
+payloads, tokens, error) or `None` when the span carries neither convention (an HTTP or DB client
+span, framework internals). The `openinference` adapter turns these into `TraceStep`s.
+
+Step types, decided in this order (first match wins):
+
+| source | value | step type |
+|---|---|---|
+| `openinference.span.kind` | `LLM`, `EMBEDDING` | `llm_call` |
+| | `TOOL`, `RETRIEVER`, `RERANKER` (they fetch or rank data for the agent) | `tool_call` |
+| | `AGENT`, `CHAIN` | `routing` |
+| | `GUARDRAIL`, `EVALUATOR`, `PROMPT` (checks and prompt rendering, not actions) | `thought` |
+| | `UNKNOWN` or anything else | `routing` (kind kept in metadata) |
+| `gen_ai.operation.name` | `chat`, `text_completion`, `generate_content`, `embeddings` | llm_call |
+| | `execute_tool`, `retrieval` | `tool_call` |
+| | `invoke_agent`, `create_agent`, `invoke_workflow`, anything else | `routing` |
+| no operation name | has `gen_ai.tool.name` / has `gen_ai.request.model` | tool / llm_call |
+| | any other `gen_ai.*` attribute | `routing` |
+
+Old and new GenAI names are both read (`gen_ai.usage.input_tokens` | `prompt_tokens`,
+`gen_ai.provider.name` | `gen_ai.system`), and the pre-1.38 pydantic-ai/logfire tool attributes
+`tool_arguments` / `tool_response` are read when `gen_ai.tool.call.*` are absent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentdiff.adapters.otel import OtelSpan, indexed_list
+from agentdiff.adapters.payloads import parse_json_string
+from agentdiff.models.trace import StepType, TokenUsage
+
+__all__ = ["SpanFacts", "describe_span", "first", "requested_tool_calls"]
+
+OI_KIND = "openinference.span.kind"
+GENAI_OPERATION = "gen_ai.operation.name"
+
+OI_KIND_TYPES: dict[str, StepType] = {
+    "LLM": StepType.LLM_CALL,
+    "EMBEDDING": StepType.LLM_CALL,
+    "TOOL": StepType.TOOL_CALL,
+    "RETRIEVER": StepType.TOOL_CALL,
+    "RERANKER": StepType.TOOL_CALL,
+    "AGENT": StepType.ROUTING,
+    "CHAIN": StepType.ROUTING,
+    "GUARDRAIL": StepType.THOUGHT,
+    "EVALUATOR": StepType.THOUGHT,
+    "PROMPT": StepType.THOUGHT,
+}
+GENAI_OPERATION_TYPES: dict[str, StepType] = {
+    "chat": StepType.LLM_CALL,
+    "text_completion": StepType.LLM_CALL,
+    "generate_content": StepType.LLM_CALL,
+    "embeddings": StepType.LLM_CALL,
+    "execute_tool": StepType.TOOL_CALL,
+    "retrieval": StepType.TOOL_CALL,
+    "invoke_agent": StepType.ROUTING,
+    "create_agent": StepType.ROUTING,
+    "invoke_workflow": StepType.ROUTING,
+}
+
+# Attribute keys read per field, first present wins.
+NAME_KEYS: dict[StepType, tuple[str, ...]] = {
+    StepType.TOOL_CALL: ("tool.name", "gen_ai.tool.name"),
+    StepType.LLM_CALL: ("llm.model_name", "gen_ai.response.model", "gen_ai.request.model",
+                        "embedding.model_name"),
+    StepType.ROUTING: ("agent.name", "graph.node.name", "gen_ai.agent.name",
+                       "gen_ai.workflow.name"),
+    StepType.THOUGHT: (),
+}
+TOOL_INPUT_KEYS = ("gen_ai.tool.call.arguments", "input.value", "tool_arguments",
+                   "tool_call.function.arguments")
+TOOL_OUTPUT_KEYS = ("gen_ai.tool.call.result", "output.value", "tool_response")
+INPUT_KEYS = ("input.value", "gen_ai.input.messages")
+OUTPUT_KEYS = ("output.value", "gen_ai.output.messages", "final_result")
+TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id")
+MODEL_KEYS = ("gen_ai.response.model", "llm.model_name", "gen_ai.request.model",
+              "embedding.model_name")
+PROVIDER_KEYS = ("llm.provider", "gen_ai.provider.name", "llm.system", "gen_ai.system")
+PROMPT_TOKEN_KEYS = ("llm.token_count.prompt", "gen_ai.usage.input_tokens",
+                     "gen_ai.usage.prompt_tokens")
+COMPLETION_TOKEN_KEYS = ("llm.token_count.completion", "gen_ai.usage.output_tokens",
+                         "gen_ai.usage.completion_tokens")
+TOTAL_TOKEN_KEYS = ("llm.token_count.total", "gen_ai.usage.total_tokens")
+
+
+@dataclass(slots=True)
+class SpanFacts:
+    """What a span says about the agent step it records."""
+
+    step_type: StepType
+    kind: str
+    """The OpenInference kind or GenAI operation (`genai:chat`), or `UNKNOWN`."""
+    name: str
+    input_value: Any
+    output_value: Any
+    tokens: TokenUsage | None = None
+    error_message: str | None = None
+    tool_call_id: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    """The value of the first key present (and not None) in `attrs`."""
+    for key in keys:
+        value = attrs.get(key)
+        if value is not None and value != "":
+            return value
+    return None
+
+
+def classify(attrs: dict[str, Any]) -> tuple[StepType, str] | None:
+    """Step type and kind label, or `None` for spans of neither convention."""
+    oi_kind = attrs.get(OI_KIND)
+    if oi_kind is not None:
+        kind = str(oi_kind).upper()
+        return OI_KIND_TYPES.get(kind, StepType.ROUTING), kind
+    operation = attrs.get(GENAI_OPERATION)
+    if operation is not None:
+        return GENAI_OPERATION_TYPES.get(str(operation), StepType.ROUTING), f"genai:{operation}"
+    if not any(key.startswith("gen_ai.") for key in attrs):
+        return None
+    if "gen_ai.tool.name" in attrs:
+        return StepType.TOOL_CALL, "genai:execute_tool"
+    if "gen_ai.request.model" in attrs:
+        return StepType.LLM_CALL, "genai:chat"
+    return StepType.ROUTING, "genai:invoke_agent" if "gen_ai.agent.name" in attrs else "UNKNOWN"
+
+
+def describe_span(span: OtelSpan) -> SpanFacts | None:
+    """The agent-step view of `span`; `None` when it carries no OpenInference/GenAI attribute."""
+    attrs = span.attributes
+    classified = classify(attrs)
+    if classified is None:
+        return None
+    step_type, kind = classified
+    is_tool = step_type is StepType.TOOL_CALL
+    facts = SpanFacts(
+        step_type=step_type,
+        kind=kind,
+        name=str(first(attrs, NAME_KEYS[step_type]) or span.name or kind),
+        input_value=first(attrs, TOOL_INPUT_KEYS if is_tool else INPUT_KEYS),
+        output_value=first(attrs, TOOL_OUTPUT_KEYS if is_tool else OUTPUT_KEYS),
+        error_message=error_message(span),
+        tool_call_id=_str_or_none(first(attrs, TOOL_CALL_ID_KEYS)) if is_tool else None,
+    )
+    if step_type is StepType.LLM_CALL:
+        facts.tokens = token_usage(attrs)
+        facts.input_value = (_wrap_messages(facts.input_value)
+                             or _messages(attrs, "llm.input_messages"))
+        facts.output_value = (_wrap_messages(facts.output_value)
+                              or _messages(attrs, "llm.output_messages"))
+        facts.extra = {k: v for k, v in (("model", first(attrs, MODEL_KEYS)),
+                                          ("provider", first(attrs, PROVIDER_KEYS))) if v}
+    return facts
+
+
+def error_message(span: OtelSpan) -> str | None:
+    """Why an ERROR span failed: status message, else the `exception` event, else attributes."""
+    if span.status_code != "ERROR":
+        return None
+    if span.status_message:
+        return span.status_message
+    for event in span.events:
+        if event.get("name") == "exception":
+            message = (event.get("attributes") or {}).get("exception.message")
+            if message:
+                return str(message)
+    return _str_or_none(first(span.attributes, ("exception.message", "error.type")))
+
+
+def token_usage(attrs: dict[str, Any]) -> TokenUsage | None:
+    """Tokens and cost of an LLM span; unknown fields stay `None`."""
+    prompt = _int_or_none(first(attrs, PROMPT_TOKEN_KEYS))
+    completion = _int_or_none(first(attrs, COMPLETION_TOKEN_KEYS))
+    total = _int_or_none(first(attrs, TOTAL_TOKEN_KEYS))
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    usage = TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total,
+                       estimated_cost_usd=_cost(attrs))
+    return None if usage.is_empty else usage
+
+
+def _cost(attrs: dict[str, Any]) -> float | None:
+    total = _float_or_none(attrs.get("llm.cost.total"))
+    if total is not None:
+        return total
+    parts = [_float_or_none(attrs.get(k)) for k in ("llm.cost.prompt", "llm.cost.completion")]
+    known = [p for p in parts if p is not None]
+    return sum(known) if known else None
+
+
+def requested_tool_calls(span: OtelSpan) -> list[dict[str, Any]]:
+    """Tool calls an LLM span asked for: `[{"id", "name", "arguments"}]`, in order."""
+    attrs = span.attributes
+    calls = [
+        {"id": call.get("tool_call.id"), "name": call.get("tool_call.function.name"),
+         "arguments": parse_json_string(call.get("tool_call.function.arguments"))}
+        for message in indexed_list(attrs, "llm.output_messages")
+        for call in indexed_list(message, "message.tool_calls")
+    ]
+    messages = _as_list(parse_json_string(attrs.get("gen_ai.output.messages")))
+    calls.extend(
+        {"id": part.get("id"), "name": part.get("name"),
+         "arguments": parse_json_string(part.get("arguments"))}
+        for message in messages if isinstance(message, dict)
+        for part in _as_list(message.get("parts"))
+        if isinstance(part, dict) and part.get("type") == "tool_call"
+    )
+    return calls
+
+
+def _wrap_messages(value: Any) -> Any:
+    """A GenAI message list (JSON string or list) becomes `{"messages": [...]}`."""
+    parsed = parse_json_string(value)
+    return {"messages": parsed} if isinstance(parsed, list) else value
+
+
+def _messages(attrs: dict[str, Any], prefix: str) -> dict[str, Any] | None:
+    messages = indexed_list(attrs, prefix)
+    return {"messages": messages} if messages else None
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str_or_none(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _int_or_none(value: Any) -> int | None:
+    try:
+        return None if value is None or isinstance(value, bool) else int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _float_or_none(value: Any) -> float | None:
+    try:
+        return None if value is None or isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,89 @@
+"""The parent/child structure of a set of OTel spans, with non-agent spans pruned.
+
+`SpanTree(spans, keep)` keeps the spans in `keep` and every other span that has a kept span below
+it (so an agent nested under an HTTP server span keeps its place); the rest are dropped and their
+children re-hang under the nearest kept ancestor. A span whose parent is not in the file is a root.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentdiff.adapters.otel import OtelSpan
+
+__all__ = ["SpanTree"]
+
+_EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
+
+
+class SpanTree:
+    """Kept spans, their kept parents, and a chronological, parents-first order."""
+
+    def __init__(self, spans: list[OtelSpan], keep: set[str]) -> None:
+        self.by_id: dict[str, OtelSpan] = {}
+        for span in spans:
+            self.by_id.setdefault(span.span_id, span)
+        self.spans = list(self.by_id.values())
+        self.kept = self._close_over_ancestors(keep)
+
+    def _close_over_ancestors(self, keep: set[str]) -> set[str]:
+        kept: set[str] = set()
+        for span_id in keep:
+            node = self.by_id.get(span_id)
+            while node is not None and node.span_id not in kept:
+                kept.add(node.span_id)
+                node = self._parent(node)
+        return kept
+
+    def _parent(self, span: OtelSpan) -> OtelSpan | None:
+        parent = self.by_id.get(span.parent_id) if span.parent_id else None
+        return parent if parent is not None and parent.span_id != span.span_id else None
+
+    def kept_parent(self, span: OtelSpan) -> str | None:
+        """The id of the nearest kept ancestor; `None` for a root."""
+        node = self._parent(span)
+        seen = {span.span_id}
+        while node is not None and node.span_id not in seen:
+            if node.span_id in self.kept:
+                return node.span_id
+            seen.add(node.span_id)
+            node = self._parent(node)
+        return None
+
+    def roots(self) -> list[OtelSpan]:
+        """Kept spans without a kept ancestor, in file order."""
+        return [s for s in self.spans if s.span_id in self.kept and self.kept_parent(s) is None]
+
+    def ordered(self) -> list[OtelSpan]:
+        """Kept spans by start time; a child never precedes its parent; ties in tree order."""
+        children: dict[str | None, list[OtelSpan]] = {}
+        for span in self.spans:
+            if span.span_id in self.kept:
+                children.setdefault(self.kept_parent(span), []).append(span)
+        keys: dict[str, tuple[bool, datetime, int]] = {}
+        stack: list[tuple[OtelSpan, datetime | None]] = [(r, None) for r in
+                                                          reversed(children.get(None, []))]
+        while stack:
+            span, parent_start = stack.pop()
+            start = _latest(span.start, parent_start)
+            keys[span.span_id] = (start is None, start or _EARLIEST, len(keys))
+            stack.extend((c, start) for c in reversed(children.get(span.span_id, [])))
+        return sorted((self.by_id[i] for i in keys), key=lambda s: keys[s.span_id])
+
+    def time_bounds(self) -> tuple[datetime | None, datetime | None]:
+        """Earliest start and latest end over every span in the file."""
+        starts = [s.start for s in self.spans if s.start is not None]
+        ends = [s.end for s in self.spans if s.end is not None]
+        return (min(starts) if starts else None, max(ends) if ends else None)
+
+    def dropped_count(self) -> int:
+        """How many spans carry no agent meaning and have no agent span below them."""
+        return len(self.spans) - len(self.kept)
+
+
+def _latest(start: datetime | None, parent_start: datetime | None) -> datetime | None:
+    if start is None or parent_start is None:
+        return start or parent_start
+    return max(start, parent_start)
