@@ -35,6 +35,7 @@ ENTRY_POINT_GROUP = "agentdiff.adapters"
 
 BUILTIN_ADAPTERS: tuple[str, ...] = (
     "agentdiff.adapters.generic:GenericAdapter",
+    "agentdiff.adapters.openai_agents:OpenAIAgentsAdapter",
     "agentdiff.adapters.langfuse:LangfuseAdapter",
 )
 """Built-in adapters as `module:Class`, in detection priority (first claim wins)."""

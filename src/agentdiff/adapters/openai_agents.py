@@ -1,0 +1,123 @@
+"""The `openai_agents` adapter: OpenAI Agents SDK traces.
+
+Accepted documents:
+
+- `{"trace": Trace.export(), "spans": [Span.export(), ...]}` (what a `TracingProcessor` sees);
+- the ingest body `{"data": [trace, span, ...]}` that `BackendSpanExporter` POSTs (items carry
+  `"object": "trace"` / `"trace.span"`); it may hold several traces (`trace_ids`/`select_trace`);
+- a bare list of such exported items (e.g. a JSON Lines file written by a custom processor).
+
+Span mapping (`span_data.type` → step type, name):
+
+| type | step | name |
+|---|---|---|
+| agent, guardrail | routing | the agent / guardrail name |
+| handoff | routing | `handoff <from> → <to>` |
+| speech_group, mcp_tools | routing | type (SDK plumbing: grouping, listing an MCP server's tools) |
+| generation | llm_call | the model (chat messages in, messages out, usage) |
+| response | llm_call | `response` (only `response_id` and usage are exported) |
+| transcription, speech | llm_call | the model (audio blobs are dropped from the payloads) |
+| function | tool_call | the function name; `input` JSON string parsed, `output` parsed |
+| custom | thought | the custom span's name |
+| anything else | thought | the type; never an error |
+
+`task`/`turn` bookkeeping spans (custom spans whose `data.sdk_span_type` or name is task/turn)
+are not steps: their children move to the nearest kept ancestor and the trace counts them in
+`metadata["skipped_spans"]`. Usage missing from an LLM span stays unknown; but the ingest
+sanitizer strips `usage` from `response` spans, so an LLM span without usage takes its `turn`
+span's usage (once per turn, flagged `metadata["usage_source"] = "turn"`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from agentdiff.adapters import openai_agents_spans as spans_mod
+from agentdiff.adapters.base import BaseAdapter
+from agentdiff.errors import TraceFormatError
+from agentdiff.models.trace import AgentTrace
+
+__all__ = ["OpenAIAgentsAdapter"]
+
+_ITEM_OBJECTS = ("trace", "trace.span")
+_SNIFF = 5
+
+
+class OpenAIAgentsAdapter(BaseAdapter):
+    """OpenAI Agents SDK traces: {trace, spans}, the ingest body {data: [...]}, item lists."""
+
+    name: ClassVar[str] = "openai_agents"
+    aliases: ClassVar[tuple[str, ...]] = ("openai-agents", "agents_sdk")
+    description: ClassVar[str] = (
+        "OpenAI Agents SDK traces: {trace, spans} export or the {data: [...]} ingest body"
+    )
+
+    @classmethod
+    def detect(cls, data: Any) -> bool:
+        """`{trace, spans}` with `span_data` items, or items whose `object` is trace/trace.span."""
+        if isinstance(data, dict) and isinstance(data.get("spans"), list):
+            trace, spans = data.get("trace"), data["spans"]
+            return isinstance(trace, dict) and _all_have(spans[:_SNIFF], "span_data") and (
+                bool(spans) or trace.get("object") == "trace")
+        items = data.get("data") if isinstance(data, dict) else data
+        return isinstance(items, list) and bool(items) and all(
+            isinstance(item, dict) and item.get("object") in _ITEM_OBJECTS
+            for item in items[:_SNIFF])
+
+    @classmethod
+    def trace_ids(cls, data: Any) -> list[str]:
+        """Trace ids of an ingest body or item list (the `{trace, spans}` export holds one)."""
+        items = _item_list(data)
+        if items is None:
+            return []
+        ids: dict[str, None] = {}
+        for item in items:
+            if isinstance(item, dict):
+                tid = item.get("id") if item.get("object") == "trace" else item.get("trace_id")
+                if isinstance(tid, str):
+                    ids[tid] = None
+        return list(ids)
+
+    @classmethod
+    def select_trace(cls, data: Any, trace_id: str) -> Any:
+        """The items of one trace, as an ingest body."""
+        items = _item_list(data) or []
+        return {"data": [item for item in items if isinstance(item, dict) and trace_id in (
+            item.get("trace_id"), item.get("id") if item.get("object") == "trace" else None)]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AgentTrace:
+        """Build the trace from any of the accepted documents."""
+        trace, spans = _split_document(data)
+        return spans_mod.build_trace(trace, spans)
+
+
+def _all_have(items: list[Any], key: str) -> bool:
+    return all(isinstance(item, dict) and key in item for item in items)
+
+
+def _item_list(data: Any) -> list[Any] | None:
+    if isinstance(data, dict) and "spans" not in data:
+        data = data.get("data")
+    return data if isinstance(data, list) else None
+
+
+def _split_document(data: Any) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """The trace object and the spans (each with its JSON path) of any accepted shape."""
+    if isinstance(data, dict) and "spans" in data:
+        trace, spans = data.get("trace"), data["spans"]
+        if not isinstance(trace, dict):
+            raise TraceFormatError("trace: expected the Trace.export() object")
+        if not isinstance(spans, list):
+            raise TraceFormatError("spans: expected a list of Span.export() objects")
+        return trace, [(f"spans[{i}]", span) for i, span in enumerate(spans)]
+    items = _item_list(data)
+    if items is None:
+        msg = ("expected {trace, spans}, an ingest body {data: [...]} or a list of exported "
+               f"trace/span items, got {type(data).__name__}")
+        raise TraceFormatError(msg)
+    prefix = "data" if isinstance(data, dict) else ""
+    traces = [item for item in items if isinstance(item, dict) and item.get("object") == "trace"]
+    spans = [(f"{prefix}[{i}]", item) for i, item in enumerate(items)
+             if not (isinstance(item, dict) and item.get("object") == "trace")]
+    return (traces[0] if traces else {}), spans

@@ -1,0 +1,325 @@
+"""OpenAI Agents SDK spans → `TraceStep`s (the mapping table is in `openai_agents`' docstring)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from agentdiff.adapters.payloads import as_optional_payload, as_payload
+from agentdiff.adapters.timestamps import duration_ms, parse_iso, timing_metadata
+from agentdiff.errors import TraceFormatError
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+
+__all__ = ["build_trace"]
+
+_BOOKKEEPING = frozenset({"task", "turn"})
+_LITERAL_LIMIT = 100_000
+_EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
+_Mapped = tuple[StepType, str, dict[str, Any], dict[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class _Span:
+    span_id: str
+    parent_id: str | None
+    trace_id: str | None
+    started: datetime | None
+    ended: datetime | None
+    data: dict[str, Any]
+    error: dict[str, Any] | None
+    position: int
+
+    @property
+    def type(self) -> str:
+        return str(self.data.get("type") or "unknown")
+
+    @property
+    def bookkeeping(self) -> str | None:
+        """`task`/`turn` for the SDK's bookkeeping spans, else None."""
+        if self.type != "custom":
+            return None
+        inner = self.data.get("data")
+        kind = inner.get("sdk_span_type") if isinstance(inner, dict) else None
+        kind = kind if kind in _BOOKKEEPING else self.data.get("name")
+        return kind if kind in _BOOKKEEPING else None
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def _parse_span(path: str, item: Any, position: int) -> _Span:
+    if not isinstance(item, dict):
+        msg = f"{path}: expected a span object, got {type(item).__name__}"
+        raise TraceFormatError(msg)
+    span_id, parent_id, data = item.get("id"), item.get("parent_id"), item.get("span_data")
+    if not isinstance(span_id, str) or not span_id:
+        raise TraceFormatError(f"{path}.id: missing span id (expected a string like 'span_...')")
+    if parent_id is not None and not isinstance(parent_id, str):
+        raise TraceFormatError(f"{path}.parent_id: expected a span id string or null")
+    if not isinstance(data, dict):
+        raise TraceFormatError(f"{path}.span_data: expected an object with a `type`")
+    error = item.get("error")
+    if error is not None and not isinstance(error, dict):
+        error = {"message": str(error)}
+    return _Span(span_id, parent_id, _str_or_none(item.get("trace_id")),
+                 _time(item.get("started_at")), _time(item.get("ended_at")), data, error, position)
+
+
+def _time(value: Any) -> datetime | None:
+    return parse_iso(value) if isinstance(value, str) else None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+# ---------------------------------------------------------------- span_data → step fields
+
+
+def _agent(d: dict[str, Any]) -> _Mapped:
+    inputs: dict[str, Any] = {k: d[k] for k in ("handoffs", "tools", "output_type") if k in d}
+    return StepType.ROUTING, str(d.get("name") or "agent"), inputs, None
+
+
+def _guardrail(d: dict[str, Any]) -> _Mapped:
+    output = {"triggered": d.get("triggered")}
+    return StepType.ROUTING, str(d.get("name") or "guardrail"), {}, output
+
+
+def _handoff(d: dict[str, Any]) -> _Mapped:
+    source, target = d.get("from_agent"), d.get("to_agent")
+    return StepType.ROUTING, f"handoff {source} → {target}", {"from_agent": source}, {
+        "to_agent": target}
+
+
+def _plumbing(d: dict[str, Any]) -> _Mapped:
+    rest = {k: v for k, v in d.items() if k not in ("type", "result", "output")}
+    out = {k: d[k] for k in ("result", "output") if d.get(k) is not None}
+    return StepType.ROUTING, str(d.get("type")), rest, out or None
+
+
+def _messages(value: Any) -> dict[str, Any] | None:
+    return {"messages": value} if isinstance(value, list) else as_optional_payload(value)
+
+
+def _generation(d: dict[str, Any]) -> _Mapped:
+    name = str(d.get("model") or "generation")
+    return StepType.LLM_CALL, name, _messages(d.get("input")) or {}, _messages(d.get("output"))
+
+
+def _response(d: dict[str, Any]) -> _Mapped:
+    out = {"response_id": d["response_id"]} if d.get("response_id") else None
+    return StepType.LLM_CALL, "response", _messages(d.get("input")) or {}, out
+
+
+def _audio(d: dict[str, Any]) -> _Mapped:
+    """Transcription / speech: audio blobs (`{"data", "format"}`) keep only their format."""
+    def strip(value: Any) -> Any:
+        return {k: v for k, v in value.items() if k != "data"} if isinstance(value, dict) else value
+    name = str(d.get("model") or d.get("type"))
+    inputs, output = as_payload(strip(d.get("input"))), as_optional_payload(strip(d.get("output")))
+    return StepType.LLM_CALL, name, inputs, output
+
+
+def _function(d: dict[str, Any]) -> _Mapped:
+    output = _python_literal(as_optional_payload(d.get("output")))
+    return StepType.TOOL_CALL, str(d.get("name") or "function"), as_payload(d.get("input")), output
+
+
+def _custom(d: dict[str, Any]) -> _Mapped:
+    return StepType.THOUGHT, str(d.get("name") or "custom"), as_payload(d.get("data")), None
+
+
+def _unknown(d: dict[str, Any]) -> _Mapped:
+    rest = {k: v for k, v in d.items() if k != "type"}
+    return StepType.THOUGHT, str(d.get("type") or "unknown"), rest, None
+
+
+_MAPPERS: dict[str, Callable[[dict[str, Any]], _Mapped]] = {
+    "agent": _agent, "guardrail": _guardrail, "handoff": _handoff,
+    "speech_group": _plumbing, "mcp_tools": _plumbing,
+    "generation": _generation, "response": _response,
+    "transcription": _audio, "speech": _audio,
+    "function": _function, "custom": _custom,
+}
+
+
+def _python_literal(payload: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The SDK stores tool outputs with `str()`: read a dict/list repr back as data."""
+    text = payload.get("value") if payload is not None and len(payload) == 1 else None
+    if not isinstance(text, str) or text[:1] not in "{[" or len(text) > _LITERAL_LIMIT:
+        return payload
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return payload
+    return as_payload(value)
+
+
+def _count(usage: dict[str, Any], *keys: str) -> int | None:
+    for key in keys:
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
+
+
+def _tokens(usage: Any) -> TokenUsage | None:
+    """`usage` of a span (any SDK version, sanitized or not); None when nothing is known."""
+    if not isinstance(usage, dict):
+        return None
+    details = usage.get("details")
+    details = details if isinstance(details, dict) else {}
+    prompt = _count(usage, "input_tokens", "prompt_tokens")
+    completion = _count(usage, "output_tokens", "completion_tokens")
+    total = _count(usage, "total_tokens") or _count(details, "total_tokens")
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    tokens = TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+    return None if tokens.is_empty else tokens
+
+
+# ---------------------------------------------------------------- the trace
+
+
+@dataclass
+class _Placement:
+    parent_id: str | None
+    turn: _Span | None
+
+
+def _place(span: _Span, by_id: dict[str, _Span]) -> _Placement:
+    """The nearest kept ancestor (skipping task/turn) and the nearest turn span above `span`."""
+    parent, turn = span.parent_id, None
+    for _ in range(len(by_id)):
+        above = by_id.get(parent) if parent is not None else None
+        if above is None or above.bookkeeping is None:
+            break
+        if turn is None and above.bookkeeping == "turn":
+            turn = above
+        parent = above.parent_id
+    return _Placement(parent, turn)
+
+
+def _depth(span: _Span, by_id: dict[str, _Span]) -> int:
+    depth, parent = 0, span.parent_id
+    while parent in by_id and depth < len(by_id):
+        depth, parent = depth + 1, by_id[parent].parent_id
+    return depth
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    message = str(error.get("message") or "error")
+    data = error.get("data")
+    detail = data.get("error") if isinstance(data, dict) else None
+    return f"{message}: {detail}" if isinstance(detail, str) and detail and detail not in message \
+        else message
+
+
+def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
+    step_type, name, inputs, output = _MAPPERS.get(span.type, _unknown)(span.data)
+    meta: dict[str, Any] = {"span_type": span.type, **timing_metadata(span.started, span.ended)}
+    if placement.parent_id != span.parent_id:
+        meta["source_parent_id"] = span.parent_id
+    if placement.turn is not None:
+        inner = placement.turn.data.get("data")
+        meta["turn"] = inner.get("turn") if isinstance(inner, dict) else None
+    if span.error is not None:
+        meta["error"] = span.error
+    if span.type == "generation" and isinstance(span.data.get("model_config"), dict):
+        meta["model_config"] = {k: v for k, v in span.data["model_config"].items() if v is not None}
+    tokens = _tokens(span.data.get("usage")) if step_type is StepType.LLM_CALL else None
+    return TraceStep(
+        step_id=span.span_id, parent_id=placement.parent_id, step_index=index,
+        step_type=step_type, name=name, input_payload=inputs, output_payload=output,
+        status=StepStatus.ERROR if span.error is not None else StepStatus.SUCCESS,
+        error_message=_error_text(span.error) if span.error is not None else None,
+        latency_ms=duration_ms(span.started, span.ended), tokens=tokens, metadata=meta)
+
+
+def _fill_from_turns(steps: list[TraceStep], turns: dict[str, _Span | None]) -> None:
+    """LLM steps without usage take their turn's usage, once per turn, when no sibling has any."""
+    by_turn: dict[str, tuple[_Span, list[TraceStep]]] = {}
+    for step in steps:
+        turn = turns[step.step_id]
+        if step.step_type is StepType.LLM_CALL and turn is not None:
+            by_turn.setdefault(turn.span_id, (turn, []))[1].append(step)
+    for turn, llm_steps in by_turn.values():
+        inner = turn.data.get("data")
+        usage = _tokens(inner.get("usage")) if isinstance(inner, dict) else None
+        if usage is None or any(s.tokens is not None for s in llm_steps):
+            continue
+        first = llm_steps[0]
+        first.tokens = usage
+        first.metadata = {**(first.metadata or {}), "usage_source": "turn",
+                          "usage_turn_span_id": turn.span_id,
+                          "usage_covers_llm_steps": len(llm_steps)}
+
+
+def _sum_tokens(steps: list[TraceStep]) -> TokenUsage | None:
+    fields = ("prompt_tokens", "completion_tokens", "total_tokens")
+    known = [s.tokens for s in steps if s.tokens is not None]
+    sums = {f: sum(v for t in known if (v := getattr(t, f)) is not None)
+            if any(getattr(t, f) is not None for t in known) else None for f in fields}
+    total = TokenUsage(**sums)
+    return None if total.is_empty else total
+
+
+def _first_text(value: Any, role: str, pick_last: bool = False) -> str | None:
+    messages = value.get("messages") if isinstance(value, dict) else None
+    texts = [m["content"] for m in messages or [] if isinstance(m, dict)
+             and m.get("role") == role and isinstance(m.get("content"), str)]
+    return (texts[-1] if pick_last else texts[0]) if texts else None
+
+
+def build_trace(trace: dict[str, Any], items: list[tuple[str, Any]]) -> AgentTrace:
+    """The `AgentTrace` of one SDK trace object and its spans (each given with its JSON path)."""
+    spans = [_parse_span(path, item, i) for i, (path, item) in enumerate(items)]
+    by_id = {s.span_id: s for s in spans}
+    kept = sorted((s for s in spans if s.bookkeeping is None), key=lambda s: (
+        s.started is None, s.started or _EARLIEST, _depth(s, by_id), s.position))
+    placements = {s.span_id: _place(s, by_id) for s in kept}
+    steps = [_step(s, i, placements[s.span_id]) for i, s in enumerate(kept)]
+    _fill_from_turns(steps, {k: p.turn for k, p in placements.items()})
+    trace_id = _str_or_none(trace.get("id")) or next(
+        (s.trace_id for s in spans if s.trace_id), None)
+    if trace_id is None:
+        raise TraceFormatError("trace.id: missing (no trace object and no span has a trace_id)")
+    return AgentTrace(
+        trace_id=trace_id, agent_name=_agent_name(trace, spans, steps), steps=steps,
+        task_input=_task_input(steps), final_output=_final_output(steps),
+        total_latency_ms=duration_ms(min((s.started for s in spans if s.started), default=None),
+                                     max((s.ended for s in spans if s.ended), default=None)),
+        total_tokens=_sum_tokens(steps), metadata=_trace_metadata(trace, spans))
+
+
+def _agent_name(trace: dict[str, Any], spans: list[_Span], steps: list[TraceStep]) -> str:
+    task = next((s.data.get("data") for s in spans if s.bookkeeping == "task"), None)
+    candidates = (trace.get("workflow_name"), task.get("name") if isinstance(task, dict) else None,
+                  next((s.name for s in steps if s.metadata and s.metadata["span_type"] == "agent"),
+                       None))
+    return next((str(c) for c in candidates if c), "openai_agents")
+
+
+def _task_input(steps: list[TraceStep]) -> dict[str, Any]:
+    text = next((t for s in steps if s.step_type is StepType.LLM_CALL
+                 and (t := _first_text(s.input_payload, "user"))), None)
+    return {"input": text} if text is not None else {}
+
+
+def _final_output(steps: list[TraceStep]) -> dict[str, Any] | None:
+    last = next((s for s in reversed(steps) if s.step_type is StepType.LLM_CALL), None)
+    text = _first_text(last.output_payload, "assistant", pick_last=True) if last else None
+    return {"output": text} if text is not None else None
+
+
+def _trace_metadata(trace: dict[str, Any], spans: list[_Span]) -> dict[str, Any]:
+    meta = {k: trace[k] for k in ("workflow_name", "group_id") if trace.get(k) is not None}
+    if isinstance(trace.get("metadata"), dict) and trace["metadata"]:
+        meta["trace_metadata"] = trace["metadata"]
+    skipped = [s.bookkeeping for s in spans if s.bookkeeping is not None]
+    meta["skipped_spans"] = {kind: skipped.count(kind) for kind in sorted(set(skipped))}
+    return meta
