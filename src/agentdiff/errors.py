@@ -11,7 +11,7 @@ catch either::
     │   └── MultipleTracesError              the document holds several traces; pick one
     ├── TraceValidationError (ValueError)    duplicate step ids, parent cycles, bad values
     ├── UnknownAdapterError (LookupError)    no adapter registered under that name
-    ├── AdapterRegistrationError (ValueError) a name or alias is taken (built-ins cannot be shadowed)
+    ├── AdapterRegistrationError (ValueError) a name or alias is taken (no built-in shadowing)
     └── ConfigError (ValueError)             a bad agentdiff.toml key, type, env var or flag
 
 Messages name the file, the JSON path where known, what was expected and the valid choices.
@@ -39,7 +39,9 @@ __all__ = [
 class AgentDiffError(Exception):
     """Base class of every error AgentDiff raises on purpose."""
 
-    def __init__(self, message: str, *, hint: str | None = None, source: str | Path | None = None):
+    def __init__(
+        self, message: str, *, hint: str | None = None, source: str | Path | None = None
+    ) -> None:
         self.message = message
         self.hint = hint
         self.source = str(source) if source is not None else None

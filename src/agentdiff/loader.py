@@ -69,8 +69,9 @@ def read_document(path: str | Path) -> Any:
         if _looks_like_json_lines(text):
             return _parse_json_lines(text, path)
         msg = f"invalid JSON: {exc}"
-        raise TraceFormatError(msg, hint="is the file complete? check where it was cut",
-                               source=path) from None
+        raise TraceFormatError(
+            msg, hint="is the file complete? check where it was cut", source=path
+        ) from None
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -164,7 +165,9 @@ def _describe_validation(exc: ValidationError, adapter: type[BaseAdapter]) -> st
     first = errors[0]
     where = _json_path(first["loc"])
     more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-    prefix = "" if adapter.name == "generic" else f"{adapter.name} adapter produced an invalid trace: "
+    prefix = (
+        "" if adapter.name == "generic" else f"{adapter.name} adapter produced an invalid trace: "
+    )
     location = f"{where}: " if where else ""
     return f"{prefix}{location}{first['msg']}{more}"
 

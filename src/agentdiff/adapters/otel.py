@@ -56,16 +56,20 @@ def is_otlp(data: Any) -> bool:
     """An OTLP/JSON `TracesData` document, or a list of them (JSON Lines)."""
     if isinstance(data, dict):
         return isinstance(data.get("resourceSpans"), list)
-    return (isinstance(data, list) and bool(data)
-            and all(isinstance(d, dict) and "resourceSpans" in d for d in data[:_SAMPLE]))
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(isinstance(d, dict) and "resourceSpans" in d for d in data[:_SAMPLE])
+    )
 
 
 def is_span_json(data: Any) -> bool:
     """A list of SDK/Phoenix span dicts (`context.span_id` or `span_id`, plus `name`)."""
     if not (isinstance(data, list) and data):
         return False
-    return all(isinstance(s, dict) and "name" in s and _sdk_span_id(s) is not None
-               for s in data[:_SAMPLE])
+    return all(
+        isinstance(s, dict) and "name" in s and _sdk_span_id(s) is not None for s in data[:_SAMPLE]
+    )
 
 
 def sample_attribute_keys(data: Any) -> set[str]:
@@ -139,8 +143,11 @@ def _decode_otlp_span(raw: Any, resource: dict[str, Any], where: str) -> OtelSpa
 
 
 def _otlp_event(raw: dict[str, Any]) -> dict[str, Any]:
-    return {"name": raw.get("name"), "timestamp": from_unix_nanos(raw.get("timeUnixNano")),
-            "attributes": _any_attributes(raw.get("attributes") or [])}
+    return {
+        "name": raw.get("name"),
+        "timestamp": from_unix_nanos(raw.get("timeUnixNano")),
+        "attributes": _any_attributes(raw.get("attributes") or []),
+    }
 
 
 def _decode_sdk_span(raw: Any, index: int) -> OtelSpan:
@@ -168,8 +175,11 @@ def _decode_sdk_span(raw: Any, index: int) -> OtelSpan:
 
 
 def _sdk_event(raw: dict[str, Any]) -> dict[str, Any]:
-    return {"name": raw.get("name"), "timestamp": parse_timestamp(raw.get("timestamp")),
-            "attributes": flatten_attributes(raw.get("attributes") or {})}
+    return {
+        "name": raw.get("name"),
+        "timestamp": parse_timestamp(raw.get("timestamp")),
+        "attributes": flatten_attributes(raw.get("attributes") or {}),
+    }
 
 
 def _sdk_span_id(raw: dict[str, Any]) -> str | None:
@@ -182,7 +192,7 @@ def _hex_id(value: Any) -> str:
     if value is None:
         return ""
     text = str(value).lower()
-    return text[2:] if text.startswith("0x") else text
+    return text.removeprefix("0x")
 
 
 def _enum(value: Any, names: dict[int, str], prefix: str) -> str:
@@ -238,7 +248,7 @@ def indexed_list(attrs: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
     for key, value in attrs.items():
         if not key.startswith(start):
             continue
-        index, _, rest = key[len(start):].partition(".")
+        index, _, rest = key[len(start) :].partition(".")
         if index.isdigit() and rest:
             items.setdefault(int(index), {})[rest] = value
     return [items[i] for i in sorted(items)]

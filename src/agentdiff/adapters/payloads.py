@@ -17,7 +17,7 @@ def parse_json_string(value: Any) -> Any:
     """Parse `value` when it is a string holding a JSON object or array; otherwise return it."""
     if isinstance(value, str):
         text = value.strip()
-        if text[:1] in ("{", "[") :
+        if text[:1] in ("{", "["):
             try:
                 return orjson.loads(text)
             except orjson.JSONDecodeError:

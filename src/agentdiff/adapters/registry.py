@@ -37,6 +37,7 @@ BUILTIN_ADAPTERS: tuple[str, ...] = (
     "agentdiff.adapters.generic:GenericAdapter",
     "agentdiff.adapters.openai_agents:OpenAIAgentsAdapter",
     "agentdiff.adapters.langfuse:LangfuseAdapter",
+    "agentdiff.adapters.openinference:OpenInferenceAdapter",
 )
 """Built-in adapters as `module:Class`, in detection priority (first claim wins)."""
 
@@ -67,12 +68,21 @@ class _Registry:
     problems: list[str] = field(default_factory=list)
     loaded: bool = False
 
-    def add(self, cls: type[BaseAdapter], name: str, aliases: tuple[str, ...], *,
-            builtin: bool, origin: str) -> None:
+    def add(
+        self,
+        cls: type[BaseAdapter],
+        name: str,
+        aliases: tuple[str, ...],
+        *,
+        builtin: bool,
+        origin: str,
+    ) -> None:
         for key in (name, *aliases):
             taken = self.by_name.get(key)
             if taken is not None and taken is not cls:
-                owner = "a built-in adapter" if taken in self.builtins else f"adapter {taken.name!r}"
+                owner = (
+                    "a built-in adapter" if taken in self.builtins else f"adapter {taken.name!r}"
+                )
                 msg = f"cannot register adapter {name!r}: the name {key!r} is taken by {owner}"
                 raise AdapterRegistrationError(msg, hint="choose another name or alias")
         cls.name, cls.aliases = name, aliases
@@ -104,9 +114,14 @@ def _load_entry_points() -> None:
                 msg = f"{ep.value} is not a BaseAdapter subclass"
                 raise TypeError(msg)  # noqa: TRY301 - reported below like any other failure
             if cls not in _REGISTRY.plugins:
-                _REGISTRY.add(cls, ep.name, tuple(cls.aliases), builtin=False,
-                              origin=f"entry point {ep.value}")
-        except Exception as exc:  # noqa: BLE001 - a broken plugin must never be fatal
+                _REGISTRY.add(
+                    cls,
+                    ep.name,
+                    tuple(cls.aliases),
+                    builtin=False,
+                    origin=f"entry point {ep.value}",
+                )
+        except Exception as exc:  # noqa: BLE001, PERF203 - a broken plugin is never fatal
             problem = f"adapter plugin {ep.name!r} ({ep.value}) skipped: {exc}"
             _REGISTRY.problems.append(problem)
             warnings.warn(problem, AdapterPluginWarning, stacklevel=2)
@@ -156,8 +171,11 @@ def _safe_detect(cls: type[BaseAdapter], data: Any, *, plugin: bool) -> bool:
         return bool(cls.detect(data))
     except Exception as exc:  # noqa: BLE001 - detection must never crash loading
         if plugin:
-            warnings.warn(f"adapter plugin {cls.name!r} detect() failed: {exc}",
-                          AdapterPluginWarning, stacklevel=3)
+            warnings.warn(
+                f"adapter plugin {cls.name!r} detect() failed: {exc}",
+                AdapterPluginWarning,
+                stacklevel=3,
+            )
         return False
 
 
@@ -171,9 +189,13 @@ def available_adapters() -> list[AdapterInfo]:
     """Every registered adapter, built-ins first (in detection priority), then plugins."""
     registry = _ensure_loaded()
     return [
-        AdapterInfo(name=a.name, aliases=a.aliases, builtin=a in registry.builtins,
-                    description=a.description or (a.__doc__ or "").strip().split("\n")[0],
-                    origin=registry.origins.get(a.name, ""))
+        AdapterInfo(
+            name=a.name,
+            aliases=a.aliases,
+            builtin=a in registry.builtins,
+            description=a.description or (a.__doc__ or "").strip().split("\n")[0],
+            origin=registry.origins.get(a.name, ""),
+        )
         for a in (*registry.builtins, *registry.plugins)
     ]
 

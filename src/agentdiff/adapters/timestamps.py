@@ -7,6 +7,7 @@ guesses a unit from a magnitude except `parse_timestamp`, whose guess is documen
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, timezone
 from typing import Any
 
@@ -62,7 +63,7 @@ def from_unix_seconds(value: Any) -> datetime | None:
         seconds = float(value)
     except (TypeError, ValueError):
         return None
-    if seconds != seconds or seconds <= 0:  # NaN or not set
+    if math.isnan(seconds) or seconds <= 0:
         return None
     return datetime.fromtimestamp(seconds, tz=UTC)
 

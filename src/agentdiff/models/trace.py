@@ -69,8 +69,15 @@ class TokenUsage(_Model):
     @property
     def is_empty(self) -> bool:
         """True when every field is unknown."""
-        return all(v is None for v in (self.prompt_tokens, self.completion_tokens,
-                                       self.total_tokens, self.estimated_cost_usd))
+        return all(
+            v is None
+            for v in (
+                self.prompt_tokens,
+                self.completion_tokens,
+                self.total_tokens,
+                self.estimated_cost_usd,
+            )
+        )
 
 
 class TraceStep(_Model):
@@ -143,8 +150,10 @@ def _parent_map(steps: list[TraceStep]) -> dict[str, str | None]:
     first_index: dict[str, int] = {}
     for i, step in enumerate(steps):
         if step.step_id in parents:
-            msg = (f"duplicate step_id {step.step_id!r} at steps[{first_index[step.step_id]}] "
-                   f"and steps[{i}]; step ids must be unique")
+            msg = (
+                f"duplicate step_id {step.step_id!r} at steps[{first_index[step.step_id]}] "
+                f"and steps[{i}]; step ids must be unique"
+            )
             raise ValueError(msg)
         parents[step.step_id] = step.parent_id
         first_index[step.step_id] = i
@@ -159,7 +168,7 @@ def _raise_on_cycle(parents: dict[str, str | None]) -> None:
         node: str | None = start
         while node is not None and node in parents and node not in done:
             if node in on_path:
-                cycle = [*path[path.index(node):], node]
+                cycle = [*path[path.index(node) :], node]
                 msg = f"parent cycle between steps: {' -> '.join(cycle)}"
                 raise ValueError(msg)
             path.append(node)

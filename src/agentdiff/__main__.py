@@ -1,0 +1,5 @@
+"""`python -m agentdiff`."""
+
+from agentdiff.cli.app import main
+
+main()

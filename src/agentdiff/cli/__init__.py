@@ -1,0 +1,1 @@
+"""The command-line interface (typer); the only package that prints or exits."""

@@ -1,0 +1,55 @@
+"""The `agentdiff` command: a thin typer shell over the library; one module per subcommand."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from agentdiff import __version__
+from agentdiff.cli import adapters, compare, convert, inspect, schema
+from agentdiff.cli.errors import state
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="agentdiff",
+    help="Tell exactly how and where an AI agent's behaviour changed between two runs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"agentdiff {__version__}")
+        raise typer.Exit
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[  # noqa: ARG001 - handled eagerly by its callback
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    if debug:
+        state.debug = True
+
+
+app.command("convert")(convert.convert)
+app.command("inspect")(inspect.inspect)
+app.command("adapters")(adapters.adapters)
+app.command("schema")(schema.schema)
+app.command("compare")(compare.compare)
+app.command("diff", help="Alias of `compare`.")(compare.compare)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,26 @@
+"""`agentdiff convert FILE`: any supported format → canonical AgentTrace JSON."""
+
+from __future__ import annotations
+
+import orjson
+
+from agentdiff.cli.errors import handle_errors
+from agentdiff.cli.options import AdapterOpt, OutputOpt, TraceFile, TraceIdOpt
+from agentdiff.loader import load_trace
+
+__all__ = ["convert"]
+
+
+@handle_errors
+def convert(
+    file: TraceFile,
+    adapter: AdapterOpt = None,
+    trace_id: TraceIdOpt = None,
+    output: OutputOpt = None,
+) -> None:
+    """Print the canonical AgentTrace JSON of FILE (metadata.source_format names the adapter)."""
+    from agentdiff.cli.output import write_output  # noqa: PLC0415 - keeps --help fast
+
+    trace = load_trace(file, adapter, trace_id=trace_id)
+    text = orjson.dumps(trace.model_dump(mode="json"), option=orjson.OPT_INDENT_2).decode()
+    write_output(text + "\n", output)

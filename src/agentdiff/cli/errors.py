@@ -1,0 +1,63 @@
+"""How the CLI turns failures into one line and an exit code (the only place that exits)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import typer
+
+from agentdiff.errors import AgentDiffError
+
+__all__ = ["EXIT_GATE_FAILED", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "handle_errors", "state"]
+
+EXIT_OK = 0
+EXIT_GATE_FAILED = 1
+EXIT_INPUT = 2
+EXIT_INTERNAL = 3
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class _State:
+    debug: bool = bool(os.environ.get("AGENTDIFF_DEBUG"))
+
+
+state = _State()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Run `command`: AgentDiffError → exit 2, anything else → exit 3 (traceback: --debug)."""
+
+    @functools.wraps(command)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except (typer.Exit, typer.Abort):
+            raise
+        except AgentDiffError as exc:
+            if state.debug:
+                raise
+            typer.echo(f"error: {_one_line(str(exc))}", err=True)
+            if exc.hint:
+                typer.echo(f"hint: {_one_line(exc.hint)}", err=True)
+            raise typer.Exit(EXIT_INPUT) from None
+        except BrokenPipeError:
+            sys.stderr.close()
+            raise typer.Exit(EXIT_OK) from None
+        except Exception as exc:
+            if state.debug:
+                raise
+            typer.echo(f"internal error: {type(exc).__name__}: {_one_line(str(exc))}", err=True)
+            typer.echo("hint: rerun with --debug for the traceback and report it", err=True)
+            raise typer.Exit(EXIT_INTERNAL) from None
+
+    return run

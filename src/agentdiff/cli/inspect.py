@@ -1,0 +1,60 @@
+"""`agentdiff inspect FILE`: the step tree and totals of one trace."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+
+from agentdiff.cli.errors import handle_errors
+from agentdiff.cli.options import AdapterOpt, TraceFile, TraceIdOpt
+from agentdiff.loader import load_trace
+from agentdiff.render.tree import trace_tree
+
+__all__ = ["inspect"]
+
+
+class InspectFormat(str, Enum):
+    """Output formats of `inspect`."""
+
+    terminal = "terminal"
+    json = "json"
+
+
+@handle_errors
+def inspect(
+    file: TraceFile,
+    adapter: AdapterOpt = None,
+    trace_id: TraceIdOpt = None,
+    fmt: Annotated[InspectFormat, typer.Option("--format", "-f")] = InspectFormat.terminal,
+) -> None:
+    """Show the step tree (type, name, status, latency, tokens) and totals of FILE."""
+    trace = load_trace(file, adapter, trace_id=trace_id)
+    if fmt is InspectFormat.json:
+        steps = [
+            {
+                "step_id": s.step_id,
+                "parent_id": s.parent_id,
+                "step_index": s.step_index,
+                "step_type": s.step_type.value,
+                "name": s.name,
+                "status": s.status.value,
+                "latency_ms": s.latency_ms,
+                "total_tokens": s.tokens.total_tokens if s.tokens else None,
+            }
+            for s in trace.steps
+        ]
+        summary = {
+            "trace_id": trace.trace_id,
+            "agent_name": trace.agent_name,
+            "source_format": (trace.metadata or {}).get("source_format"),
+            "steps": steps,
+            "total_latency_ms": trace.total_latency_ms,
+            "total_tokens": trace.total_tokens.model_dump() if trace.total_tokens else None,
+        }
+        typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())
+        return
+    Console(highlight=False, emoji=False).print(trace_tree(trace))

@@ -1,0 +1,81 @@
+"""Field-level differences between two aligned steps: arguments, status and content.
+
+Tool-call arguments and status are **behaviour** (`argument`, `status`); LLM prompts and answers,
+routing/thought payloads and tool outputs are **content** — recorded, but a `change` only with
+`compare_content=True`, since real LLM wording always differs between runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentdiff.diff.normalize import Normalizer
+from agentdiff.models.report import Change
+from agentdiff.models.trace import StepType, TraceStep
+
+__all__ = ["MAX_CHANGES", "step_changes"]
+
+MAX_CHANGES = 20
+"""Field differences kept per step pair (the rest are summarized by the count)."""
+
+
+def step_changes(base: TraceStep, cand: TraceStep, normalizer: Normalizer) -> list[Change]:
+    """Every recorded difference between `base` and `cand` (same signature)."""
+    changes: list[Change] = []
+    if base.status is not cand.status:
+        changes.append(
+            Change(
+                path="status",
+                kind="status",
+                baseline=base.status.value,
+                candidate=cand.status.value,
+            )
+        )
+    tool = base.step_type is StepType.TOOL_CALL
+    _payload(
+        base.input_payload,
+        cand.input_payload,
+        "input_payload",
+        "argument" if tool else "content",
+        normalizer,
+        changes,
+    )
+    _payload(
+        base.output_payload, cand.output_payload, "output_payload", "content", normalizer, changes
+    )
+    return changes
+
+
+def _payload(
+    a: Any, b: Any, path: str, kind: str, normalizer: Normalizer, out: list[Change]
+) -> None:
+    if a == b:
+        return
+    root = (path,)
+    na, nb = normalizer.normalize(a, root), normalizer.normalize(b, root)
+    if na != nb:
+        _diff(na, nb, path, kind, out)
+
+
+def _diff(a: Any, b: Any, path: str, kind: str, out: list[Change]) -> None:
+    if len(out) >= MAX_CHANGES or a == b:
+        return
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in [*a, *(k for k in b if k not in a)]:
+            _diff(a.get(key, _MISSING), b.get(key, _MISSING), f"{path}.{key}", kind, out)
+        return
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _diff(x, y, f"{path}.{i}", kind, out)
+        return
+    out.append(
+        Change(
+            path=path,
+            kind=kind,
+            baseline=None if a is _MISSING else a,
+            candidate=None if b is _MISSING else b,
+        )
+    )
+
+
+_MISSING: Any = object()

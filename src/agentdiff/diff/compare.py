@@ -1,0 +1,127 @@
+"""`compare()`: baseline and candidate in, one `DiffReport` out."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable
+
+from agentdiff.diff.align import Pair, Signer, align
+from agentdiff.diff.changes import step_changes
+from agentdiff.diff.loops import call_keys, find_loops, is_tool_call, label_loops
+from agentdiff.diff.metrics import deltas, summarize
+from agentdiff.diff.normalize import Normalizer
+from agentdiff.diff.options import CompareOptions
+from agentdiff.diff.order import Linear, linearize
+from agentdiff.diff.recovery import recoveries
+from agentdiff.gate import evaluate_gate
+from agentdiff.models.report import Aligned, Change, DiffReport, LoopFinding, Op, StepRef
+from agentdiff.models.trace import AgentTrace, TraceStep
+
+__all__ = ["compare"]
+
+_ON_PATH = (Op.MATCH, Op.REORDER)
+
+
+def compare(
+    baseline: AgentTrace,
+    candidate: AgentTrace,
+    detect_loops: bool = True,
+    strict_tool_signatures: bool = False,
+    *,
+    options: CompareOptions | None = None,
+) -> DiffReport:
+    """Align two runs and report how the candidate's behaviour differs from the baseline's.
+
+    `detect_loops` and `strict_tool_signatures` are the spec's keyword arguments; every other
+    knob lives in `options` (whose values win when both are given).
+    """
+    if options is None:
+        options = CompareOptions(
+            detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures
+        )
+    normalizer = Normalizer(options.ignore)
+    signer = Signer(strict=options.strict_tool_signatures)
+
+    def group_key(step: TraceStep) -> Hashable:
+        return (
+            signer.base(step),
+            repr(normalizer.normalize(step.input_payload, ("input_payload",))),
+        )
+
+    b_lin, c_lin = linearize(baseline, group_key), linearize(candidate, group_key)
+    pairs = align(b_lin.steps, c_lin.steps, signer)
+    entries = [_entry(p, b_lin, c_lin, normalizer, options) for p in pairs]
+    ops = [e.op for e in entries]
+    on_path = sum(op in _ON_PATH for op in ops)
+    sizes = len(b_lin.steps) + len(c_lin.steps)
+    b_sum, c_sum = summarize(baseline, options.prices), summarize(candidate, options.prices)
+    loops = _loops(b_lin.steps, c_lin.steps, normalizer) if options.detect_loops else []
+    found_deltas = deltas(b_sum, c_sum)
+    divergence = 1.0 - 2.0 * on_path / sizes if sizes else 0.0
+    gate = evaluate_gate(
+        divergence=divergence,
+        loops=loops,
+        deltas=found_deltas,
+        tool_counts=Counter(s.name for s in c_lin.steps if is_tool_call(s)),
+        thresholds=options.gate,
+    )
+    report = DiffReport(
+        baseline=b_sum,
+        candidate=c_sum,
+        divergence=divergence,
+        content_changes=sum(any(c.kind == "content" for c in e.changes) for e in entries),
+        first_divergence=next((e for e in entries if e.op not in _ON_PATH), None),
+        alignment=entries,
+        loops=loops,
+        recovery=recoveries(pairs, ops, c_lin.steps),
+        deltas=found_deltas,
+        gate=gate,
+    )
+    return report.attach_traces(baseline, candidate)
+
+
+def _entry(
+    pair: Pair, b_lin: Linear, c_lin: Linear, normalizer: Normalizer, options: CompareOptions
+) -> Aligned:
+    if pair.candidate is None:
+        return Aligned(
+            op=Op.DELETE, baseline=StepRef.of(b_lin.steps[pair.baseline or 0]), candidate=None
+        )
+    cand = c_lin.steps[pair.candidate]
+    if pair.baseline is None:
+        return Aligned(op=Op.INSERT, baseline=None, candidate=StepRef.of(cand))
+    base = b_lin.steps[pair.baseline]
+    changes = step_changes(base, cand, normalizer)
+    return Aligned(
+        op=_op(changes, base, cand, b_lin, c_lin, options),
+        baseline=StepRef.of(base),
+        candidate=StepRef.of(cand),
+        changes=changes,
+    )
+
+
+def _op(
+    changes: list[Change],
+    base: TraceStep,
+    cand: TraceStep,
+    b_lin: Linear,
+    c_lin: Linear,
+    options: CompareOptions,
+) -> Op:
+    counted = [c for c in changes if c.kind != "content" or options.compare_content]
+    if counted:
+        return Op.CHANGE
+    b_rank, c_rank = b_lin.rank.get(base.step_id), c_lin.rank.get(cand.step_id)
+    if b_rank is not None and c_rank is not None and b_rank != c_rank:
+        return Op.REORDER
+    return Op.MATCH
+
+
+def _loops(
+    baseline: list[TraceStep], candidate: list[TraceStep], normalizer: Normalizer
+) -> list[LoopFinding]:
+    b_calls = [s for s in baseline if is_tool_call(s)]
+    c_calls = [s for s in candidate if is_tool_call(s)]
+    b_loops = find_loops(b_calls, call_keys(b_calls, normalizer))
+    c_loops = find_loops(c_calls, call_keys(c_calls, normalizer))
+    return label_loops(c_loops, b_loops)

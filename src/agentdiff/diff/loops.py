@@ -1,0 +1,148 @@
+"""Tool loops, retries and retry storms, found in linear time.
+
+Only tool calls count (LLM, routing and thought steps in between never break a run). Each call is
+keyed by its name and normalized arguments.
+
+- The same call 3+ times in a row is a **loop**; when every call but the last failed it is a
+  **retry storm** once 3+ calls failed, and a plain **retry** (not a loop) with 1–2 failures.
+- A window of 2–5 calls repeated 3+ times in a row with identical inputs is a loop too.
+
+A candidate loop is `new` unless the baseline has the same loop with at least as many
+repetitions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import orjson
+
+from agentdiff.diff.normalize import Normalizer
+from agentdiff.models.report import LoopFinding
+from agentdiff.models.trace import StepStatus, StepType, TraceStep
+
+__all__ = ["MIN_REPETITIONS", "Loop", "call_keys", "find_loops", "label_loops"]
+
+MIN_REPETITIONS = 3
+MAX_WINDOW = 5
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A loop found in one sequence of tool calls."""
+
+    key: tuple[str, ...]
+    names: list[str]
+    repetitions: int
+    step_ids: list[str]
+    kind: str
+
+
+def call_keys(calls: list[TraceStep], normalizer: Normalizer) -> list[str]:
+    """A key per tool call: its name and its normalized arguments."""
+    keys = []
+    for step in calls:
+        args = normalizer.normalize(step.input_payload, ("input_payload",))
+        keys.append(
+            step.name
+            + "\x00"
+            + orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
+        )
+    return keys
+
+
+def find_loops(calls: list[TraceStep], keys: list[str]) -> list[Loop]:
+    """Single-call runs first, then windows of 2..5 calls over the positions not yet covered."""
+    covered = [False] * len(calls)
+    loops = _single_runs(calls, keys, covered)
+    for window in range(2, MAX_WINDOW + 1):
+        loops.extend(_windows(calls, keys, covered, window))
+    return loops
+
+
+def _single_runs(calls: list[TraceStep], keys: list[str], covered: list[bool]) -> list[Loop]:
+    loops = []
+    start = 0
+    while start < len(keys):
+        end = start + 1
+        while end < len(keys) and keys[end] == keys[start]:
+            end += 1
+        run = calls[start:end]
+        kind = _run_kind(run)
+        if kind is not None:
+            loops.append(
+                Loop(
+                    key=(keys[start],),
+                    names=[run[0].name],
+                    repetitions=len(run),
+                    step_ids=[s.step_id for s in run],
+                    kind=kind,
+                )
+            )
+        if end - start > 1:
+            covered[start:end] = [True] * (end - start)
+        start = end
+    return loops
+
+
+def _run_kind(run: list[TraceStep]) -> str | None:
+    failures = sum(s.status is StepStatus.ERROR for s in run)
+    if failures and failures >= len(run) - 1:
+        return "retry_storm" if failures >= MIN_REPETITIONS else None
+    return "loop" if len(run) >= MIN_REPETITIONS else None
+
+
+def _windows(
+    calls: list[TraceStep], keys: list[str], covered: list[bool], window: int
+) -> list[Loop]:
+    loops = []
+    i = 0
+    n = len(keys)
+    while i + window < n:
+        if covered[i] or keys[i] != keys[i + window]:
+            i += 1
+            continue
+        matched = 0
+        while i + window + matched < n and keys[i + matched] == keys[i + window + matched]:
+            matched += 1
+        repetitions = (matched + window) // window
+        block = keys[i : i + window]
+        if repetitions >= MIN_REPETITIONS and len(set(block)) > 1:
+            length = repetitions * window
+            loops.append(
+                Loop(
+                    key=tuple(block),
+                    names=[c.name for c in calls[i : i + window]],
+                    repetitions=repetitions,
+                    step_ids=[c.step_id for c in calls[i : i + length]],
+                    kind="loop",
+                )
+            )
+            covered[i : i + length] = [True] * length
+            i += length
+        else:
+            i += 1
+    return loops
+
+
+def label_loops(candidate: list[Loop], baseline: list[Loop]) -> list[LoopFinding]:
+    """Candidate loops as report findings, `new` unless the baseline has them as large."""
+    known: dict[tuple[str, ...], int] = {}
+    for loop in baseline:
+        known[loop.key] = max(known.get(loop.key, 0), loop.repetitions)
+    return [
+        LoopFinding(
+            names=loop.names,
+            repetitions=loop.repetitions,
+            step_ids=loop.step_ids,
+            new=known.get(loop.key, 0) < loop.repetitions,
+            baseline_repetitions=known.get(loop.key, 0),
+            kind="retry_storm" if loop.kind == "retry_storm" else "loop",
+        )
+        for loop in candidate
+    ]
+
+
+def is_tool_call(step: TraceStep) -> bool:
+    """Loops are made of tool calls only."""
+    return step.step_type is StepType.TOOL_CALL

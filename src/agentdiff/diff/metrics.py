@@ -1,0 +1,175 @@
+"""Totals per side and the deltas between them. Unknown stays `None`; never a sum of nested spans.
+
+- **latency**: the trace's `total_latency_ms`, else wall clock (max `ended_at` − min
+  `started_at`), else the sum of the root steps' latencies, else unknown.
+- **tokens**: the trace's `total_tokens` fields when given, else the sum over LLM steps.
+- **cost**: the trace's cost, else the sum of LLM-step costs, else estimated from tokens and the
+  model name (`cost_estimated=True`), else unknown.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from agentdiff.adapters.timestamps import duration_ms, parse_iso
+from agentdiff.diff.pricing import ModelPrice, estimate_cost
+from agentdiff.models.report import Delta, Deltas, Summary
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
+
+__all__ = ["MODEL_KEYS", "deltas", "summarize"]
+
+MODEL_KEYS = (
+    "model",
+    "model_name",
+    "llm.model_name",
+    "gen_ai.response.model",
+    "gen_ai.request.model",
+    "ls_model_name",
+)
+"""Step metadata keys that may name the model of an LLM step (first found wins)."""
+
+
+def summarize(trace: AgentTrace, prices: Mapping[str, ModelPrice]) -> Summary:
+    """The totals of one trace."""
+    counts = dict.fromkeys(StepType, 0)
+    statuses = dict.fromkeys(StepStatus, 0)
+    for step in trace.steps:
+        counts[step.step_type] += 1
+        statuses[step.status] += 1
+    prompt, completion, total = _tokens(trace)
+    cost, estimated = _cost(trace, prices)
+    return Summary(
+        trace_id=trace.trace_id,
+        agent_name=trace.agent_name,
+        source_format=(trace.metadata or {}).get("source_format"),
+        steps=len(trace.steps),
+        tool_calls=counts[StepType.TOOL_CALL],
+        llm_calls=counts[StepType.LLM_CALL],
+        errors=statuses[StepStatus.ERROR],
+        retries=statuses[StepStatus.RETRY],
+        abandoned=statuses[StepStatus.ABANDONED],
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        cost_usd=cost,
+        cost_estimated=estimated,
+        latency_ms=_latency(trace),
+    )
+
+
+def _llm_steps(trace: AgentTrace) -> list[TraceStep]:
+    return [
+        s for s in trace.steps if s.tokens is not None and s.step_type is not StepType.TOOL_CALL
+    ]
+
+
+def _sum(values: list[int | None]) -> int | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def _tokens(trace: AgentTrace) -> tuple[int | None, int | None, int | None]:
+    given = trace.total_tokens
+    usages = [s.tokens for s in _llm_steps(trace) if s.tokens is not None]
+    prompt = (
+        given.prompt_tokens
+        if given and given.prompt_tokens is not None
+        else _sum([u.prompt_tokens for u in usages])
+    )
+    completion = (
+        given.completion_tokens
+        if given and given.completion_tokens is not None
+        else (_sum([u.completion_tokens for u in usages]))
+    )
+    total = (
+        given.total_tokens
+        if given and given.total_tokens is not None
+        else _sum(
+            [
+                u.total_tokens
+                if u.total_tokens is not None
+                else _add(u.prompt_tokens, u.completion_tokens)
+                for u in usages
+            ]
+        )
+    )
+    return prompt, completion, total
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    return a + b if a is not None and b is not None else None
+
+
+def _cost(trace: AgentTrace, prices: Mapping[str, ModelPrice]) -> tuple[float | None, bool]:
+    if trace.total_tokens and trace.total_tokens.estimated_cost_usd is not None:
+        return trace.total_tokens.estimated_cost_usd, False
+    steps = _llm_steps(trace)
+    given = [
+        s.tokens.estimated_cost_usd
+        for s in steps
+        if s.tokens and s.tokens.estimated_cost_usd is not None
+    ]
+    if given:
+        return math.fsum(given), False
+    estimates = [
+        estimate_cost(_model(s), s.tokens.prompt_tokens, s.tokens.completion_tokens, prices)
+        for s in steps
+        if s.tokens
+    ]
+    if estimates and all(e is not None for e in estimates):
+        return math.fsum(e for e in estimates if e is not None), True
+    return None, False
+
+
+def _model(step: TraceStep) -> str | None:
+    meta: dict[str, Any] = step.metadata or {}
+    for key in MODEL_KEYS:
+        value = meta.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _latency(trace: AgentTrace) -> float | None:
+    if trace.total_latency_ms is not None:
+        return trace.total_latency_ms
+    starts, ends = [], []
+    for step in trace.steps:
+        meta = step.metadata or {}
+        start, end = meta.get("started_at"), meta.get("ended_at")
+        if isinstance(start, str) and (parsed := parse_iso(start)):
+            starts.append(parsed)
+        if isinstance(end, str) and (parsed := parse_iso(end)):
+            ends.append(parsed)
+    if starts and ends:
+        return duration_ms(min(starts), max(ends))
+    ids = {s.step_id for s in trace.steps}
+    roots = [
+        s.latency_ms for s in trace.steps if s.parent_id not in ids and s.latency_ms is not None
+    ]
+    return math.fsum(roots) if roots else None
+
+
+def _delta(baseline: float | None, candidate: float | None) -> Delta:
+    if baseline is None or candidate is None:
+        return Delta(baseline=baseline, candidate=candidate, delta=None, pct=None)
+    change = candidate - baseline
+    pct = (change / baseline * 100.0) if baseline else None
+    return Delta(baseline=baseline, candidate=candidate, delta=change, pct=pct)
+
+
+def deltas(b: Summary, c: Summary) -> Deltas:
+    """Candidate minus baseline for every measure."""
+    return Deltas(
+        steps=_delta(b.steps, c.steps),
+        tool_calls=_delta(b.tool_calls, c.tool_calls),
+        llm_calls=_delta(b.llm_calls, c.llm_calls),
+        errors=_delta(b.errors, c.errors),
+        prompt_tokens=_delta(b.prompt_tokens, c.prompt_tokens),
+        completion_tokens=_delta(b.completion_tokens, c.completion_tokens),
+        total_tokens=_delta(b.total_tokens, c.total_tokens),
+        cost_usd=_delta(b.cost_usd, c.cost_usd),
+        latency_ms=_delta(b.latency_ms, c.latency_ms),
+    )

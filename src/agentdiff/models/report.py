@@ -1,0 +1,220 @@
+"""The diff report: pure, versioned data that every renderer and the gate read.
+
+`DiffReport.to_json()` is a stable contract (`report_version`); its JSON Schema is published by
+`agentdiff schema report` and committed under `schema/`. The report also keeps both traces (not
+serialized) so renderers can show payloads and the DAG without recomputing anything.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
+
+__all__ = [
+    "REPORT_VERSION",
+    "Aligned",
+    "Change",
+    "Delta",
+    "Deltas",
+    "DiffReport",
+    "GateResult",
+    "GateViolation",
+    "LoopFinding",
+    "Op",
+    "Recovery",
+    "StepRef",
+    "Summary",
+]
+
+REPORT_VERSION = "1"
+
+
+class Op(str, Enum):
+    """What happened to a step between baseline and candidate."""
+
+    MATCH = "match"
+    CHANGE = "change"
+    INSERT = "insert"
+    DELETE = "delete"
+    REORDER = "reorder"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StepRef(_Record):
+    """Enough of a step to name it; the full step is in the report's traces."""
+
+    step_id: str
+    parent_id: str | None
+    step_index: int
+    step_type: StepType
+    name: str
+    status: StepStatus
+
+    @classmethod
+    def of(cls, step: TraceStep) -> StepRef:
+        """The reference of `step`."""
+        return cls(
+            step_id=step.step_id,
+            parent_id=step.parent_id,
+            step_index=step.step_index,
+            step_type=step.step_type,
+            name=step.name,
+            status=step.status,
+        )
+
+
+class Change(_Record):
+    """One field that differs between an aligned pair of steps."""
+
+    path: str
+    """Dotted path, e.g. `input_payload.units`."""
+    kind: Literal["argument", "status", "content"]
+    baseline: Any = None
+    candidate: Any = None
+
+
+class Aligned(_Record):
+    """One entry of the alignment (in candidate execution order)."""
+
+    op: Op
+    baseline: StepRef | None
+    candidate: StepRef | None
+    changes: list[Change] = Field(default_factory=list)
+
+
+class LoopFinding(_Record):
+    """A repeated tool call (or window of calls) in the candidate."""
+
+    names: list[str]
+    repetitions: int
+    step_ids: list[str]
+    new: bool
+    """False when the baseline already has this loop with at least as many repetitions."""
+    baseline_repetitions: int = 0
+    kind: Literal["loop", "retry_storm"] = "loop"
+
+
+class Recovery(_Record):
+    """How the candidate got back on the baseline path after an error step."""
+
+    error_step_id: str
+    steps_to_recover: int | None
+    recovered: bool
+    retry: bool = False
+    """True when the error was followed by an identical call (a retry, not a loop)."""
+
+
+class Delta(_Record):
+    """Baseline vs candidate for one measure; unknown stays `None`; pct in percent units."""
+
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    pct: float | None
+
+
+class Deltas(_Record):
+    """Every measured delta."""
+
+    steps: Delta
+    tool_calls: Delta
+    llm_calls: Delta
+    errors: Delta
+    prompt_tokens: Delta
+    completion_tokens: Delta
+    total_tokens: Delta
+    cost_usd: Delta
+    latency_ms: Delta
+
+
+class Summary(_Record):
+    """Totals for one side."""
+
+    trace_id: str
+    agent_name: str
+    source_format: str | None
+    steps: int
+    tool_calls: int
+    llm_calls: int
+    errors: int
+    retries: int = 0
+    abandoned: int = 0
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None
+    cost_usd: float | None
+    cost_estimated: bool
+    latency_ms: float | None
+
+
+class GateViolation(_Record):
+    """One rule the candidate broke (hard) or came close to (soft warning)."""
+
+    rule: str
+    message: str
+
+
+class GateResult(_Record):
+    """The verdict: hard violations fail, warnings never change the exit code."""
+
+    passed: bool
+    violations: list[GateViolation] = Field(default_factory=list)
+    warnings: list[GateViolation] = Field(default_factory=list)
+
+
+class DiffReport(BaseModel):
+    """Everything `compare()` found; renderers only read it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    report_version: str = REPORT_VERSION
+    baseline: Summary
+    candidate: Summary
+    divergence: float
+    content_changes: int
+    first_divergence: Aligned | None
+    alignment: list[Aligned]
+    loops: list[LoopFinding]
+    recovery: list[Recovery]
+    deltas: Deltas
+    gate: GateResult
+
+    _baseline_trace: AgentTrace | None = PrivateAttr(default=None)
+    _candidate_trace: AgentTrace | None = PrivateAttr(default=None)
+
+    def attach_traces(self, baseline: AgentTrace, candidate: AgentTrace) -> DiffReport:
+        """Keep both traces on the report (for renderers); returns self."""
+        self._baseline_trace, self._candidate_trace = baseline, candidate
+        return self
+
+    @property
+    def baseline_trace(self) -> AgentTrace | None:
+        """The baseline trace the report was computed from, when attached."""
+        return self._baseline_trace
+
+    @property
+    def candidate_trace(self) -> AgentTrace | None:
+        """The candidate trace the report was computed from, when attached."""
+        return self._candidate_trace
+
+    @property
+    def passed(self) -> bool:
+        """True when the gate passed."""
+        return self.gate.passed
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract as Python data."""
+        return self.model_dump(mode="json")
+
+    def to_json(self, *, indent: bool = True) -> str:
+        """The JSON contract (`report_version` first)."""
+        option = orjson.OPT_INDENT_2 if indent else 0
+        return orjson.dumps(self.model_dump(mode="json"), option=option).decode()
