@@ -1,0 +1,289 @@
+"""The openai_agents adapter against real SDK captures (scripts/capture/openai_agents.py) and
+the facts recorded from the live runs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentdiff.adapters.openai_agents import OpenAIAgentsAdapter
+from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
+from agentdiff.loader import load_trace, parse_trace_data, read_document
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+HERE = ROOT / "openai_agents"
+SHARED = Path("/work/shared/fixtures/real")
+SHAPES = {"export": "{side}.json", "ingest": "{side}.ingest.json"}
+SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
+SIDES = ("baseline", "candidate")
+CASES = [(shape, scenario, side) for shape in SHAPES for scenario in SCENARIOS for side in SIDES]
+
+
+def _facts(scenario: str, side: str) -> dict[str, Any]:
+    return json.loads((HERE / scenario / f"{side}.facts.json").read_text(encoding="utf-8"))
+
+
+def _path(shape: str, scenario: str, side: str) -> Path:
+    return HERE / scenario / SHAPES[shape].format(side=side)
+
+
+_CACHE: dict[Path, AgentTrace] = {}
+
+
+def _load(path: Path) -> AgentTrace:
+    if path not in _CACHE:
+        _CACHE[path] = load_trace(path)
+    return _CACHE[path]
+
+
+def _tools(trace: AgentTrace) -> list[Any]:
+    return [s for s in trace.steps if s.step_type is StepType.TOOL_CALL]
+
+
+def _llms(trace: AgentTrace) -> list[Any]:
+    return [s for s in trace.steps if s.step_type is StepType.LLM_CALL]
+
+
+def test_manifest_names_every_shape_and_version() -> None:
+    manifest = json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["produced_by"]["openai-agents"] == "0.24.0"
+    assert set(manifest["shapes"]) == set(SHAPES)
+    assert all(s["adapter"] == "openai_agents" and not s["emulated"]
+               for s in manifest["shapes"].values())
+
+
+@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
+def test_auto_detected_and_forced_agree(shape: str, scenario: str, side: str) -> None:
+    path = _path(shape, scenario, side)
+    auto = _load(path)
+    forced = load_trace(path, adapter_name="openai_agents")
+    assert auto.metadata is not None
+    assert auto.metadata["source_format"] == "openai_agents"
+    assert auto.model_dump() == forced.model_dump()
+
+
+@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
+def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> None:
+    facts, trace = _facts(scenario, side), _load(_path(shape, scenario, side))
+    tools = _tools(trace)
+    assert [(t.name, t.input_payload) for t in tools] == [
+        (c["name"], c["arguments"]) for c in facts["tool_calls"]]
+    for step, call in zip(tools, facts["tool_calls"], strict=True):
+        if call["error"] is None:
+            assert step.status is StepStatus.SUCCESS
+            assert step.error_message is None
+            assert step.output_payload is not None
+        else:
+            assert step.status is StepStatus.ERROR
+            assert call["error"] in (step.error_message or "")
+    assert [s for s in trace.steps if s.status is StepStatus.ERROR] == [
+        t for t, c in zip(tools, facts["tool_calls"], strict=True) if c["error"]]
+
+
+@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
+def test_llm_calls_and_tokens_match_the_live_run(shape: str, scenario: str, side: str) -> None:
+    facts, trace = _facts(scenario, side), _load(_path(shape, scenario, side))
+    llms = _llms(trace)
+    assert len(llms) == facts["llm_calls"]
+    assert trace.total_tokens is not None
+    assert trace.total_tokens.prompt_tokens == facts["prompt_tokens"]
+    assert trace.total_tokens.completion_tokens == facts["completion_tokens"]
+    assert trace.total_tokens.total_tokens == facts["total_tokens"]
+    assert trace.total_tokens.estimated_cost_usd is None  # the SDK reports no cost
+    # tokens sit on LLM steps only, so nothing is counted twice
+    assert all(s.tokens is None for s in trace.steps if s.step_type is not StepType.LLM_CALL)
+    assert sum(s.tokens.total_tokens for s in llms if s.tokens) == facts["total_tokens"]
+
+
+def test_ingest_response_spans_take_their_turn_usage() -> None:
+    export = _load(_path("export", "detour", "candidate"))
+    ingest = _load(_path("ingest", "detour", "candidate"))
+    response = next(s for s in _llms(ingest) if s.name == "response")
+    assert response.metadata is not None
+    assert response.metadata["usage_source"] == "turn"
+    assert response.tokens == next(s for s in _llms(export) if s.name == "response").tokens
+    generation = next(s for s in _llms(ingest) if s.name == "gpt-4o-mini")
+    assert generation.metadata is not None
+    assert "usage_source" not in generation.metadata
+
+
+@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
+def test_tree_order_and_timing(shape: str, scenario: str, side: str) -> None:
+    facts, trace = _facts(scenario, side), _load(_path(shape, scenario, side))
+    steps = trace.steps
+    ids = {s.step_id for s in steps}
+    by_id = trace.step_map()
+    assert [s.step_index for s in steps] == list(range(len(steps)))
+    assert all(s.parent_id is None or s.parent_id in ids for s in steps)
+    starts = [s.metadata["started_at"] for s in steps if s.metadata]
+    assert len(starts) == len(steps)
+    assert starts == sorted(starts)
+    assert all(s.latency_ms is not None for s in steps)
+    assert trace.total_latency_ms is not None
+    assert trace.total_latency_ms >= max(s.latency_ms or 0 for s in steps)
+    for tool in _tools(trace):  # tools hang under the agent that ran them
+        assert tool.parent_id is not None
+        assert by_id[tool.parent_id].name == "Weather Agent"
+        assert by_id[tool.parent_id].step_type is StepType.ROUTING
+    roots = [s.name for s in steps if s.parent_id is None]
+    assert roots == ["Triage Agent", "Weather Agent"]  # the task span is not a step
+    handoff = next(s for s in steps if s.name.startswith("handoff"))
+    assert handoff.name == "handoff Triage Agent → Weather Agent"
+    assert not any(s.name in ("task", "turn") for s in steps)
+    assert trace.agent_name == facts["agent_name"]
+    assert trace.final_output == {"output": facts["final_output"]}
+    assert trace.task_input == {"input": "What's the weather in Paris right now, in Fahrenheit?"}
+    assert trace.metadata is not None
+    assert trace.metadata["skipped_spans"] == {"task": 1, "turn": facts["llm_calls"]}
+
+
+def test_tool_outputs_are_data_not_python_reprs() -> None:
+    geocode = _tools(_load(_path("export", "identical", "baseline")))[0]
+    assert geocode.output_payload == {"latitude": 48.8566, "longitude": 2.3522,
+                                      "display_name": "Paris, Île-de-France, France"}
+
+
+def test_identical_pair_differs_only_in_ids_and_times() -> None:
+    def shape_of(trace: AgentTrace) -> list[Any]:
+        return [(s.step_type, s.name, s.input_payload, s.output_payload, s.status, s.tokens)
+                for s in trace.steps]
+    for shape in SHAPES:
+        base = _load(_path(shape, "identical", "baseline"))
+        cand = _load(_path(shape, "identical", "candidate"))
+        assert base.trace_id != cand.trace_id
+        assert shape_of(base) == shape_of(cand)
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="shared reference fixtures not present")
+def test_reference_detour_fixture() -> None:
+    folder = SHARED / "openai_agents" / "extra_tool_detour"
+    export, ingest = load_trace(folder / "candidate.json"), load_trace(folder / "candidate.ingest.json")
+    for trace in (export, ingest):
+        assert [t.name for t in _tools(trace)] == ["geocode", "search", "get_weather", "calculator"]
+        assert len(_llms(trace)) == 6
+        assert trace.total_tokens == export.total_tokens
+    assert export.total_tokens is not None
+    assert export.total_tokens.total_tokens == 3619
+
+
+# ---------------------------------------------------------------- unknown stays unknown
+
+
+def test_missing_usage_stays_unknown() -> None:
+    data = read_document(_path("export", "identical", "baseline"))
+    for span in data["spans"]:
+        span["span_data"].pop("usage", None)
+        if isinstance(span["span_data"].get("data"), dict):
+            span["span_data"]["data"].pop("usage", None)
+    trace = parse_trace_data(data)
+    assert all(s.tokens is None for s in trace.steps)
+    assert trace.total_tokens is None
+
+
+def test_unknown_and_other_span_types_never_crash() -> None:
+    data = read_document(_path("export", "identical", "baseline"))
+    template = data["spans"][0]
+    extra = [("future_kind", {"type": "future_kind", "payload": 1}, StepType.THOUGHT),
+             ("mcp_tools", {"type": "mcp_tools", "server": "fs", "result": ["read"]},
+              StepType.ROUTING),
+             ("whisper-1", {"type": "transcription", "model": "whisper-1",
+                            "input": {"data": "AAAA", "format": "pcm"}, "output": "hi"},
+              StepType.LLM_CALL),
+             ("input_guard", {"type": "guardrail", "name": "input_guard", "triggered": False},
+              StepType.ROUTING)]
+    for i, (_, span_data, _) in enumerate(extra):
+        span = copy.deepcopy(template)
+        span.update(id=f"span_extra{i}", span_data=span_data, error=None)
+        data["spans"].append(span)
+    steps = {s.step_id: s for s in parse_trace_data(data).steps}
+    for i, (name, _, step_type) in enumerate(extra):
+        assert (steps[f"span_extra{i}"].name, steps[f"span_extra{i}"].step_type) == (name, step_type)
+    assert steps["span_extra2"].input_payload == {"format": "pcm"}  # the audio blob is dropped
+
+
+# ---------------------------------------------------------------- several traces, item lists
+
+
+def _two_trace_body() -> dict[str, Any]:
+    first = read_document(_path("ingest", "identical", "baseline"))["data"]
+    second = read_document(_path("ingest", "detour", "candidate"))["data"]
+    return {"data": first + second}
+
+
+def test_multi_trace_ingest_body_needs_a_trace_id(tmp_path: Path) -> None:
+    body = _two_trace_body()
+    ids = OpenAIAgentsAdapter.trace_ids(body)
+    assert len(ids) == 2
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    with pytest.raises(MultipleTracesError, match=r"two\.json"):
+        load_trace(path)
+    picked = load_trace(path, trace_id=ids[1])
+    assert picked.trace_id == ids[1]
+    assert [t.name for t in _tools(picked)] == ["geocode", "search", "get_weather", "calculator"]
+
+
+def test_json_lines_of_exported_items(tmp_path: Path) -> None:
+    items = read_document(_path("ingest", "loop", "candidate"))["data"]
+    path = tmp_path / "items.jsonl"
+    path.write_text("\n".join(json.dumps(i) for i in items) + "\n", encoding="utf-8")
+    trace = load_trace(path)
+    assert trace.metadata is not None
+    assert trace.metadata["source_format"] == "openai_agents"
+    assert [t.name for t in _tools(trace)].count("get_weather") == 4
+
+
+# ---------------------------------------------------------------- detection and bad input
+
+
+def _other_sources() -> list[Path]:
+    mine = {"openai_agents"}
+    files = [p for p in ROOT.glob("*/*/*.json") if p.parts[-3] not in mine]
+    if SHARED.is_dir():
+        files += [p for p in SHARED.glob("*/*/*.json") if p.parts[-3] not in mine]
+    return sorted(p for p in files if not p.name.endswith(("facts.json", "manifest.json")))
+
+
+def test_detection_does_not_claim_other_formats() -> None:
+    others = _other_sources()
+    assert others, "expected fixtures of other sources to check against"
+    for path in others:
+        assert not OpenAIAgentsAdapter.detect(read_document(path)), path
+    langfuse_v2 = {"data": [{"id": "o1", "traceId": "t1", "type": "GENERATION"}]}
+    assert not OpenAIAgentsAdapter.detect(langfuse_v2)
+    assert not OpenAIAgentsAdapter.detect({"data": []})
+    assert not OpenAIAgentsAdapter.detect([1, 2])
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_truncated_file_gives_one_line_error_naming_it(shape: str, tmp_path: Path) -> None:
+    raw = _path(shape, "detour", "candidate").read_bytes()
+    path = tmp_path / f"cut.{shape}.json"
+    path.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(AgentDiffError) as info:
+        load_trace(path, adapter_name="openai_agents")
+    assert str(path) in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(("shape", "broken", "where"), [
+    ("export", lambda d: d["spans"][2].pop("id"), "spans[2].id"),
+    ("export", lambda d: d["spans"][1].update(span_data="x"), "spans[1].span_data"),
+    ("export", lambda d: d.update(spans={"a": 1}), "spans: expected a list"),
+    ("ingest", lambda d: d["data"][3].pop("id"), "data[3].id"),
+])
+def test_malformed_document_names_the_json_path(shape: str, broken: Any, where: str,
+                                                 tmp_path: Path) -> None:
+    data = read_document(_path(shape, "identical", "baseline"))
+    broken(data)
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(TraceFormatError) as info:
+        load_trace(path, adapter_name="openai_agents")
+    assert where in str(info.value)
+    assert "broken.json" in str(info.value)
