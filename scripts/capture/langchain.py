@@ -1,0 +1,399 @@
+"""Capture real LangGraph / LangSmith / OpenInference traces offline: `python langchain.py OUT_ROOT`.
+
+A LangGraph `create_react_agent` weather assistant (tools geocode / get_weather / web_search /
+calculator, a `ToolNode(handle_tool_errors=True)`) runs on a scripted `BaseChatModel` that plays
+back `AIMessage(tool_calls=..., usage_metadata=...)`. Each of the 5 scenarios × 2 sides is ONE
+real run, observed at once by an `InMemorySaver` checkpointer, a `LangChainTracer` (a
+`langsmith.Client` that sends nothing; the finished root run is kept) and the OpenInference
+LangChain instrumentor on an OTel `TracerProvider` with an `InMemorySpanExporter`.
+
+Writes, under OUT_ROOT:
+- `langgraph/<scenario>/<side>.{messages,lc_dumps,model_dump,openai,state,checkpoint,
+  channel_values}.json`
+- `langsmith/<scenario>/<side>.{nested,flat}.json`
+- `openinference/<scenario>/<side>.{spans,otlp}.json` and `<side>.otlp_jsonl.jsonl`
+- `<source>/<scenario>/<side>.facts.json` (recorded inside the tools and the scripted model) and
+  `<source>/manifest.json`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+import uuid
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.load import dumpd
+from langchain_core.messages import AIMessage, BaseMessage, messages_to_dict
+from langchain_core.messages.utils import convert_to_openai_messages
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import tool
+from langchain_core.tracers.langchain import LangChainTracer
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.prebuilt import ToolNode, create_react_agent
+from langsmith import Client
+from langsmith._internal._serde import dumps_json
+from openinference.instrumentation.langchain import LangChainInstrumentor
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+PACKAGES = ("langgraph", "langgraph-prebuilt", "langgraph-checkpoint", "langchain-core",
+            "langsmith", "openinference-instrumentation-langchain", "opentelemetry-sdk",
+            "opentelemetry-exporter-otlp-proto-common", "protobuf")
+PRODUCED_BY = {name: version(name) for name in PACKAGES}
+SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
+AGENT = "weather_agent"
+TASK = "What's the weather like in Paris right now? Give me the temperature in Fahrenheit."
+PROMPT = "You are a weather assistant. Use the tools to answer."
+WEATHER_ARGS = {"lat": 48.8566, "lon": 2.3522, "units": "imperial"}
+FINAL = "It is 65.1°F in Paris right now, with light rain and 81% humidity."
+REWORDED = "Paris is at about 65°F at the moment; expect light rain (humidity 81%)."
+TIMEOUT = "weather service timeout"
+
+
+@dataclass
+class Facts:
+    """What the live run did, recorded where it happened."""
+
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    fail_next_weather: bool = False
+    final_output: str | None = None
+
+
+FACTS = Facts()
+
+
+# ---------------------------------------------------------------- tools (fixed data)
+
+
+def _record(name: str, arguments: dict[str, Any], error: str | None = None) -> None:
+    FACTS.tool_calls.append({"name": name, "arguments": arguments, "error": error})
+
+
+@tool
+def geocode(city: str) -> str:
+    """Find the coordinates of a city."""
+    _record("geocode", {"city": city})
+    return json.dumps({"city": city, "country": "FR", "lat": 48.8566, "lon": 2.3522})
+
+
+@tool
+def get_weather(lat: float, lon: float, units: str = "metric") -> str:
+    """Current weather at a position."""
+    arguments = {"lat": lat, "lon": lon, "units": units}
+    if FACTS.fail_next_weather:
+        FACTS.fail_next_weather = False
+        _record("get_weather", arguments, TIMEOUT)
+        raise TimeoutError(TIMEOUT)
+    _record("get_weather", arguments)
+    return json.dumps({"temperature": 65.1, "units": units, "conditions": "light rain",
+                       "humidity": 81})
+
+
+@tool
+def web_search(query: str) -> str:
+    """Search the web."""
+    _record("web_search", {"query": query})
+    return json.dumps([{"title": "Weather forecast - Meteo", "url": "https://weather.example/f",
+                        "snippet": f"Hourly forecast and current conditions for: {query}."}])
+
+
+@tool
+def calculator(expression: str) -> str:
+    """Evaluate an arithmetic expression."""
+    _record("calculator", {"expression": expression})
+    return "65.1"
+
+
+TOOLS = [geocode, get_weather, web_search, calculator]
+
+
+# ---------------------------------------------------------------- the scripted model
+
+Turn = tuple[str, list[tuple[str, dict[str, Any]]]]
+"""(text, [(tool name, args)]) — one model turn; no tool calls = the final answer."""
+
+GEOCODE: Turn = ("", [("geocode", {"city": "Paris"})])
+WEATHER: Turn = ("", [("get_weather", WEATHER_ARGS)])
+SEARCH: Turn = ("Let me search for recent reports first.",
+                [("web_search", {"query": "Paris weather right now"})])
+BASELINE: list[Turn] = [GEOCODE, WEATHER, (FINAL, [])]
+SCRIPTS: dict[tuple[str, str], list[Turn]] = {
+    ("detour", "candidate"): [GEOCODE, SEARCH, WEATHER, (FINAL, [])],
+    ("loop", "candidate"): [GEOCODE, WEATHER, WEATHER, WEATHER, WEATHER, (FINAL, [])],
+    ("error_retry", "candidate"): [GEOCODE, WEATHER, ("The service timed out; retrying.",
+                                                      WEATHER[1]), (FINAL, [])],
+    ("reworded", "candidate"): [("I'll look up Paris first.", GEOCODE[1]),
+                                ("Now the current conditions.", WEATHER[1]), (REWORDED, [])],
+}
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Plays back a fixed list of turns; reports token usage like a provider would."""
+
+    turns: list[Turn]
+    position: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
+        return self
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        text, calls = self.turns[self.position]
+        self.position += 1
+        prompt = 250 + 60 * len(messages)
+        completion = 10 + len(text) // 4 + 8 * len(calls)
+        FACTS.llm_calls += 1
+        FACTS.prompt_tokens += prompt
+        FACTS.completion_tokens += completion
+        if not calls:
+            FACTS.final_output = text
+        usage = {"input_tokens": prompt, "output_tokens": completion,
+                 "total_tokens": prompt + completion}
+        message = AIMessage(
+            content=text,
+            tool_calls=[{"name": n, "args": a, "id": f"call_{uuid.uuid4().hex[:24]}",
+                         "type": "tool_call"} for n, a in calls],
+            usage_metadata=usage,
+            response_metadata={"token_usage": {"prompt_tokens": prompt,
+                                               "completion_tokens": completion,
+                                               "total_tokens": prompt + completion},
+                               "model_name": "scripted-chat-1",
+                               "finish_reason": "tool_calls" if calls else "stop"},
+        )
+        return ChatResult(generations=[ChatGeneration(message=message)],
+                          llm_output={"token_usage": usage, "model_name": "scripted-chat-1"})
+
+
+# ---------------------------------------------------------------- observers
+
+
+class SilentClient(Client):
+    """A LangSmith client that sends nothing."""
+
+    def create_run(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def update_run(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+class KeepingTracer(LangChainTracer):
+    """`LangChainTracer` that keeps the finished root run (with its `child_runs`)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.roots: list[Any] = []
+
+    def _persist_run(self, run: Any) -> None:
+        self.roots.append(run)
+
+
+warnings.filterwarnings("ignore", message="create_react_agent has been moved")
+PROVIDER = TracerProvider()
+SPANS = InMemorySpanExporter()
+PROVIDER.add_span_processor(SimpleSpanProcessor(SPANS))
+LangChainInstrumentor().instrument(tracer_provider=PROVIDER)
+
+
+# ---------------------------------------------------------------- one run → all shapes
+
+
+def run_once(scenario: str, side: str) -> dict[str, Any]:
+    """Run the agent once; return every shape plus the facts."""
+    global FACTS  # noqa: PLW0603 - the tools record into the run's facts
+    FACTS = Facts(fail_next_weather=(scenario, side) == ("error_retry", "candidate"))
+    SPANS.clear()
+    model = ScriptedChatModel(turns=SCRIPTS.get((scenario, side), BASELINE))
+    saver = InMemorySaver()
+    graph = create_react_agent(model, ToolNode(TOOLS, handle_tool_errors=True), prompt=PROMPT,
+                               checkpointer=saver, name=AGENT)
+    tracer = KeepingTracer(client=SilentClient(api_key="none", api_url="http://localhost:1",
+                                               auto_batch_tracing=False),
+                           project_name="agentdiff-capture")
+    config = {"configurable": {"thread_id": str(uuid.uuid4())}, "callbacks": [tracer]}
+    result = graph.invoke({"messages": [("user", TASK)]}, config)
+    tracer.wait_for_futures()
+    messages = result["messages"]
+    state = graph.get_state({"configurable": config["configurable"]})
+    checkpoint = saver.get_tuple({"configurable": config["configurable"]})
+    spans = SPANS.get_finished_spans()
+    root = tracer.roots[-1]
+    return {
+        "langgraph": {
+            "messages": messages_to_dict(messages), "lc_dumps": dumpd(result),
+            "model_dump": [m.model_dump() for m in messages],
+            "openai": convert_to_openai_messages(messages),
+            "state": jsonable(state._asdict()), "checkpoint": dumpd(checkpoint._asdict()),
+            "channel_values": dumpd(checkpoint.checkpoint),
+        },
+        "langsmith": {"nested": run_dump(root), "flat": flat_runs(root)},
+        "openinference": {"spans": [json.loads(s.to_json()) for s in spans],
+                          "otlp": otlp_document(spans),
+                          "otlp_jsonl": [otlp_document(spans[i:i + 4])
+                                         for i in range(0, len(spans), 4)]},
+        "facts": facts(scenario, side),
+    }
+
+
+def facts(scenario: str, side: str) -> dict[str, Any]:
+    """The live-run facts (without `source`, added per source)."""
+    return {"scenario": scenario, "side": side, "agent_name": AGENT,
+            "tool_calls": FACTS.tool_calls, "llm_calls": FACTS.llm_calls,
+            "prompt_tokens": FACTS.prompt_tokens, "completion_tokens": FACTS.completion_tokens,
+            "total_tokens": FACTS.prompt_tokens + FACTS.completion_tokens, "cost_usd": None,
+            "final_output": FACTS.final_output, "produced_by": PRODUCED_BY}
+
+
+def jsonable(value: Any) -> Any:
+    """Messages → `model_dump()`, named tuples → dicts, other objects → strings."""
+    if isinstance(value, BaseMessage):
+        return value.model_dump()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if hasattr(value, "_asdict"):
+        return jsonable(value._asdict())
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return value.isoformat() if isinstance(value, datetime) else str(value)
+
+
+RUN_INTERNALS = {"child_runs", "parent_run", "parent_dotted_order", "ls_client", "address",
+                 "replicas"}
+
+
+def run_dump(run: Any) -> dict[str, Any]:
+    """The run's fields as LangSmith's own serializer writes them, `child_runs` nested."""
+    dump = json.loads(dumps_json({k: v for k, v in run if k not in RUN_INTERNALS}))
+    dump["child_runs"] = [run_dump(child) for child in run.child_runs]
+    return dump
+
+
+def flat_runs(root: Any) -> list[dict[str, Any]]:
+    """Emulated `Client.list_runs` output: every run without `child_runs`, in dotted order."""
+    out: list[dict[str, Any]] = []
+
+    def walk(node: dict[str, Any]) -> None:
+        children = node.pop("child_runs", None) or []
+        out.append(node)
+        for child in children:
+            walk(child)
+
+    walk(run_dump(root))
+    return sorted(out, key=lambda r: r["dotted_order"])
+
+
+def otlp_document(spans: Any) -> dict[str, Any]:
+    """One OTLP/JSON TracesData document (ids as hex, as OTLP/JSON requires)."""
+    doc = MessageToDict(encode_spans(spans))
+    for resource in doc.get("resourceSpans", []):
+        for scope in resource.get("scopeSpans", []):
+            for span in scope.get("spans", []):
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if key in span:
+                        span[key] = base64.b64decode(span[key]).hex()
+    return doc
+
+
+# ---------------------------------------------------------------- writing
+
+SHAPES: dict[str, dict[str, tuple[str, str, bool, str]]] = {
+    "langgraph": {
+        "messages": ("langgraph", "<side>.messages.json", False,
+                     "messages_to_dict(result['messages'])"),
+        "lc_dumps": ("langgraph", "<side>.lc_dumps.json", False,
+                     "langchain_core.load.dumpd(result): constructor dumps of the result dict"),
+        "model_dump": ("langgraph", "<side>.model_dump.json", False,
+                       "bare list of message.model_dump()"),
+        "openai": ("langgraph", "<side>.openai.json", False,
+                   "convert_to_openai_messages(result['messages']): no ids, usage or status"),
+        "state": ("langgraph", "<side>.state.json", False,
+                  "graph.get_state(config) as JSON (values.messages as model_dump dicts)"),
+        "checkpoint": ("langgraph", "<side>.checkpoint.json", False,
+                       "dumpd(InMemorySaver.get_tuple(config)._asdict()): the CheckpointTuple"),
+        "channel_values": ("langgraph", "<side>.channel_values.json", False,
+                           "dumpd(checkpoint_tuple.checkpoint): the checkpoint dict"),
+    },
+    "langsmith": {
+        "nested": ("langsmith", "<side>.nested.json", False,
+                   "LangChainTracer root run with nested child_runs (LangSmith's serializer)"),
+        "flat": ("langsmith", "<side>.flat.json", True,
+                 ("list_runs-style flat list of the same runs without child_runs, sorted by "
+                  "dotted_order (built from the real run objects)")),
+    },
+    "openinference": {
+        "spans": ("openinference", "<side>.spans.json", False,
+                  "JSON list of ReadableSpan.to_json() dicts (InMemorySpanExporter)"),
+        "otlp": ("openinference", "<side>.otlp.json", False,
+                 "one OTLP/JSON TracesData document (encode_spans + MessageToDict, hex ids)"),
+        "otlp_jsonl": ("openinference", "<side>.otlp_jsonl.jsonl", False,
+                       "JSON Lines, one TracesData document per 4 spans (file-exporter style)"),
+    },
+}
+
+
+def scrub(text: str) -> str:
+    """Rewrite this machine's paths (in tracebacks) to `/app/...`."""
+    for prefix in sorted({sys.prefix, sys.base_prefix, str(Path.cwd()), str(Path.home())},
+                         key=len, reverse=True):
+        text = text.replace(prefix, "/app")
+    return re.sub(r'File \\"/(?!app/)[^"\\]*/', 'File \\"/app/', text)
+
+
+def write_json(path: Path, data: Any, *, lines: bool = False, compact: bool = False) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if lines:
+        text = "".join(json.dumps(doc, ensure_ascii=False) + "\n" for doc in data)
+    else:
+        text = json.dumps(data, indent=None if compact else 1, ensure_ascii=False) + "\n"
+    path.write_text(scrub(text), encoding="utf-8")
+
+
+def write_manifest(out: Path, source: str) -> None:
+    shapes = {name: {"adapter": adapter, "file": file, "emulated": emulated,
+                     "description": description}
+              for name, (adapter, file, emulated, description) in SHAPES[source].items()}
+    write_json(out / source / "manifest.json",
+               {"source": source, "capture_script": "scripts/capture/langchain.py",
+                "produced_by": PRODUCED_BY, "shapes": shapes})
+
+
+def main(out: Path) -> None:
+    for scenario in SCENARIOS:
+        for side in ("baseline", "candidate"):
+            captured = run_once(scenario, side)
+            for source, shapes in SHAPES.items():
+                folder = out / source / scenario
+                for shape, (_, file, _, _) in shapes.items():
+                    write_json(folder / file.replace("<side>", side), captured[source][shape],
+                               lines=file.endswith(".jsonl"), compact=source != "langgraph")
+                write_json(folder / f"{side}.facts.json",
+                           {"source": source, **captured["facts"]})
+            print(f"captured {scenario}/{side}: {len(captured['facts']['tool_calls'])} tool "
+                  f"calls, {captured['facts']['llm_calls']} llm calls")
+    for source in SHAPES:
+        write_manifest(out, source)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
