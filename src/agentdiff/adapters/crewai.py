@@ -1,0 +1,189 @@
+"""The `crewai` adapter: CrewAI kickoff output and CrewAI's own trace-event batch.
+
+Accepted documents:
+
+- `crew.kickoff()` output serialized with `CrewOutput.model_dump()`: `raw`, `tasks_output`,
+  `token_usage`. Each task is a `routing` step named `<role>/<task name>` that parents the steps
+  of its `messages` (read by the shared conversation engine, `adapters.messages`, with every
+  name prefixed by the agent's role: `Weather Researcher/get_weather`). `tool_failures` make the
+  failed call an `error` step with the failure text even when its message text looks normal
+  (matched by tool name + arguments, in order). A task without `messages` (older CrewAI, or a
+  simplified export) is one step. `token_usage` becomes the trace's `total_tokens` (no cost);
+  the messages carry no per-call usage, so steps have no tokens.
+- CrewAI's trace-event batch `{"events": [...]}` (see `adapters.crewai_events`).
+
+CrewOutput has no ids and no times: its trace id is a stable hash of the document and there is
+no latency. The agent name is the crew's roles in task order (the event batch has the crew name).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import orjson
+
+from agentdiff.adapters import crewai_events
+from agentdiff.adapters.base import BaseAdapter
+from agentdiff.adapters.messages import conversation_steps, normalize_messages
+from agentdiff.adapters.payloads import as_optional_payload, parse_json_string
+from agentdiff.errors import TraceFormatError
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+
+__all__ = ["CrewAIAdapter"]
+
+_SNIFF = 5
+
+
+class CrewAIAdapter(BaseAdapter):
+    """CrewAI: `CrewOutput.model_dump()` of `crew.kickoff()`, or the trace-event batch."""
+
+    name: ClassVar[str] = "crewai"
+    aliases: ClassVar[tuple[str, ...]] = ("crew", "crewai_events")
+    description: ClassVar[str] = (
+        "CrewAI kickoff output (CrewOutput.model_dump()) or its trace-event batch {events: [...]}"
+    )
+
+    @classmethod
+    def detect(cls, data: Any) -> bool:
+        """A CrewOutput dump (`tasks_output` + `raw`/`token_usage`) or a CrewAI event batch."""
+        return _is_kickoff(data) or crewai_events.is_event_batch(data)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AgentTrace:
+        """Build the trace from whichever CrewAI document `data` is."""
+        if not isinstance(data, dict):
+            msg = f"expected a CrewAI JSON object, got {type(data).__name__}"
+            raise TraceFormatError(msg)
+        for key, build in _SHAPES.items():
+            if key in data:
+                return build(data)
+        msg = "expected a CrewOutput dump (`tasks_output`) or an event batch (`events`)"
+        raise TraceFormatError(msg, hint="dump crew.kickoff() with model_dump(mode='json')")
+
+
+def _is_kickoff(data: Any) -> bool:
+    if not isinstance(data, dict) or not isinstance(data.get("tasks_output"), list):
+        return False
+    tasks = data["tasks_output"][:_SNIFF]
+    return ("raw" in data or "token_usage" in data) and all(
+        isinstance(t, dict) and ("raw" in t or "agent" in t) for t in tasks)
+
+
+# --------------------------------------------------------------------------- kickoff output
+def kickoff_trace(data: dict[str, Any]) -> AgentTrace:
+    """The trace of a `CrewOutput.model_dump()` document."""
+    tasks = data["tasks_output"]
+    if not isinstance(tasks, list):
+        msg = f"tasks_output: expected a list of task outputs, got {type(tasks).__name__}"
+        raise TraceFormatError(msg)
+    steps: list[TraceStep] = []
+    for i, task in enumerate(tasks):
+        steps.extend(_task_steps(task, i, len(steps)))
+    roles = [str(t["agent"]) for t in tasks if isinstance(t, dict) and t.get("agent")]
+    usage = data.get("token_usage")
+    return AgentTrace(
+        trace_id=f"crewai-{_content_hash(data)}",
+        agent_name=", ".join(dict.fromkeys(roles)) or "crew",
+        task_input=_task_input(tasks),
+        final_output=as_optional_payload(data.get("raw")),
+        steps=steps,
+        total_tokens=_token_usage(usage),
+        metadata={"crewai_token_usage": usage} if isinstance(usage, dict) else None,
+    )
+
+
+def _task_steps(task: Any, i: int, start: int) -> list[TraceStep]:
+    path = f"tasks_output[{i}]"
+    if not isinstance(task, dict):
+        msg = f"{path}: expected a task output object, got {type(task).__name__}"
+        raise TraceFormatError(msg)
+    role = str(task.get("agent") or "agent")
+    task_id = f"task-{i}"
+    head = TraceStep(
+        step_id=task_id, step_index=start, step_type=StepType.ROUTING,
+        name=f"{role}/{task.get('name') or task.get('summary') or f'task {i}'}",
+        input_payload={k: task[k] for k in ("description", "expected_output") if k in task},
+        output_payload=as_optional_payload(task.get("json_dict") or task.get("raw")),
+        metadata={"agent_role": role, "output_format": task.get("output_format"),
+                  "summary": task.get("summary")},
+    )
+    steps = [head]
+    messages = task.get("messages")
+    if messages is not None:
+        steps += conversation_steps(normalize_messages(messages, path=f"{path}.messages"),
+                                    name_prefix=f"{role}/", id_prefix=f"{task_id}/",
+                                    parent_id=task_id, start_index=start + 1)
+    failures = _failures(task.get("tool_failures"), f"{path}.tool_failures")
+    return _apply_failures(steps, failures, role, task_id)
+
+
+def _failures(raw: Any, path: str) -> list[dict[str, Any]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(isinstance(f, dict) for f in raw):
+        msg = f"{path}: expected a list of ToolFailureRecord objects"
+        raise TraceFormatError(msg)
+    return raw
+
+
+def _apply_failures(steps: list[TraceStep], failures: list[dict[str, Any]], role: str,
+                    task_id: str) -> list[TraceStep]:
+    """Mark the tool step of each failure as an error, or add one when no message shows it."""
+    taken: set[int] = set()
+    for failure in failures:
+        name = f"{role}/{failure.get('tool_name') or 'tool'}"
+        args = parse_json_string(failure.get("tool_args"))
+        text = crewai_events.failure_text(failure.get("failure"))
+        hit = _match(steps, taken, name, args if isinstance(args, dict) else {}, text)
+        update = {"status": StepStatus.ERROR, "error_message": text}
+        if hit is None:
+            steps.append(TraceStep(
+                step_id=f"{task_id}/failure-{len(taken)}", parent_id=task_id,
+                step_index=steps[-1].step_index + 1, step_type=StepType.TOOL_CALL, name=name,
+                input_payload=args if isinstance(args, dict) else {}, output_payload=None,
+                metadata={"tool_failure": failure}, **update))
+            hit = len(steps) - 1
+        else:
+            meta = {**(steps[hit].metadata or {}), "tool_failure": failure}
+            steps[hit] = steps[hit].model_copy(update={**update, "metadata": meta})
+        taken.add(hit)
+    return steps
+
+
+def _match(steps: list[TraceStep], taken: set[int], name: str, args: dict[str, Any],
+           text: str) -> int | None:
+    """The first untaken tool step with this name and arguments, preferring one showing `text`."""
+    candidates = [i for i, s in enumerate(steps) if i not in taken
+                  and s.step_type is StepType.TOOL_CALL and s.name == name
+                  and s.input_payload == args]
+    showing = [i for i in candidates if text and text in str(steps[i].output_payload)]
+    found = showing or candidates
+    return found[0] if found else None
+
+
+def _task_input(tasks: list[Any]) -> dict[str, Any]:
+    keys = ("name", "agent", "description", "expected_output")
+    return {"tasks": [{k: t.get(k) for k in keys} for t in tasks if isinstance(t, dict)]}
+
+
+def _token_usage(usage: Any) -> TokenUsage | None:
+    """`UsageMetrics` → `TokenUsage`; all zeros with no successful request means untracked."""
+    if not isinstance(usage, dict):
+        return None
+    counts = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    if not any(counts.values()) and not usage.get("successful_requests"):
+        return None
+    return TokenUsage(**{k: v if isinstance(v, int) else None for k, v in counts.items()})
+
+
+def _content_hash(data: Any) -> str:
+    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+
+
+_SHAPES: dict[str, Callable[[dict[str, Any]], AgentTrace]] = {
+    "tasks_output": kickoff_trace,
+    "events": crewai_events.events_trace,
+}
+"""Top-level key → builder; the first key present picks the shape."""

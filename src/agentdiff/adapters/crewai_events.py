@@ -1,0 +1,306 @@
+"""CrewAI's trace-event batch → an `AgentTrace` (used by the `crewai` adapter).
+
+The batch is what CrewAI's `TraceBatchManager` posts to its tracing backend:
+`{"events": [TraceEvent, ...], "batch_metadata": {...}}`, each event
+`{"event_id", "timestamp", "type", "event_data", "emission_sequence", "parent_event_id", ...}`,
+in emission order. Mapping:
+
+- `task_started` … `task_completed` / `task_failed` → a `routing` step `<role>/<task name>`
+  (a root);
+- `llm_call_started` … `llm_call_completed` / `llm_call_failed` (paired by `call_id`) → an
+  `llm_call` step `<role>/<model>` under its task, with that call's `usage`;
+- `tool_usage_started` … `tool_usage_finished` / `tool_usage_error` (paired by
+  `started_event_id`) → a `tool_call` step `<role>/<tool>` under the LLM call that asked for it;
+- `tool_failure_detected` marks the matching tool step `error` with the failure message.
+
+Crew, agent, flow and log events give the trace its name, input, output and times, and are not
+steps. Times come from each event's `timestamp` (UTC); tokens are counted once per LLM call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from agentdiff.adapters.payloads import as_optional_payload, as_payload, parse_json_string
+from agentdiff.adapters.timestamps import duration_ms, parse_iso, timing_metadata
+from agentdiff.errors import TraceFormatError
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+
+__all__ = ["events_trace", "failure_text", "is_event_batch"]
+
+_SNIFF = 5
+_CREWAI_TYPES = frozenset({
+    "default_env", "crew_kickoff_started", "crew_kickoff_completed", "crew_kickoff_failed",
+    "task_started", "task_completed", "task_failed", "agent_execution_started",
+    "llm_call_started", "llm_call_completed", "tool_usage_started", "tool_usage_finished",
+    "tool_usage_error", "flow_started", "flow_created", "method_execution_started",
+})
+
+
+def is_event_batch(data: Any) -> bool:
+    """`{"events": [...]}` whose first items are CrewAI trace events (`type` + `event_data`)."""
+    events = data.get("events") if isinstance(data, dict) else None
+    if not isinstance(events, list) or not events:
+        return False
+    head = events[:_SNIFF]
+    return all(isinstance(e, dict) and isinstance(e.get("event_data"), dict)
+               and isinstance(e.get("type"), str) for e in head) and any(
+        e["type"] in _CREWAI_TYPES for e in head)
+
+
+@dataclass
+class _Draft:
+    """A step under construction: the fields of a `TraceStep`, finished by later events."""
+
+    fields: dict[str, Any]
+    started: datetime | None = None
+    ended: datetime | None = None
+    task_key: str | None = None
+
+
+@dataclass
+class _Walk:
+    """State while walking the events in order."""
+
+    drafts: list[_Draft] = field(default_factory=list)
+    tasks: dict[str, _Draft] = field(default_factory=dict)
+    llm_calls: dict[str, _Draft] = field(default_factory=dict)
+    tools: dict[str, _Draft] = field(default_factory=dict)
+    last_llm: dict[str | None, _Draft] = field(default_factory=dict)
+    current_task: str | None = None
+    crew: dict[str, Any] = field(default_factory=dict)
+
+    def add(self, event: dict[str, Any], step_type: StepType, name: str, parent: _Draft | None,
+            **fields: Any) -> _Draft:
+        draft = _Draft({"step_id": str(event.get("event_id") or f"event-{len(self.drafts)}"),
+                        "parent_id": parent.fields["step_id"] if parent else None,
+                        "step_type": step_type, "name": name, **fields},
+                       started=_time(event), task_key=self.current_task)
+        self.drafts.append(draft)
+        return draft
+
+    def task_of(self, data: dict[str, Any]) -> _Draft | None:
+        key = data.get("task_id")
+        return self.tasks.get(str(key)) if key else self.tasks.get(self.current_task or "")
+
+
+def _time(event: dict[str, Any]) -> datetime | None:
+    value = event.get("timestamp")
+    return parse_iso(value) if isinstance(value, str) else None
+
+
+def _role(walk: _Walk, data: dict[str, Any]) -> str:
+    task = walk.task_of(data)
+    role = data.get("agent_role") or (task.fields["metadata"]["agent_role"] if task else None)
+    return str(role or "agent")
+
+
+def _finish(draft: _Draft | None, event: dict[str, Any], **update: Any) -> None:
+    if draft is not None:
+        draft.ended = _time(event)
+        draft.fields.update(update)
+
+
+# --------------------------------------------------------------------------- handlers
+def _task_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
+    key = str(data.get("task_id") or event.get("event_id"))
+    walk.current_task = key
+    role = str(data.get("agent_role") or "agent")
+    name = data.get("task_name") or data.get("task_display_name") or "task"
+    walk.tasks[key] = walk.add(
+        event, StepType.ROUTING, f"{role}/{name}", None,
+        input_payload={k: data[k] for k in ("task_description", "expected_output", "context")
+                       if data.get(k)},
+        metadata={"agent_role": role, "task_id": data.get("task_id")})
+
+
+def _task_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
+    failed = event["type"] == "task_failed"
+    _finish(walk.task_of(data), event, output_payload=as_optional_payload(data.get("output_raw")),
+            **_error_fields(data.get("error")) if failed else {})
+
+
+def _llm_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
+    draft = walk.add(event, StepType.LLM_CALL, f"{_role(walk, data)}/{data.get('model') or 'llm'}",
+                     walk.task_of(data), input_payload={"messages": data.get("messages")},
+                     metadata={"call_id": data.get("call_id"), "model": data.get("model")})
+    walk.llm_calls[str(data.get("call_id") or event.get("event_id"))] = draft
+    walk.last_llm[walk.current_task] = draft
+
+
+def _llm_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
+    draft = walk.llm_calls.pop(str(data.get("call_id") or data.get("started_event_id")), None)
+    if event["type"] == "llm_call_failed":
+        _finish(draft, event, **_error_fields(data.get("error")))
+        return
+    output = {"response": _clean_response(data.get("response")),
+              "call_type": data.get("call_type"), "finish_reason": data.get("finish_reason")}
+    _finish(draft, event, output_payload=output, tokens=_usage(data.get("usage")))
+
+
+def _tool_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
+    parent = walk.last_llm.get(walk.current_task) or walk.task_of(data)
+    draft = walk.add(event, StepType.TOOL_CALL, f"{_role(walk, data)}/{data.get('tool_name')}",
+                     parent, input_payload=as_payload(data.get("tool_args")),
+                     metadata={"run_attempts": data.get("run_attempts")})
+    walk.tools[str(event.get("event_id"))] = draft
+
+
+def _tool_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
+    draft = walk.tools.pop(str(data.get("started_event_id")), None) or _open_tool(walk, data)
+    if event["type"] == "tool_usage_error":
+        _finish(draft, event, **_error_fields(data.get("error")))
+        return
+    failure = data.get("failure")
+    _finish(draft, event, output_payload=as_optional_payload(data.get("output")),
+            **_error_fields(failure_text(failure)) if failure else {})
+    if draft is not None:
+        draft.fields["metadata"]["from_cache"] = data.get("from_cache")
+
+
+def _tool_failure(walk: _Walk, _event: dict[str, Any], data: dict[str, Any]) -> None:
+    """`tool_failure_detected` → the latest matching tool step is an error with the message."""
+    name, args = f"{_role(walk, data)}/{data.get('tool_name')}", as_payload(data.get("tool_args"))
+    for draft in reversed(walk.drafts):
+        if draft.fields["step_type"] is StepType.TOOL_CALL and draft.fields["name"] == name \
+                and draft.fields["input_payload"] == args:
+            draft.fields.update(_error_fields(failure_text(data.get("failure"))))
+            draft.fields["metadata"]["tool_failure"] = data.get("failure")
+            return
+
+
+def _open_tool(walk: _Walk, data: dict[str, Any]) -> _Draft | None:
+    """An unpaired end event: the oldest open tool step with the same tool name."""
+    for key, draft in walk.tools.items():
+        if draft.fields["name"].endswith(f"/{data.get('tool_name')}"):
+            return walk.tools.pop(key)
+    return None
+
+
+def _crew_event(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
+    walk.crew[event["type"]] = {**data, "_time": _time(event), "_id": event.get("event_id")}
+
+
+_HANDLERS: dict[str, Callable[[_Walk, dict[str, Any], dict[str, Any]], None]] = {
+    "task_started": _task_started, "task_completed": _task_ended, "task_failed": _task_ended,
+    "llm_call_started": _llm_started, "llm_call_completed": _llm_ended,
+    "llm_call_failed": _llm_ended, "tool_usage_started": _tool_started,
+    "tool_usage_finished": _tool_ended, "tool_usage_error": _tool_ended,
+    "tool_failure_detected": _tool_failure, "crew_kickoff_started": _crew_event,
+    "crew_kickoff_completed": _crew_event, "crew_kickoff_failed": _crew_event,
+}
+"""Event type → handler; other types (flow, agent, log, memory events) are not steps."""
+
+
+# --------------------------------------------------------------------------- values
+def _error_fields(error: Any) -> dict[str, Any]:
+    return {"status": StepStatus.ERROR, "error_message": str(error or "error")}
+
+
+def failure_text(failure: Any) -> str:
+    """The message of a CrewAI tool failure (a `{message, reason, code}` dict or, earlier, text)."""
+    if isinstance(failure, dict):
+        return str(failure.get("message") or failure.get("reason") or failure)
+    return str(failure)
+
+
+def _unquote(value: Any) -> Any:
+    """CrewAI's event serializer writes some strings as their repr (`"'geocode'"`)."""
+    if isinstance(value, str) and len(value) > 1 and value.startswith("'") and value.endswith("'"):
+        return value[1:-1]
+    return value
+
+
+def _clean_response(response: Any) -> Any:
+    if not isinstance(response, list):
+        return response
+    calls = []
+    for call in response:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            calls.append(call)
+            continue
+        calls.append({"id": call.get("id"), "name": _unquote(function.get("name")),
+                      "arguments": parse_json_string(_unquote(function.get("arguments")))})
+    return calls
+
+
+def _usage(usage: Any) -> TokenUsage | None:
+    if not isinstance(usage, dict):
+        return None
+    counts = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    known = {k: v for k, v in counts.items() if isinstance(v, int) and v >= 0}
+    return TokenUsage(**known) if known else None
+
+
+def _sum_usage(steps: list[TraceStep], crew_total: Any) -> TokenUsage | None:
+    usages = [s.tokens for s in steps if s.tokens is not None]
+    if not usages:
+        return TokenUsage(total_tokens=crew_total) if isinstance(crew_total, int) else None
+
+    def total(attr: str) -> int | None:
+        known = [getattr(u, attr) for u in usages if getattr(u, attr) is not None]
+        return sum(known) if known else None
+
+    return TokenUsage(prompt_tokens=total("prompt_tokens"),
+                      completion_tokens=total("completion_tokens"),
+                      total_tokens=total("total_tokens"))
+
+
+# --------------------------------------------------------------------------- the trace
+def _walk(events: Any) -> _Walk:
+    if not isinstance(events, list):
+        msg = f"events: expected a list of CrewAI trace events, got {type(events).__name__}"
+        raise TraceFormatError(msg)
+    walk = _Walk()
+    for i, event in enumerate(events):
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            msg = f"events[{i}]: expected a trace event object with a string `type`"
+            raise TraceFormatError(msg)
+        data = event.get("event_data")
+        if not isinstance(data, dict):
+            msg = f"events[{i}].event_data: expected an object, got {type(data).__name__}"
+            raise TraceFormatError(msg)
+        handler = _HANDLERS.get(event["type"])
+        if handler is not None:
+            handler(walk, event, data)
+    return walk
+
+
+def _step(draft: _Draft, index: int) -> TraceStep:
+    meta = {**draft.fields.pop("metadata", {}), **timing_metadata(draft.started, draft.ended)}
+    return TraceStep(step_index=index, latency_ms=duration_ms(draft.started, draft.ended),
+                     metadata=meta, **draft.fields)
+
+
+def events_trace(data: dict[str, Any]) -> AgentTrace:
+    """The trace of a CrewAI trace-event batch."""
+    walk = _walk(data["events"])
+    steps = [_step(draft, i) for i, draft in enumerate(walk.drafts)]
+    started = walk.crew.get("crew_kickoff_started", {})
+    ended = walk.crew.get("crew_kickoff_completed") or walk.crew.get("crew_kickoff_failed") or {}
+    roles = [s.metadata["agent_role"] for s in steps
+             if s.step_type is StepType.ROUTING and s.metadata]
+    output = ended.get("output")
+    final = output.get("raw") if isinstance(output, dict) else output
+    if final is None:
+        final = next((s.output_payload for s in reversed(steps)
+                      if s.step_type is StepType.ROUTING and s.output_payload), None)
+    trace_id = data.get("trace_id") or data.get("batch_id") or started.get("_id")
+    return AgentTrace(
+        trace_id=str(trace_id or "crewai-" + hashlib.sha256(orjson.dumps(data)).hexdigest()[:16]),
+        agent_name=str(started.get("crew_name") or ", ".join(dict.fromkeys(roles)) or "crew"),
+        task_input=as_payload(started.get("inputs")),
+        final_output=as_optional_payload(final),
+        steps=steps,
+        total_latency_ms=duration_ms(started.get("_time"), ended.get("_time")),
+        total_tokens=_sum_usage(steps, ended.get("total_tokens")),
+        metadata={"batch_metadata": data.get("batch_metadata"),
+                  **({"crew_error": str(ended["error"])} if ended.get("error") else {})},
+    )
