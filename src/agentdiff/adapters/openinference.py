@@ -5,8 +5,9 @@ Inputs: a JSON list of `ReadableSpan.to_json()` / Phoenix span dicts, or OTLP/JS
 meaning of each span is `semconv.describe_span` (its docstring holds the step-type table).
 
 - **Steps.** One per span carrying OpenInference or GenAI attributes. Other spans (HTTP/DB
-  clients, framework internals) are dropped unless an agent span sits below them; children of a
-  dropped span hang under its nearest kept ancestor; `metadata["dropped_spans"]` counts the drops.
+  clients, framework internals) are dropped unless they wrap the agent from outside (agent spans
+  below, none above: kept as `routing`); children of a dropped span hang under its nearest kept
+  ancestor; `metadata["dropped_spans"]` counts the drops.
 - **Roots** are spans without a parent or whose parent is not in the file (kept in step metadata
   as `otel_parent_id`).
 - **Order.** `step_index` follows start time, parents before children, then file order.
@@ -57,8 +58,8 @@ class OpenInferenceAdapter(BaseAdapter):
 
     @classmethod
     def trace_ids(cls, data: Any) -> list[str]:
-        """Distinct trace ids, in order of first appearance."""
-        return list(dict.fromkeys(_raw_trace_id(raw) for raw in _iter_raw_spans(data)))
+        """Distinct trace ids, in order of first appearance (spans without one are not counted)."""
+        return list(dict.fromkeys(i for raw in _iter_raw_spans(data) if (i := _raw_trace_id(raw))))
 
     @classmethod
     def select_trace(cls, data: Any, trace_id: str) -> Any:

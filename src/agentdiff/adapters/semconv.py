@@ -159,17 +159,22 @@ def describe_span(span: OtelSpan) -> SpanFacts | None:
 
 
 def error_message(span: OtelSpan) -> str | None:
-    """Why an ERROR span failed: status message, else the `exception` event, else attributes."""
+    """Why an ERROR span failed, as one line.
+
+    The status message when it is one line; otherwise (some instrumentors append the whole
+    traceback to it) the `exception` event's message, else the status message's first line;
+    with no status message, the `exception` event or `exception.message` / `error.type`.
+    """
     if span.status_code != "ERROR":
         return None
-    if span.status_message:
-        return span.status_message
-    for event in span.events:
-        if event.get("name") == "exception":
-            message = (event.get("attributes") or {}).get("exception.message")
-            if message:
-                return str(message)
-    return _str_or_none(first(span.attributes, ("exception.message", "error.type")))
+    status = (span.status_message or "").strip()
+    if status and "\n" not in status:
+        return status
+    event_message = next(
+        (str(m) for e in span.events if e.get("name") == "exception"
+         and (m := (e.get("attributes") or {}).get("exception.message"))), None)
+    return (event_message or (status.splitlines()[0] if status else None)
+            or _str_or_none(first(span.attributes, ("exception.message", "error.type"))))
 
 
 def token_usage(attrs: dict[str, Any]) -> TokenUsage | None:

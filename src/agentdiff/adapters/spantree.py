@@ -1,8 +1,10 @@
 """The parent/child structure of a set of OTel spans, with non-agent spans pruned.
 
-`SpanTree(spans, keep)` keeps the spans in `keep` and every other span that has a kept span below
-it (so an agent nested under an HTTP server span keeps its place); the rest are dropped and their
-children re-hang under the nearest kept ancestor. A span whose parent is not in the file is a root.
+`SpanTree(spans, keep)` keeps the spans in `keep` (the agent spans) and every other span that wraps
+agent spans from outside (an agent span below it, none above it: an HTTP server span around the
+whole run keeps its place as the root). Every other span is dropped (HTTP/DB client calls, and
+framework internals between agent spans) and its children re-hang under the nearest kept
+ancestor. A span whose parent is not in the file is a root.
 """
 
 from __future__ import annotations
@@ -29,13 +31,22 @@ class SpanTree:
         self.kept = self._close_over_ancestors(keep)
 
     def _close_over_ancestors(self, keep: set[str]) -> set[str]:
-        kept: set[str] = set()
-        for span_id in keep:
-            node = self.by_id.get(span_id)
-            while node is not None and node.span_id not in kept:
-                kept.add(node.span_id)
-                node = self._parent(node)
+        kept = {span_id for span_id in keep if span_id in self.by_id}
+        for span_id in list(kept):
+            wrappers = [a for a in self._ancestors(self.by_id[span_id]) if a.span_id not in keep]
+            if len(wrappers) == len(self._ancestors(self.by_id[span_id])):
+                kept.update(a.span_id for a in wrappers)  # no agent span above: outer wrappers
         return kept
+
+    def _ancestors(self, span: OtelSpan) -> list[OtelSpan]:
+        chain: list[OtelSpan] = []
+        seen = {span.span_id}
+        node = self._parent(span)
+        while node is not None and node.span_id not in seen:
+            chain.append(node)
+            seen.add(node.span_id)
+            node = self._parent(node)
+        return chain
 
     def _parent(self, span: OtelSpan) -> OtelSpan | None:
         parent = self.by_id.get(span.parent_id) if span.parent_id else None
@@ -43,14 +54,7 @@ class SpanTree:
 
     def kept_parent(self, span: OtelSpan) -> str | None:
         """The id of the nearest kept ancestor; `None` for a root."""
-        node = self._parent(span)
-        seen = {span.span_id}
-        while node is not None and node.span_id not in seen:
-            if node.span_id in self.kept:
-                return node.span_id
-            seen.add(node.span_id)
-            node = self._parent(node)
-        return None
+        return next((a.span_id for a in self._ancestors(span) if a.span_id in self.kept), None)
 
     def roots(self) -> list[OtelSpan]:
         """Kept spans without a kept ancestor, in file order."""
@@ -79,7 +83,7 @@ class SpanTree:
         return (min(starts) if starts else None, max(ends) if ends else None)
 
     def dropped_count(self) -> int:
-        """How many spans carry no agent meaning and have no agent span below them."""
+        """How many spans were dropped (no agent meaning, not an outer wrapper of agent spans)."""
         return len(self.spans) - len(self.kept)
 
 

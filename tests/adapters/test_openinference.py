@@ -1,0 +1,390 @@
+"""The `openinference` adapter on real SDK output, checked against facts recorded in the live run.
+
+Real fixtures: `tests/fixtures/real/genai/` (pydantic-ai GenAI-semconv spans, formats 2/5/6) and
+`tests/fixtures/real/openinference/` (LangChain/LangGraph under the OpenInference instrumentor),
+each `<scenario>/<side>.<shape>` beside `<side>.facts.json`. Variants of the real files (an HTTP
+span inserted, kinds renamed, two traces in one file) are made in memory or in `tmp_path`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from agentdiff.adapters.openinference import OpenInferenceAdapter
+from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
+from agentdiff.loader import load_trace, parse_trace_data, read_document
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
+
+REAL = Path(__file__).parents[1] / "fixtures" / "real"
+SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
+SOURCES = ("genai", "openinference")
+SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
+AGENT_KINDS = {"AGENT", "genai:invoke_agent"}
+
+
+def _cases() -> list[Any]:
+    cases = []
+    for source in SOURCES:
+        manifest_path = REAL / source / "manifest.json"
+        if not manifest_path.exists():
+            continue
+        manifest = json.loads(manifest_path.read_text())
+        for shape, info in manifest["shapes"].items():
+            cases.extend(
+                pytest.param(source, scenario, side, info["file"].replace("<side>", side),
+                             id=f"{source}-{shape}-{scenario}-{side}")
+                for scenario in SCENARIOS for side in ("baseline", "candidate"))
+    return cases
+
+
+CASES = _cases()
+
+
+def _facts(source: str, scenario: str, side: str) -> dict[str, Any]:
+    return json.loads((REAL / source / scenario / f"{side}.facts.json").read_text())
+
+
+def _load(path: Path, adapter: str | None = None) -> AgentTrace:
+    return load_trace(path, adapter)
+
+
+def _of_type(trace: AgentTrace, step_type: StepType) -> list[TraceStep]:
+    return [s for s in trace.steps if s.step_type is step_type]
+
+
+def test_genai_matrix_is_complete() -> None:
+    sources = {c.values[0] for c in CASES}
+    assert "genai" in sources
+    assert sum(1 for c in CASES if c.values[0] == "genai") == 3 * len(SCENARIOS) * 2
+
+
+@pytest.mark.parametrize(("source", "scenario", "side", "name"), CASES)
+def test_real_fixture_matches_live_facts(source: str, scenario: str, side: str, name: str) -> None:
+    path = REAL / source / scenario / name
+    facts = _facts(source, scenario, side)
+    trace = _load(path)
+    assert trace.metadata is not None
+    assert trace.metadata["source_format"] == "openinference"
+    assert _load(path, "openinference").model_dump() == trace.model_dump()
+
+    tools = _of_type(trace, StepType.TOOL_CALL)
+    assert [t.name for t in tools] == [c["name"] for c in facts["tool_calls"]]
+    assert [t.input_payload for t in tools] == [c["arguments"] for c in facts["tool_calls"]]
+    for step, call in zip(tools, facts["tool_calls"], strict=True):
+        if call["error"] is None:
+            assert step.status is StepStatus.SUCCESS
+            assert step.error_message is None
+        else:
+            assert step.status is StepStatus.ERROR
+            assert step.error_message is not None
+            assert call["error"] in step.error_message
+            assert "\n" not in step.error_message
+    assert len(_of_type(trace, StepType.LLM_CALL)) == facts["llm_calls"]
+    _check_tokens(trace, facts)
+    assert trace.agent_name == facts["agent_name"]
+    if facts["final_output"] is not None:
+        assert facts["final_output"] in orjson.dumps(trace.final_output).decode()
+
+
+def _check_tokens(trace: AgentTrace, facts: dict[str, Any]) -> None:
+    if facts["total_tokens"] is None:
+        assert trace.total_tokens is None or trace.total_tokens.total_tokens is None
+        return
+    assert trace.total_tokens is not None
+    assert trace.total_tokens.prompt_tokens == facts["prompt_tokens"]
+    assert trace.total_tokens.completion_tokens == facts["completion_tokens"]
+    assert trace.total_tokens.total_tokens == facts["total_tokens"]
+    assert trace.total_tokens.estimated_cost_usd == facts["cost_usd"]
+    assert all(s.tokens is None for s in trace.steps if s.step_type is not StepType.LLM_CALL)
+
+
+@pytest.mark.parametrize(("source", "scenario", "side", "name"), CASES)
+def test_real_fixture_structure(source: str, scenario: str, side: str, name: str) -> None:
+    trace = _load(REAL / source / scenario / name)
+    by_id = trace.step_map()
+    assert [s.step_index for s in trace.steps] == list(range(len(trace.steps)))
+    assert trace.metadata is not None
+    assert not trace.metadata.get("warnings")
+    for step in trace.steps:
+        assert step.parent_id is None or step.parent_id in by_id
+        if step.parent_id is not None:
+            assert by_id[step.parent_id].step_index < step.step_index
+        assert step.latency_ms is not None
+        assert step.metadata is not None
+        assert step.metadata["started_at"] <= step.metadata["ended_at"]
+    roots = [s for s in trace.steps if s.parent_id is None]
+    assert len(roots) == 1
+    assert roots[0].metadata is not None
+    assert roots[0].metadata["span_kind"] in AGENT_KINDS
+    for tool in _of_type(trace, StepType.TOOL_CALL):
+        assert _ancestors(tool, by_id)[-1] is roots[0]
+    leaves = [s for s in trace.steps if s.step_type in (StepType.TOOL_CALL, StepType.LLM_CALL)]
+    starts = [s.metadata["started_at"] for s in leaves if s.metadata]
+    assert starts == sorted(starts)
+    assert trace.total_latency_ms is not None
+    assert trace.total_latency_ms >= max(s.latency_ms or 0 for s in trace.steps)
+
+
+def _ancestors(step: TraceStep, by_id: dict[str, TraceStep]) -> list[TraceStep]:
+    chain = []
+    while step.parent_id is not None:
+        step = by_id[step.parent_id]
+        chain.append(step)
+    return chain
+
+
+def _genai_doc(scenario: str = "error_retry", side: str = "candidate") -> list[dict[str, Any]]:
+    data = read_document(REAL / "genai" / scenario / f"{side}.spans.json")
+    assert isinstance(data, list)
+    return data
+
+
+def _span(doc: list[dict[str, Any]], operation: str) -> dict[str, Any]:
+    return next(s for s in doc if s["attributes"].get("gen_ai.operation.name") == operation)
+
+
+def test_genai_tool_error_comes_from_the_exception_event() -> None:
+    doc = _genai_doc()
+    failed = next(s for s in doc if s["status"]["status_code"] == "ERROR")
+    assert "description" not in failed["status"]
+    trace = parse_trace_data(doc)
+    step = trace.step_map()[failed["context"]["span_id"].removeprefix("0x")]
+    assert step.status is StepStatus.ERROR
+    assert step.error_message == failed["events"][0]["attributes"]["exception.message"]
+
+
+def test_legacy_genai_tool_attributes_are_read() -> None:
+    doc = read_document(REAL / "genai" / "detour" / "candidate.legacy.spans.json")
+    tool_spans = [s for s in doc if "tool_arguments" in s["attributes"]]
+    assert tool_spans
+    assert all("gen_ai.tool.call.arguments" not in s["attributes"] for s in tool_spans)
+    trace = parse_trace_data(doc)
+    search = next(s for s in trace.steps if s.name == "web_search")
+    assert search.input_payload == {"query": "Paris weather right now"}
+    assert search.output_payload is not None
+
+
+def test_old_genai_token_and_provider_names() -> None:
+    doc = copy.deepcopy(_genai_doc())
+    chats = [s for s in doc if s["attributes"].get("gen_ai.operation.name") == "chat"]
+    expected = 0
+    for span in chats:
+        attrs = span["attributes"]
+        attrs["gen_ai.usage.prompt_tokens"] = attrs.pop("gen_ai.usage.input_tokens")
+        attrs["gen_ai.usage.completion_tokens"] = attrs.pop("gen_ai.usage.output_tokens")
+        attrs.pop("gen_ai.provider.name")
+        attrs["gen_ai.operation.name"] = "text_completion"
+        expected += attrs["gen_ai.usage.prompt_tokens"] + attrs["gen_ai.usage.completion_tokens"]
+    trace = parse_trace_data(doc, "otel")
+    assert trace.total_tokens is not None
+    assert trace.total_tokens.total_tokens == expected
+    llm = _of_type(trace, StepType.LLM_CALL)
+    assert len(llm) == len(chats)
+    assert all(s.metadata and s.metadata["provider"] == "function" for s in llm)
+
+
+@pytest.mark.parametrize(("kind", "step_type"), [
+    ("RETRIEVER", StepType.TOOL_CALL), ("RERANKER", StepType.TOOL_CALL),
+    ("EMBEDDING", StepType.LLM_CALL), ("GUARDRAIL", StepType.THOUGHT),
+    ("EVALUATOR", StepType.THOUGHT), ("PROMPT", StepType.THOUGHT),
+    ("CHAIN", StepType.ROUTING), ("UNKNOWN", StepType.ROUTING), ("BRAND_NEW", StepType.ROUTING),
+])
+def test_openinference_kinds_are_mapped_deliberately(kind: str, step_type: StepType) -> None:
+    doc = copy.deepcopy(_genai_doc())
+    span = _span(doc, "execute_tool")
+    span["attributes"]["openinference.span.kind"] = kind
+    step = parse_trace_data(doc).step_map()[span["context"]["span_id"].removeprefix("0x")]
+    assert step.step_type is step_type
+    assert step.metadata is not None
+    assert step.metadata["span_kind"] == kind
+
+
+def test_plain_spans_are_dropped_and_children_reparented() -> None:
+    doc = copy.deepcopy(_genai_doc())
+    root = next(s for s in doc if s["parent_id"] is None)
+    chat = _span(doc, "chat")
+    http = copy.deepcopy(chat)
+    http.update(name="POST /v1/chat/completions", attributes={"http.method": "POST"},
+                parent_id=root["context"]["span_id"], events=[])
+    http["context"]["span_id"] = "0x00000000000000aa"
+    chat["parent_id"] = http["context"]["span_id"]
+    leaf = copy.deepcopy(http)
+    leaf["context"]["span_id"] = "0x00000000000000bb"
+    leaf["parent_id"] = chat["context"]["span_id"]
+    trace = parse_trace_data([*doc, http, leaf])
+    steps = trace.step_map()
+    assert "00000000000000aa" not in steps
+    assert "00000000000000bb" not in steps
+    assert steps[chat["context"]["span_id"][2:]].parent_id == root["context"]["span_id"][2:]
+    assert trace.metadata is not None
+    assert trace.metadata["dropped_spans"] == 2
+
+
+def test_plain_span_above_the_agent_is_kept_as_routing() -> None:
+    doc = copy.deepcopy(_genai_doc())
+    root = next(s for s in doc if s["parent_id"] is None)
+    server = copy.deepcopy(root)
+    server.update(name="GET /ask", attributes={"http.route": "/ask"}, parent_id=None, events=[],
+                  kind="SpanKind.SERVER")
+    server["context"]["span_id"] = "0x00000000000000cc"
+    root["parent_id"] = server["context"]["span_id"]
+    trace = parse_trace_data([server, *doc])
+    first = trace.steps[0]
+    assert (first.step_id, first.step_type, first.parent_id) == (
+        "00000000000000cc", StepType.ROUTING, None)
+    assert trace.agent_name == "weather_agent"
+    assert trace.metadata is not None
+    assert trace.metadata["dropped_spans"] == 0
+
+
+def test_parent_outside_the_file_makes_a_root() -> None:
+    doc = copy.deepcopy(_genai_doc())
+    root = next(s for s in doc if s["parent_id"] is None)
+    root["parent_id"] = "0x1234567890abcdef"
+    trace = parse_trace_data(doc)
+    step = trace.steps[0]
+    assert step.parent_id is None
+    assert step.metadata is not None
+    assert step.metadata["otel_parent_id"] == "1234567890abcdef"
+
+
+def test_two_traces_in_one_span_list(tmp_path: Path) -> None:
+    folder = REAL / "genai" / "detour"
+    base, cand = (read_document(folder / f"{side}.spans.json") for side in ("baseline", "candidate"))
+    path = tmp_path / "both.json"
+    path.write_bytes(orjson.dumps([*base, *cand]))
+    with pytest.raises(MultipleTracesError, match="holds 2 traces") as info:
+        load_trace(path)
+    assert "both.json" in str(info.value)
+    wanted = cand[0]["context"]["trace_id"]
+    picked = load_trace(path, trace_id=wanted.removeprefix("0x"))
+    alone = load_trace(folder / "candidate.spans.json")
+    assert [s.name for s in picked.steps] == [s.name for s in alone.steps]
+    assert picked.trace_id == alone.trace_id
+
+
+def test_two_traces_in_otlp_json_lines(tmp_path: Path) -> None:
+    folder = REAL / "genai" / "loop"
+    docs = [read_document(folder / f"{side}.otlp.json") for side in ("baseline", "candidate")]
+    path = tmp_path / "both.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(d) for d in docs) + b"\n")
+    ids = OpenInferenceAdapter.trace_ids(read_document(path))
+    assert len(ids) == 2
+    picked = load_trace(path, trace_id=ids[1])
+    facts = _facts("genai", "loop", "candidate")
+    assert [s.name for s in _of_type(picked, StepType.TOOL_CALL)] == [
+        c["name"] for c in facts["tool_calls"]]
+
+
+def test_otlp_with_zero_spans_is_a_clear_error(tmp_path: Path) -> None:
+    doc = read_document(REAL / "genai" / "identical" / "baseline.otlp.json")
+    for rs in doc["resourceSpans"]:
+        for ss in rs["scopeSpans"]:
+            ss["spans"] = []
+    path = tmp_path / "empty.otlp.json"
+    path.write_bytes(orjson.dumps(doc))
+    with pytest.raises(TraceFormatError, match="no spans") as info:
+        load_trace(path)
+    assert "empty.otlp.json" in str(info.value)
+
+
+def _shape_files() -> list[Path]:
+    files = {}
+    for source in SOURCES:
+        manifest_path = REAL / source / "manifest.json"
+        if manifest_path.exists():
+            for shape, info in json.loads(manifest_path.read_text())["shapes"].items():
+                files[f"{source}-{shape}"] = REAL / source / "detour" / info["file"].replace(
+                    "<side>", "candidate")
+    return list(files.values())
+
+
+@pytest.mark.parametrize("original", _shape_files(), ids=lambda p: p.name)
+def test_truncated_file_gives_one_line_error(original: Path, tmp_path: Path) -> None:
+    raw = original.read_bytes()
+    path = tmp_path / original.name
+    path.write_bytes(raw[: len(raw) // 2])
+    with pytest.raises(AgentDiffError) as info:
+        load_trace(path, "openinference")
+    message = str(info.value)
+    assert original.name in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize("original", _shape_files(), ids=lambda p: p.name)
+def test_garbled_spans_give_a_format_error(original: Path, tmp_path: Path) -> None:
+    doc = read_document(original)
+    documents = [doc] if isinstance(doc, dict) else doc if "resourceSpans" in doc[0] else None
+    if documents is None:  # span JSON: break the last span
+        doc[-1].pop("context")
+        where = f"[{len(doc) - 1}]:"
+    else:  # OTLP: break a span of the last document
+        documents[-1]["resourceSpans"][0]["scopeSpans"][0]["spans"][0].pop("spanId")
+        where = f"[{len(documents) - 1}].resourceSpans[0].scopeSpans[0].spans[0]:"
+    path = tmp_path / original.name
+    lines = documents if original.suffix == ".jsonl" else [doc]
+    path.write_bytes(b"\n".join(orjson.dumps(d) for d in lines))
+    with pytest.raises(TraceFormatError) as info:
+        load_trace(path, "openinference")
+    assert original.name in str(info.value)
+    assert where in str(info.value)
+
+
+def _other_formats() -> list[Path]:
+    mine = {"genai", "openinference", "openinference_spans", "otlp_json"}
+    found = []
+    for root in (SHARED, REAL):
+        if root.is_dir():
+            found += [p for p in sorted(root.glob("*/*/*.json"))
+                      if p.parts[-3] not in mine and not p.name.endswith("facts.json")
+                      and p.name != "manifest.json"]
+    return found
+
+
+OTHERS = _other_formats()
+
+
+def test_other_formats_exist_to_check() -> None:
+    assert len({p.parts[-3] for p in OTHERS}) >= 2
+
+
+@pytest.mark.parametrize("path", OTHERS, ids=lambda p: f"{p.parts[-3]}/{p.name}")
+def test_detect_does_not_claim_other_formats(path: Path) -> None:
+    assert OpenInferenceAdapter.detect(read_document(path)) is False
+
+
+def test_detect_claims_reference_span_shapes() -> None:
+    for folder in ("openinference_spans", "otlp_json"):
+        for path in sorted((SHARED / folder).glob("*/*.json")):
+            assert OpenInferenceAdapter.detect(read_document(path)) is True
+    assert OpenInferenceAdapter.detect({"resourceSpans": "nope"}) is False
+    assert OpenInferenceAdapter.detect([{"role": "user", "content": "hi"}]) is False
+    assert OpenInferenceAdapter.detect([]) is False
+
+
+REFERENCE = [("baseline", 3, 1201, ["geocode", "get_weather"]),
+             ("candidate", 4, 1860, ["geocode", "web_search", "get_weather"])]
+
+
+@pytest.mark.parametrize("folder", ["openinference_spans", "otlp_json"])
+@pytest.mark.parametrize(("side", "llm_calls", "tokens", "tools"), REFERENCE)
+def test_shared_reference_detour(folder: str, side: str, llm_calls: int, tokens: int,
+                                 tools: list[str]) -> None:
+    path = SHARED / folder / "extra_tool_detour" / f"{side}.json"
+    if not path.exists():
+        pytest.skip("the shared reference fixtures are not beside this checkout")
+    trace = load_trace(path)
+    assert [s.name for s in _of_type(trace, StepType.TOOL_CALL)] == tools
+    assert _of_type(trace, StepType.TOOL_CALL)[0].input_payload == {"city": "Paris"}
+    assert _of_type(trace, StepType.TOOL_CALL)[-1].input_payload == {
+        "lat": 48.8566, "lon": 2.3522, "units": "imperial"}
+    assert len(_of_type(trace, StepType.LLM_CALL)) == llm_calls
+    assert trace.total_tokens is not None
+    assert trace.total_tokens.total_tokens == tokens
+    assert trace.agent_name == "weather_agent"
