@@ -1,0 +1,268 @@
+"""The `langfuse` adapter against real Langfuse v4 SDK captures and the facts of the live runs."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentdiff.adapters.langfuse import LangfuseAdapter
+from agentdiff.adapters.langfuse_records import usage_from
+from agentdiff.errors import AgentDiffError, MultipleTracesError
+from agentdiff.loader import load_trace, parse_trace_data, read_document
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType
+
+ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+FIXTURES = ROOT / "langfuse"
+SHARED = Path("/work/shared/fixtures/real")
+MANIFEST = json.loads((FIXTURES / "manifest.json").read_text(encoding="utf-8"))
+SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
+SIDES = ("baseline", "candidate")
+CASES = [(shape, scenario, side) for shape in MANIFEST["shapes"] for scenario in SCENARIOS
+         for side in SIDES]
+
+
+def _path(shape: str, scenario: str, side: str) -> Path:
+    pattern = MANIFEST["shapes"][shape]["file"]
+    return FIXTURES / scenario / pattern.replace("<side>", side)
+
+
+def _facts(scenario: str, side: str) -> dict[str, Any]:
+    return json.loads((FIXTURES / scenario / f"{side}.facts.json").read_text(encoding="utf-8"))
+
+
+_CACHE: dict[Path, AgentTrace] = {}
+
+
+def _load(path: Path) -> AgentTrace:
+    if path not in _CACHE:
+        _CACHE[path] = load_trace(path)
+    return _CACHE[path]
+
+
+def _tools(trace: AgentTrace) -> list[Any]:
+    return [s for s in trace.steps if s.step_type is StepType.TOOL_CALL]
+
+
+def test_manifest_names_real_and_emulated_shapes() -> None:
+    assert MANIFEST["source"] == "langfuse"
+    assert MANIFEST["produced_by"]["langfuse"].startswith("4.")
+    assert MANIFEST["shapes"]["otlp"]["emulated"] is False
+    assert {s for s, v in MANIFEST["shapes"].items() if v["emulated"]} == {
+        "json", "snake", "v2_observations"}
+
+
+@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
+def test_tool_calls_match_live_facts(shape: str, scenario: str, side: str) -> None:
+    trace, facts = _load(_path(shape, scenario, side)), _facts(scenario, side)
+    assert trace.metadata is not None
+    assert trace.metadata["source_format"] == "langfuse"
+    tools = _tools(trace)
+    assert [t.name for t in tools] == [c["name"] for c in facts["tool_calls"]]
+    assert [t.input_payload for t in tools] == [c["arguments"] for c in facts["tool_calls"]]
+    assert [t.error_message for t in tools] == [c["error"] for c in facts["tool_calls"]]
+    expected = [StepStatus.ERROR if c["error"] else StepStatus.SUCCESS
+                for c in facts["tool_calls"]]
+    assert [t.status for t in tools] == expected
+    assert all(s.status is StepStatus.SUCCESS for s in trace.steps if s not in tools)
+
+
+@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
+def test_llm_calls_tokens_and_cost_match_live_facts(shape: str, scenario: str, side: str) -> None:
+    trace, facts = _load(_path(shape, scenario, side)), _facts(scenario, side)
+    llm = [s for s in trace.steps if s.step_type is StepType.LLM_CALL]
+    assert len(llm) == facts["llm_calls"]
+    assert all(s.tokens is not None for s in llm)
+    assert all(s.tokens is None for s in trace.steps if s.step_type is not StepType.LLM_CALL)
+    totals = trace.total_tokens
+    assert totals is not None
+    assert totals.prompt_tokens == facts["prompt_tokens"]
+    assert totals.completion_tokens == facts["completion_tokens"]
+    assert totals.total_tokens == facts["total_tokens"]
+    assert totals.estimated_cost_usd == pytest.approx(facts["cost_usd"], rel=1e-9)
+
+
+@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
+def test_tree_order_timing_and_trace_fields(shape: str, scenario: str, side: str) -> None:
+    trace, facts = _load(_path(shape, scenario, side)), _facts(scenario, side)
+    steps = trace.step_map()
+    assert [s.step_index for s in trace.steps] == list(range(len(trace.steps)))
+    for step in trace.steps:
+        assert step.parent_id is None or step.parent_id in steps
+        assert step.latency_ms is not None
+        assert step.metadata is not None
+        assert "started_at" in step.metadata
+        assert "ended_at" in step.metadata
+    starts = [s.metadata["started_at"] for s in trace.steps if s.metadata]
+    assert starts == sorted(starts)
+    seen: set[str] = set()
+    for step in trace.steps:
+        assert step.parent_id is None or step.parent_id in seen
+        seen.add(step.step_id)
+    agents = [s for s in trace.steps if s.metadata and s.metadata["langfuse_type"] == "AGENT"]
+    assert len(agents) == 1
+    assert agents[0].step_type is StepType.ROUTING
+    for step in trace.steps:
+        if step.step_type in (StepType.TOOL_CALL, StepType.LLM_CALL):
+            assert step.parent_id == agents[0].step_id
+    assert trace.agent_name == facts["agent_name"]
+    assert trace.final_output == {"answer": facts["final_output"]}
+    assert trace.task_input["question"].startswith("What's the weather")
+    assert trace.total_latency_ms is not None
+    assert trace.total_latency_ms > 0
+
+
+@pytest.mark.parametrize("shape", list(MANIFEST["shapes"]))
+def test_forced_adapter_gives_the_same_trace(shape: str) -> None:
+    path = _path(shape, "error_retry", "candidate")
+    forced = load_trace(path, adapter_name="langfuse")
+    assert forced.model_dump() == _load(path).model_dump()
+
+
+def test_all_shapes_of_one_run_agree() -> None:
+    traces = [_load(_path(shape, "loop", "candidate")) for shape in MANIFEST["shapes"]]
+    views = [[(s.step_id, s.parent_id, s.step_type, s.name, s.input_payload, s.status)
+              for s in t.steps] for t in traces]
+    assert all(v == views[0] for v in views)
+    assert len({t.trace_id for t in traces}) == 1
+
+
+def test_identical_pair_differs_only_in_ids_and_times() -> None:
+    base = _load(_path("json", "identical", "baseline"))
+    cand = _load(_path("json", "identical", "candidate"))
+    assert base.trace_id != cand.trace_id
+    assert [(s.name, s.step_type, s.input_payload, s.output_payload) for s in base.steps] == [
+        (s.name, s.step_type, s.input_payload, s.output_payload) for s in cand.steps]
+
+
+def test_shared_reference_fixtures_load() -> None:
+    folder = SHARED / "langfuse" / "extra_tool_detour"
+    if not folder.exists():
+        pytest.skip("shared reference fixtures not present")
+    names = {"baseline": ["geocode", "get_weather", "calculator"],
+             "candidate": ["geocode", "search", "get_weather", "calculator"]}
+    for side, expected in names.items():
+        for suffix in ("json", "snake.json", "v2_observations.json", "otlp.json"):
+            trace = load_trace(folder / f"{side}.{suffix}")
+            # the RETRIEVER observation maps to a tool call too
+            assert [t.name for t in _tools(trace)] == ["load-user-preferences", *expected]
+
+
+def _other_format_files() -> list[Path]:
+    """Every shape of the detour baseline of every other source, ours and the shared ones."""
+    ours = [p for p in ROOT.glob("*/detour/baseline.*") if "langfuse" not in p.parts
+            and not p.name.endswith("facts.json")]
+    shared = [p for p in SHARED.glob("*/*/*.json") if "langfuse" not in p.parts]
+    return sorted(ours) + sorted(shared)
+
+
+def test_detect_does_not_claim_other_formats() -> None:
+    files = _other_format_files()
+    if not files:
+        pytest.skip("no fixtures of other sources yet")
+    claimed = [p for p in files if LangfuseAdapter.detect(read_document(p))]
+    assert claimed == []
+
+
+def test_detect_claims_every_own_shape_and_rejects_junk() -> None:
+    for shape in MANIFEST["shapes"]:
+        assert LangfuseAdapter.detect(read_document(_path(shape, "detour", "baseline")))
+    for junk in ({}, [], {"data": []}, {"data": [{"object": "trace", "traceId": 1, "type": 1}]},
+                 [{"traceId": "t", "type": "SPAN"}], {"resourceSpans": []}, "text", 3, None):
+        assert not LangfuseAdapter.detect(junk)
+
+
+def test_several_traces_in_one_v2_list_need_a_trace_id() -> None:
+    first = read_document(_path("v2_observations", "detour", "baseline"))["data"]
+    second = read_document(_path("v2_observations", "detour", "candidate"))["data"]
+    data = {"data": [*first, *second], "meta": {}}
+    ids = LangfuseAdapter.trace_ids(data)
+    assert len(ids) == 2
+    with pytest.raises(MultipleTracesError):
+        parse_trace_data(data)
+    picked = parse_trace_data(data, trace_id=ids[1])
+    assert [t.name for t in _tools(picked)] == ["geocode", "web_search", "get_weather"]
+
+
+def test_several_traces_in_otlp_need_a_trace_id() -> None:
+    docs = [read_document(_path("otlp", "loop", side)) for side in SIDES]
+    ids = LangfuseAdapter.trace_ids(docs)
+    assert len(ids) == 2
+    with pytest.raises(MultipleTracesError):
+        parse_trace_data(docs)
+    picked = parse_trace_data(docs, trace_id=ids[1])
+    assert [t.name for t in _tools(picked)] == ["geocode", *["get_weather"] * 4]
+
+
+def test_bare_v2_list_with_naive_and_aware_timestamps() -> None:
+    items = copy.deepcopy(read_document(_path("v2_observations", "detour", "baseline"))["data"])
+    for i, item in enumerate(items):
+        if i % 2:
+            item["startTime"] = item["startTime"].replace("Z", "")
+    trace = parse_trace_data(items)
+    assert trace.metadata is not None
+    assert trace.metadata["source_format"] == "langfuse"
+    assert all(s.latency_ms is not None for s in trace.steps)
+
+
+def test_unknown_observation_types_and_tool_named_spans() -> None:
+    data = copy.deepcopy(read_document(_path("json", "detour", "baseline")))
+    data["observations"][0]["type"] = "SOMETHING_NEW"
+    tool = next(o for o in data["observations"] if o["type"] == "TOOL")
+    tool["type"], tool["name"] = "SPAN", "lookup_tool"
+    trace = parse_trace_data(data, "langfuse")
+    assert trace.steps[0].step_type is StepType.ROUTING
+    assert trace.step_map()[tool["id"]].step_type is StepType.TOOL_CALL
+
+
+@pytest.mark.parametrize(("details", "expected"), [
+    ({"input": 10, "output": 5, "total": 15}, (10, 5, 15)),
+    ({"prompt_tokens": 7, "completion_tokens": 3}, (7, 3, 10)),
+    ({"input_cached_tokens": 4, "output_reasoning_tokens": 2}, (None, None, 6)),
+    ({}, (None, None, None)),
+    ('{"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}', (1, 2, 3)),
+])
+def test_usage_details_keys(details: Any, expected: tuple[int | None, ...]) -> None:
+    assert usage_from(details) == expected
+
+
+@pytest.mark.parametrize("shape", list(MANIFEST["shapes"]))
+def test_truncated_file_is_a_one_line_error_naming_it(shape: str, tmp_path: Path) -> None:
+    source = _path(shape, "detour", "candidate")
+    broken = tmp_path / source.name
+    text = source.read_text(encoding="utf-8")
+    broken.write_text(text[: len(text) // 2], encoding="utf-8")
+    with pytest.raises(AgentDiffError) as info:
+        load_trace(broken)
+    assert str(broken) in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(("shape", "breakage"), [
+    ("json", lambda d: d["observations"].__setitem__(1, "oops")),
+    ("snake", lambda d: d["observations"][2].pop("id")),
+    ("v2_observations", lambda d: d["data"].__setitem__(0, 42)),
+    ("otlp", lambda d: d["resourceSpans"][0]["scopeSpans"][0]["spans"][3].pop("spanId")),
+])
+def test_garbled_document_is_a_one_line_error_naming_it(
+        shape: str, breakage: Any, tmp_path: Path) -> None:
+    source = _path(shape, "detour", "candidate")
+    data = read_document(source)
+    breakage(data)
+    broken = tmp_path / source.name
+    broken.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(AgentDiffError) as info:
+        load_trace(broken, adapter_name="langfuse")
+    message = str(info.value)
+    assert str(broken) in message
+    assert "\n" not in message
+
+
+def test_fixtures_hold_no_machine_paths() -> None:
+    for path in FIXTURES.glob("*/*.json"):
+        text = path.read_text(encoding="utf-8")
+        assert "/work/" not in text
+        assert "/home/" not in text
