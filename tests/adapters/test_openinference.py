@@ -388,3 +388,30 @@ def test_shared_reference_detour(folder: str, side: str, llm_calls: int, tokens:
     assert trace.total_tokens is not None
     assert trace.total_tokens.total_tokens == tokens
     assert trace.agent_name == "weather_agent"
+
+
+def _nest(flat: dict[str, Any]) -> dict[str, Any]:
+    nested: dict[str, Any] = {}
+    for key, value in flat.items():
+        *path, last = key.split(".")
+        node = nested
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return nested
+
+
+def test_nested_attributes_read_like_flat_ones() -> None:
+    path = REAL / "openinference" / "detour" / "candidate.spans.json"
+    if not path.exists():
+        path = REAL / "genai" / "detour" / "candidate.spans.json"
+    doc = read_document(path)
+    flat = parse_trace_data(doc)
+    nested_doc = copy.deepcopy(doc)
+    for span in nested_doc:
+        span["attributes"] = _nest(span["attributes"])
+    assert isinstance(next(iter(nested_doc[0]["attributes"].values())), dict)
+    nested = parse_trace_data(nested_doc)
+    assert [(s.step_type, s.name, s.input_payload) for s in nested.steps] == [
+        (s.step_type, s.name, s.input_payload) for s in flat.steps]
+    assert nested.total_tokens == flat.total_tokens
