@@ -37,6 +37,7 @@ BUILTIN_ADAPTERS: tuple[str, ...] = (
     "agentdiff.adapters.generic:GenericAdapter",
     "agentdiff.adapters.openai_agents:OpenAIAgentsAdapter",
     "agentdiff.adapters.langfuse:LangfuseAdapter",
+    "agentdiff.adapters.langsmith:LangSmithAdapter",
     "agentdiff.adapters.crewai:CrewAIAdapter",
     "agentdiff.adapters.langgraph:LangGraphAdapter",
     "agentdiff.adapters.openinference:OpenInferenceAdapter",

@@ -1,0 +1,96 @@
+"""The `langsmith` adapter: LangSmith runs (the SDK's `Run`/`RunTree` JSON).
+
+Accepted documents:
+
+- a root run with nested `child_runs` (what `LangChainTracer` / `RunTree` hold);
+- a flat list of runs linked by `parent_run_id` (`Client.list_runs` style); several root runs =
+  several traces (`trace_ids`/`select_trace`);
+- `{"runs": [...]}` holding the runs of ONE trace (an envelope whose runs belong to several
+  traces is a collection of traces, not a run, and is not claimed).
+
+Run mapping: `run_type` tool/retriever → `tool_call`; llm/prompt/embedding → `llm_call`;
+chain/agent/parser and any other string → `routing`. Steps are ordered by `dotted_order` (a
+pre-order walk: parents first, siblings by start time), or by start time when a run lacks it.
+Tokens are read from LLM runs only, once each (chain runs repeat their children's usage in their
+outputs); the mapping is in `langsmith_runs`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from agentdiff.adapters import langsmith_runs
+from agentdiff.adapters.base import BaseAdapter
+from agentdiff.errors import TraceFormatError
+from agentdiff.models.trace import AgentTrace
+
+__all__ = ["LangSmithAdapter"]
+
+_SNIFF = 5
+
+
+class LangSmithAdapter(BaseAdapter):
+    """LangSmith runs: a root run with child_runs, or a flat list of runs (parent_run_id)."""
+
+    name: ClassVar[str] = "langsmith"
+    aliases: ClassVar[tuple[str, ...]] = ("langsmith_runs", "langchain_tracer")
+    description: ClassVar[str] = (
+        "LangSmith runs: a root run with nested child_runs, or a flat list linked by parent_run_id"
+    )
+
+    @classmethod
+    def detect(cls, data: Any) -> bool:
+        """A run object, a list of run objects, or `{"runs": [...]}` runs of one trace."""
+        if isinstance(data, dict) and "runs" in data and "run_type" not in data:
+            runs = data["runs"]
+            return (isinstance(runs, list) and bool(runs) and _are_runs(runs[:_SNIFF])
+                    and len(_root_ids(runs)) == 1)
+        if isinstance(data, dict):
+            return _are_runs([data])
+        return isinstance(data, list) and bool(data) and _are_runs(data[:_SNIFF])
+
+    @classmethod
+    def trace_ids(cls, data: Any) -> list[str]:
+        """Trace ids of a flat list of runs (a nested run tree holds one trace)."""
+        return _root_ids(data) if isinstance(data, list) else []
+
+    @classmethod
+    def select_trace(cls, data: Any, trace_id: str) -> Any:
+        """The runs of one trace from a flat list."""
+        runs = [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
+        return [r for r in runs if langsmith_runs.trace_of(r, _by_id(runs)) == trace_id]
+
+    @classmethod
+    def from_dict(cls, data: Any) -> AgentTrace:
+        """Build the trace from a run tree, a flat run list or a `{"runs": [...]}` envelope."""
+        if isinstance(data, dict) and "runs" in data and "run_type" not in data:
+            runs, prefix = data["runs"], "runs"
+        elif isinstance(data, dict):
+            return langsmith_runs.build_trace(langsmith_runs.flatten_tree(data))
+        else:
+            runs, prefix = data, ""
+        if not isinstance(runs, list):
+            msg = f"{prefix or 'document'}: expected a run object or a list of runs"
+            raise TraceFormatError(msg)
+        return langsmith_runs.build_trace(langsmith_runs.flatten_list(runs, prefix))
+
+
+def _are_runs(items: list[Any]) -> bool:
+    return all(isinstance(i, dict) and isinstance(i.get("run_type"), str) and "id" in i
+               and ("inputs" in i or "start_time" in i or "dotted_order" in i) for i in items)
+
+
+def _by_id(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {str(r.get("id")): r for r in runs}
+
+
+def _root_ids(data: Any) -> list[str]:
+    """Distinct trace ids of the runs in a list (cheap: reads ids, never parses payloads)."""
+    runs = [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
+    by_id = _by_id(runs)
+    ids: dict[str, None] = {}
+    for run in runs:
+        trace_id = langsmith_runs.trace_of(run, by_id)
+        if trace_id is not None:
+            ids[trace_id] = None
+    return list(ids)

@@ -1,0 +1,273 @@
+"""LangSmith runs → `TraceStep`s: flattening, ordering, payloads, tokens and errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from agentdiff.adapters.payloads import as_optional_payload, as_payload, parse_json_string
+from agentdiff.adapters.timestamps import duration_ms, parse_timestamp, timing_metadata
+from agentdiff.errors import TraceFormatError
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+
+__all__ = ["build_trace", "flatten_list", "flatten_tree", "trace_of"]
+
+_STEP_TYPES = {"tool": StepType.TOOL_CALL, "retriever": StepType.TOOL_CALL,
+               "llm": StepType.LLM_CALL, "prompt": StepType.LLM_CALL,
+               "embedding": StepType.LLM_CALL}
+_TRACEBACK = "Traceback (most recent call last):"
+_TOKEN_KEYS = {"prompt_tokens": ("input_tokens", "prompt_tokens"),
+               "completion_tokens": ("output_tokens", "completion_tokens"),
+               "total_tokens": ("total_tokens",)}
+
+
+@dataclass(frozen=True)
+class _Run:
+    raw: dict[str, Any]
+    run_id: str
+    parent_id: str | None
+    position: int
+
+    @property
+    def started(self) -> datetime | None:
+        return parse_timestamp(self.raw.get("start_time"))
+
+    @property
+    def ended(self) -> datetime | None:
+        return parse_timestamp(self.raw.get("end_time"))
+
+
+# ---------------------------------------------------------------- documents → runs
+
+
+def _check(path: str, run: Any) -> tuple[dict[str, Any], str]:
+    if not isinstance(run, dict):
+        raise TraceFormatError(f"{path or 'document'}: expected a run object, got "
+                               f"{type(run).__name__}")
+    run_id = run.get("id")
+    if not isinstance(run_id, str) or not run_id:
+        raise TraceFormatError(f"{_join(path, 'id')}: missing run id (expected a UUID string)")
+    if not isinstance(run.get("run_type"), str):
+        raise TraceFormatError(f"{_join(path, 'run_type')}: expected a string such as "
+                               "'chain', 'llm' or 'tool'")
+    return run, run_id
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def flatten_tree(root: Any, path: str = "") -> list[_Run]:
+    """Every run of a nested run tree (pre-order), parents taken from the nesting."""
+    out: list[_Run] = []
+    stack: list[tuple[str, Any, str | None]] = [(path, root, None)]
+    while stack:
+        where, item, parent = stack.pop()
+        run, run_id = _check(where, item)
+        parent_id = _str(run.get("parent_run_id")) or parent
+        out.append(_Run(run, run_id, parent_id, len(out)))
+        children = run.get("child_runs") or []
+        if not isinstance(children, list):
+            raise TraceFormatError(f"{_join(where, 'child_runs')}: expected a list of runs")
+        stack.extend((f"{_join(where, 'child_runs')}[{i}]", child, run_id)
+                     for i, child in reversed(list(enumerate(children))))
+    return out
+
+
+def flatten_list(runs: list[Any], prefix: str) -> list[_Run]:
+    """Runs of a flat list (nested `child_runs`, if any, are included too)."""
+    flat = [run for i, item in enumerate(runs) for run in flatten_tree(item, f"{prefix}[{i}]")]
+    return [_Run(r.raw, r.run_id, r.parent_id, i) for i, r in enumerate(flat)]
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str | None:
+    return str(value) if value else None
+
+
+def trace_of(run: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> str | None:
+    """The trace a run belongs to: `trace_id`, else the root of `dotted_order`, else its root."""
+    if run.get("trace_id"):
+        return str(run["trace_id"])
+    dotted = run.get("dotted_order")
+    if isinstance(dotted, str) and "Z" in dotted:
+        return dotted.split(".", 1)[0].split("Z", 1)[1] or None
+    for _ in range(len(by_id) + 1):
+        parent = by_id.get(str(run.get("parent_run_id")))
+        if parent is None:
+            break
+        run = parent
+    return str(run["id"]) if run.get("id") else None
+
+
+# ---------------------------------------------------------------- payloads, tokens, errors
+
+
+def _tool_input(inputs: Any) -> dict[str, Any]:
+    """The tool's real arguments: `{"input": "<json or text>"}` is unwrapped."""
+    if isinstance(inputs, dict) and set(inputs) == {"input"}:
+        parsed = parse_json_string(inputs["input"])
+        return parsed if isinstance(parsed, dict) else {"input": parsed}
+    return as_payload(inputs)
+
+
+def _tool_output(outputs: Any) -> dict[str, Any] | None:
+    """A ToolMessage `{"output": {"type": "tool", "content": ...}}` → its content."""
+    value = outputs.get("output") if isinstance(outputs, dict) and set(outputs) == {"output"} \
+        else outputs
+    if isinstance(value, dict) and value.get("type") == "tool" and "content" in value:
+        value = value["content"]
+    return None if value in (None, {}) else as_optional_payload(value)
+
+
+def _usage_candidates(run: dict[str, Any]) -> list[Any]:
+    """Where an LLM run may carry its usage, most specific first."""
+    outputs = _dict(run.get("outputs"))
+    extra = _dict(run.get("extra"))
+    meta = _dict(extra.get("metadata"))
+    llm_output = _dict(outputs.get("llm_output"))
+    return [run, outputs.get("usage_metadata"), *_generation_usages(outputs),
+            llm_output.get("token_usage"), llm_output.get("usage"),
+            meta.get("usage_metadata"), meta.get("usage")]
+
+
+def _generation_usages(outputs: dict[str, Any]) -> list[Any]:
+    found = []
+    for group in outputs.get("generations") or []:
+        for gen in group if isinstance(group, list) else [group]:
+            message = gen.get("message") if isinstance(gen, dict) else None
+            if isinstance(message, dict):
+                kwargs = _dict(message.get("kwargs"))
+                found.append(message.get("usage_metadata") or kwargs.get("usage_metadata"))
+    return found[:1]
+
+
+def _count(usage: dict[str, Any], keys: tuple[str, ...]) -> int | None:
+    for key in keys:
+        value = usage.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return None
+
+
+def _cost(run: dict[str, Any]) -> float | None:
+    def num(value: Any) -> Decimal | None:
+        try:
+            return Decimal(str(value)) if value is not None else None
+        except InvalidOperation:
+            return None
+    total, prompt, completion = (num(run.get(k)) for k in
+                                 ("total_cost", "prompt_cost", "completion_cost"))
+    if total is None and prompt is not None and completion is not None:
+        total = prompt + completion
+    return float(total) if total is not None and total >= 0 else None
+
+
+def _tokens(run: dict[str, Any]) -> TokenUsage | None:
+    """The first place that holds counts wins; nothing is added across places."""
+    cost = _cost(run)
+    for usage in _usage_candidates(run):
+        if not isinstance(usage, dict):
+            continue
+        counts = {field: _count(usage, keys) for field, keys in _TOKEN_KEYS.items()}
+        if all(v is None for v in counts.values()):
+            continue
+        prompt, completion = counts["prompt_tokens"], counts["completion_tokens"]
+        if counts["total_tokens"] is None and prompt is not None and completion is not None:
+            counts["total_tokens"] = prompt + completion
+        return TokenUsage(**counts, estimated_cost_usd=cost)
+    return TokenUsage(estimated_cost_usd=cost) if cost is not None else None
+
+
+def _error(value: Any) -> tuple[str, str] | None:
+    """(one-line message, full text) of a run's `error`; the last traceback line is the message."""
+    if not value:
+        return None
+    text = str(value)
+    head, _, trace = text.partition(_TRACEBACK)
+    lines = [line.strip() for line in trace.splitlines() if line.strip()]
+    message = lines[-1] if lines else (head.strip().splitlines() or [text])[0]
+    return message, text
+
+
+# ---------------------------------------------------------------- steps and the trace
+
+
+def _order(runs: list[_Run]) -> list[_Run]:
+    if all(isinstance(r.raw.get("dotted_order"), str) for r in runs):
+        return sorted(runs, key=lambda r: (r.raw["dotted_order"], r.position))
+    return sorted(runs, key=lambda r: (r.started is None, r.started.timestamp() if r.started
+                                       else 0.0, r.position))
+
+
+def _step(run: _Run, index: int) -> TraceStep:
+    raw, run_type = run.raw, str(run.raw["run_type"])
+    step_type = _STEP_TYPES.get(run_type, StepType.ROUTING)
+    tool = step_type is StepType.TOOL_CALL
+    error = _error(raw.get("error"))
+    failed = error is not None or raw.get("status") == "error"
+    meta: dict[str, Any] = {"run_type": run_type, **timing_metadata(run.started, run.ended)}
+    extra = _dict(raw.get("extra"))
+    meta.update({k: extra[k] for k in ("tool_call_id",) if extra.get(k)})
+    run_meta = _dict(extra.get("metadata"))
+    meta.update({k: run_meta[k] for k in ("langgraph_node", "langgraph_step", "ls_model_name")
+                 if run_meta.get(k) is not None})
+    if error is not None:
+        meta["error_detail"] = error[1]
+    if raw.get("tags"):
+        meta["tags"] = raw["tags"]
+    return TraceStep(
+        step_id=run.run_id, parent_id=run.parent_id, step_index=index, step_type=step_type,
+        name=str(raw.get("name") or run_type),
+        input_payload=_tool_input(raw.get("inputs")) if tool else as_payload(raw.get("inputs")),
+        output_payload=_tool_output(raw.get("outputs")) if tool
+        else as_optional_payload(raw.get("outputs")),
+        status=StepStatus.ERROR if failed else StepStatus.SUCCESS,
+        error_message=error[0] if error else ("error" if failed else None),
+        latency_ms=duration_ms(run.started, run.ended),
+        tokens=_tokens(raw) if step_type is StepType.LLM_CALL else None, metadata=meta)
+
+
+def _sum_tokens(steps: list[TraceStep]) -> TokenUsage | None:
+    known = [s.tokens for s in steps if s.tokens is not None]
+    sums: dict[str, Any] = {}
+    for field in (*_TOKEN_KEYS, "estimated_cost_usd"):
+        values = [v for t in known if (v := getattr(t, field)) is not None]
+        sums[field] = sum(values) if values else None
+    total = TokenUsage(**sums)
+    return None if total.is_empty else total
+
+
+def _final_text(outputs: Any) -> dict[str, Any] | None:
+    """The root's answer: the last AI message's text when outputs hold messages."""
+    messages = outputs.get("messages") if isinstance(outputs, dict) else None
+    for message in reversed(messages if isinstance(messages, list) else []):
+        body = message.get("kwargs", message) if isinstance(message, dict) else {}
+        if body.get("type") in ("ai", "AIMessage") and isinstance(body.get("content"), str) \
+                and body["content"]:
+            return {"output": body["content"]}
+    return as_optional_payload(outputs) if outputs else None
+
+
+def build_trace(runs: list[_Run]) -> AgentTrace:
+    """The `AgentTrace` of one trace's runs."""
+    if not runs:
+        raise TraceFormatError("runs: empty; expected at least the root run")
+    ordered = _order(runs)
+    ids = {r.run_id for r in runs}
+    root = next((r for r in ordered if r.parent_id is None or r.parent_id not in ids), ordered[0])
+    steps = [_step(run, i) for i, run in enumerate(ordered)]
+    by_id = {r.run_id: r.raw for r in runs}
+    raw = root.raw
+    meta = {k: raw[k] for k in ("session_name", "session_id") if raw.get(k)}
+    return AgentTrace(
+        trace_id=trace_of(raw, by_id) or root.run_id,
+        agent_name=str(raw.get("name") or "langsmith"),
+        task_input=as_payload(raw.get("inputs")), final_output=_final_text(raw.get("outputs")),
+        steps=steps, total_latency_ms=duration_ms(root.started, root.ended),
+        total_tokens=_sum_tokens(steps), metadata=meta)
