@@ -2,6 +2,7 @@
 
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.adapters.registry import available_adapters, register_adapter
+from agentdiff.diff import CompareOptions, compare
 from agentdiff.errors import (
     AgentDiffError,
     ConfigError,
@@ -11,7 +12,9 @@ from agentdiff.errors import (
     UnknownAdapterError,
     UnknownFormatError,
 )
+from agentdiff.gate import GateThresholds
 from agentdiff.loader import load_trace, parse_trace_data
+from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
 __version__ = "0.1.0"
@@ -20,7 +23,10 @@ __all__ = [
     "AgentDiffError",
     "AgentTrace",
     "BaseAdapter",
+    "CompareOptions",
     "ConfigError",
+    "DiffReport",
+    "GateThresholds",
     "StepStatus",
     "StepType",
     "TokenUsage",
@@ -32,6 +38,7 @@ __all__ = [
     "UnknownFormatError",
     "__version__",
     "available_adapters",
+    "compare",
     "load_trace",
     "parse_trace_data",
     "register_adapter",

@@ -1,0 +1,25 @@
+"""Shared test helpers: paths to data and a registry that each test may change freely."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentdiff.adapters import registry
+
+DATA = Path(__file__).parent / "data"
+REAL = Path(__file__).parent / "fixtures" / "real"
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> registry._Registry:
+    """A new, empty registry (built-ins and entry points load on first use); restored after."""
+    fresh = registry._Registry()
+    monkeypatch.setattr(registry, "_REGISTRY", fresh)
+    return fresh
+
+
+@pytest.fixture
+def spec_example() -> Path:
+    return DATA / "spec_example.json"

@@ -1,0 +1,94 @@
+import networkx as nx
+import pytest
+from pydantic import ValidationError
+
+from agentdiff import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep, load_trace
+from agentdiff.loader import parse_trace_data
+
+
+def _step(step_id: str, parent: str | None = None, index: int = 0, **extra) -> dict:
+    return {"step_id": step_id, "parent_id": parent, "step_index": index,
+            "step_type": "tool_call", "name": "t", **extra}
+
+
+def _trace(*steps: dict, **extra) -> dict:
+    return {"trace_id": "t1", "agent_name": "a", "steps": list(steps), **extra}
+
+
+def test_spec_example_loads_both_ways(spec_example):
+    import orjson
+
+    by_file = load_trace(spec_example)
+    by_data = parse_trace_data(orjson.loads(spec_example.read_bytes()), adapter_name="generic")
+    for trace in (by_file, by_data):
+        assert list(nx.topological_sort(trace.to_networkx())) == ["step-1", "step-2"]
+        assert trace.steps[1].tokens == TokenUsage(prompt_tokens=150, completion_tokens=80,
+                                                    total_tokens=230, estimated_cost_usd=0.0035)
+        assert trace.metadata == {"source_format": "generic"}
+
+
+def test_graph_carries_step_fields_as_node_attributes(spec_example):
+    graph = load_trace(spec_example).to_networkx()
+    assert graph.nodes["step-2"]["name"] == "generate_report"
+    assert graph.nodes["step-2"]["step_type"] is StepType.LLM_CALL
+    assert list(graph.edges) == [("step-1", "step-2")]
+
+
+def test_optional_fields_accept_explicit_null():
+    trace = AgentTrace.model_validate(_trace(
+        _step("a", output_payload=None, error_message=None, latency_ms=None, tokens=None,
+              metadata=None),
+        agent_version=None, final_output=None, total_latency_ms=None, total_tokens=None,
+        metadata=None))
+    assert trace.total_tokens is None
+    assert trace.steps[0].status is StepStatus.SUCCESS
+
+
+def test_unknown_is_not_zero():
+    usage = TokenUsage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
+    assert usage.estimated_cost_usd is None
+    assert TokenUsage().is_empty
+    assert AgentTrace(trace_id="x", agent_name="y").total_tokens is None
+
+
+@pytest.mark.parametrize("bad", [{"latency_ms": float("nan")}, {"latency_ms": -1.0},
+                                 {"tokens": {"prompt_tokens": -3}},
+                                 {"tokens": {"estimated_cost_usd": float("inf")}}])
+def test_nan_and_negative_numbers_are_rejected(bad):
+    with pytest.raises(ValidationError):
+        AgentTrace.model_validate(_trace(_step("a", **bad)))
+
+
+def test_duplicate_step_ids_name_the_steps():
+    with pytest.raises(ValidationError, match=r"duplicate step_id 'a' at steps\[0\] and steps\[1\]"):
+        AgentTrace.model_validate(_trace(_step("a"), _step("a", index=1)))
+
+
+def test_parent_cycle_names_the_steps():
+    with pytest.raises(ValidationError, match="parent cycle between steps: a -> b -> a"):
+        AgentTrace.model_validate(_trace(_step("a", "b"), _step("b", "a", 1)))
+
+
+def test_self_parent_is_a_cycle():
+    with pytest.raises(ValidationError, match="parent cycle"):
+        AgentTrace.model_validate(_trace(_step("a", "a")))
+
+
+def test_dangling_parent_is_kept_as_root_with_a_warning():
+    trace = AgentTrace.model_validate(_trace(_step("a", "ghost"), _step("b", "a", 1)))
+    assert trace.steps[0].parent_id == "ghost"
+    assert trace.metadata == {"warnings": ["dangling parent_id kept as root: ghost"]}
+    graph = trace.to_networkx()
+    assert list(graph.edges) == [("a", "b")]
+    assert "ghost" not in graph
+
+
+def test_unknown_fields_are_rejected():
+    with pytest.raises(ValidationError, match="stepp_type|Extra inputs"):
+        AgentTrace.model_validate(_trace({**_step("a"), "stepp_type": "x"}))
+
+
+def test_response_step_type_exists():
+    step = TraceStep(step_id="r", step_index=0, step_type=StepType.RESPONSE, name="final")
+    assert step.step_type.value == "response"
+    assert step.input_payload == {}
