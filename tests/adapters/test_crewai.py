@@ -176,7 +176,7 @@ def _other_documents() -> list[Path]:
     shared = [p for p in sorted(SHARED.glob("*/*/*.json")) if p.parts[-3] != "crewai"]
     picked: dict[str, Path] = {}
     for path in files + shared:  # one file per source and shape keeps this fast
-        picked.setdefault(f"{path.parts[-4]}:{path.parts[-3]}:{path.name.split('.', 1)[1]}", path)
+        picked.setdefault(f"{path.parents[1]}:{path.name.split('.', 1)[1]}", path)
     return list(picked.values())
 
 
