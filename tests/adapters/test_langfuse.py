@@ -197,6 +197,12 @@ def test_several_traces_in_otlp_need_a_trace_id() -> None:
     assert [t.name for t in _tools(picked)] == ["geocode", *["get_weather"] * 4]
 
 
+def test_observations_listed_twice_are_kept_once() -> None:
+    items = read_document(_path("v2_observations", "detour", "candidate"))["data"]
+    trace = parse_trace_data([*items, *items[:3]])
+    assert len(trace.steps) == len(items)
+
+
 def test_bare_v2_list_with_naive_and_aware_timestamps() -> None:
     items = copy.deepcopy(read_document(_path("v2_observations", "detour", "baseline"))["data"])
     for i, item in enumerate(items):

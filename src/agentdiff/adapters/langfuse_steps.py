@@ -128,8 +128,12 @@ def total_usage(steps: list[TraceStep]) -> TokenUsage | None:
 
 
 def build_trace(header: TraceHeader, observations: list[Observation]) -> AgentTrace:
-    """The canonical trace of one Langfuse trace (its header and its observations)."""
-    ordered = chronological(observations)
+    """The canonical trace of one Langfuse trace (its header and its observations).
+
+    An observation listed twice (overlapping API pages, re-sent OTel spans) is kept once, in its
+    last version.
+    """
+    ordered = chronological(list({o.id: o for o in observations}.values()))
     steps = [_step(obs, i) for i, obs in enumerate(ordered)]
     root = ordered[0] if ordered else None
     task_input = header.input if header.input is not None or root is None else root.input
