@@ -219,7 +219,7 @@ def _tool_status(role: str, status: Any, content: str) -> tuple[str | None, str 
     match = _TOOLNODE_ERROR.match(content)
     if status == "error" or match:
         return "error", (match.group("error") if match else content)
-    return ("success" if status in (None, "success") else str(status)), None
+    return "success", None  # LangChain knows only "success" | "error"
 
 
 def _text(content: Any) -> str:
