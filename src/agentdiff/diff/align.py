@@ -1,11 +1,20 @@
-"""Alignment: two step sequences → an edit script over interned signatures.
+"""Alignment: two step sequences → an edit script that pairs as many steps as possible.
 
-A signature is the step type and name (plus the sorted input keys with strict tool signatures),
-plus whether the step failed, interned to an integer. The edit script comes from rapidfuzz's
-bit-parallel Levenshtein with a `score_hint` (near-linear for similar runs; never a Python
-O(N·M) table, never difflib). A `replace` block pairs steps 1:1 when it has as many steps on
-both sides with the same type and name each (a failure where the baseline succeeded, say);
-otherwise it is split into deletes and inserts.
+Each step has two interned integer signatures (`signatures.Signer`):
+
+- **base** — step type and name (plus the sorted input keys with strict tool signatures): two
+  steps with equal base signatures are the same action;
+- **exact** — base plus failed-or-not and, for tool calls, the normalized arguments: two steps
+  with equal exact signatures also behaved the same.
+
+Pairs come from a longest common subsequence over base signatures (rapidfuzz's bit-parallel
+`Indel`), so the number of pairs, inserts and deletes is the same whichever side is the baseline.
+A repair pass then moves each pair whose steps behave differently onto an unpaired neighbour that
+behaves the same (a failed call followed by its successful retry pairs the retry with the
+baseline's call; the failure is the insert). When both sequences are too long for the LCS table
+(`LCS_CELLS`), rapidfuzz's banded `Levenshtein` with a `score_hint` finds the common runs in
+near-linear time and only its gaps get the LCS treatment. Never a Python O(N·M) table, never
+difflib.
 """
 
 from __future__ import annotations
@@ -13,11 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from rapidfuzz.distance import Levenshtein
+from rapidfuzz.distance import Indel, Levenshtein
 
-from agentdiff.models.trace import StepStatus, TraceStep
+__all__ = ["LCS_CELLS", "REPAIR_WINDOW", "Pair", "align"]
 
-__all__ = ["Pair", "Signer", "align"]
+LCS_CELLS = 400_000_000
+"""Largest len(baseline) × len(candidate) solved by exact LCS (its table is cells/8 bytes)."""
+REPAIR_WINDOW = 64
+"""How far the repair pass looks for a better partner on each side of a pair."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,59 +40,86 @@ class Pair:
     candidate: int | None
 
 
-class Signer:
-    """Interns step signatures to small integers, shared by both sides of one comparison."""
-
-    def __init__(self, *, strict: bool) -> None:
-        self._strict = strict
-        self._ids: dict[tuple[object, ...], int] = {}
-
-    def base(self, step: TraceStep) -> tuple[object, ...]:
-        """Type and name (and, when strict, the sorted input keys)."""
-        if self._strict:
-            return (step.step_type, step.name, tuple(sorted(step.input_payload)))
-        return (step.step_type, step.name)
-
-    def sign(self, steps: list[TraceStep]) -> list[int]:
-        """The interned alignment signature of every step."""
-        ids = self._ids
-        out = []
-        for step in steps:
-            key = (*self.base(step), step.status is StepStatus.ERROR)
-            out.append(ids.setdefault(key, len(ids)))
-        return out
+def align(
+    b_exact: list[int], c_exact: list[int], b_base: list[int], c_base: list[int]
+) -> list[Pair]:
+    """The edit script in execution order (in each gap, deletes before inserts)."""
+    matched = list(_matches(b_base, c_base, 0, len(b_base), 0, len(c_base)))
+    _repair(matched, b_exact, c_exact, len(b_exact), len(c_exact))
+    return _emit(matched, len(b_exact), len(c_exact))
 
 
-def align(baseline: list[TraceStep], candidate: list[TraceStep], signer: Signer) -> list[Pair]:
-    """The edit script, in execution order; pairs have equal signatures or equal base ones."""
-    b_sig, c_sig = signer.sign(baseline), signer.sign(candidate)
-    hint = max(32, abs(len(b_sig) - len(c_sig)) * 2)
-    pairs: list[Pair] = []
-    for op in Levenshtein.opcodes(b_sig, c_sig, score_hint=hint):
-        tag, b0, b1, c0, c1 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
-        if tag == "equal":
-            pairs.extend(Pair(b0 + k, c0 + k) for k in range(b1 - b0))
-        elif tag == "delete":
-            pairs.extend(Pair(b, None) for b in range(b0, b1))
-        elif tag == "insert":
-            pairs.extend(Pair(None, c) for c in range(c0, c1))
-        else:
-            pairs.extend(_replace(baseline, candidate, signer, (b0, b1), (c0, c1)))
-    return pairs
-
-
-def _replace(
-    baseline: list[TraceStep],
-    candidate: list[TraceStep],
-    signer: Signer,
-    b_range: tuple[int, int],
-    c_range: tuple[int, int],
-) -> Iterator[Pair]:
-    bs, cs = range(*b_range), range(*c_range)
-    if len(bs) == len(cs) and all(
-        signer.base(baseline[b]) == signer.base(candidate[c]) for b, c in zip(bs, cs, strict=True)
-    ):
-        yield from (Pair(b, c) for b, c in zip(bs, cs, strict=True))
+def _matches(
+    b: list[int], c: list[int], b0: int, b1: int, c0: int, c1: int
+) -> Iterator[tuple[int, int]]:
+    """Pairs of equal elements of b[b0:b1] and c[c0:c1] forming a common subsequence."""
+    n, m = b1 - b0, c1 - c0
+    if n == 0 or m == 0:
         return
-    yield from (Pair(b, None) for b in bs)
-    yield from (Pair(None, c) for c in cs)
+    if n * m <= LCS_CELLS:
+        ops = Indel.opcodes(b[b0:b1], c[c0:c1])
+    else:
+        ops = Levenshtein.opcodes(b[b0:b1], c[c0:c1], score_hint=max(64, abs(n - m) * 2))
+    gap: list[int] | None = None
+    for op in ops:
+        if op.tag == "equal":
+            if gap is not None:
+                yield from _matches(b, c, gap[0], gap[1], gap[2], gap[3])
+                gap = None
+            for k in range(op.src_end - op.src_start):
+                yield b0 + op.src_start + k, c0 + op.dest_start + k
+        elif n * m > LCS_CELLS:
+            span = [b0 + op.src_start, b0 + op.src_end, c0 + op.dest_start, c0 + op.dest_end]
+            gap = span if gap is None else [gap[0], span[1], gap[2], span[3]]
+    if gap is not None and (gap[1] - gap[0]) * (gap[3] - gap[2]) <= LCS_CELLS:
+        yield from _matches(b, c, gap[0], gap[1], gap[2], gap[3])
+
+
+def _repair(
+    matched: list[tuple[int, int]], b_exact: list[int], c_exact: list[int], n: int, m: int
+) -> None:
+    """Move pairs whose steps behave differently onto an unpaired twin in the same gap."""
+    for i, (b, c) in enumerate(matched):
+        if b_exact[b] == c_exact[c]:
+            continue
+        prev_b, prev_c = matched[i - 1] if i else (-1, -1)
+        next_b, next_c = matched[i + 1] if i + 1 < len(matched) else (n, m)
+        twin = _nearest(
+            c_exact,
+            b_exact[b],
+            c,
+            max(prev_c + 1, c - REPAIR_WINDOW),
+            min(next_c, c + REPAIR_WINDOW + 1),
+        )
+        if twin is not None:
+            matched[i] = (b, twin)
+            continue
+        twin = _nearest(
+            b_exact,
+            c_exact[c],
+            b,
+            max(prev_b + 1, b - REPAIR_WINDOW),
+            min(next_b, b + REPAIR_WINDOW + 1),
+        )
+        if twin is not None:
+            matched[i] = (twin, c)
+
+
+def _nearest(exact: list[int], want: int, at: int, lo: int, hi: int) -> int | None:
+    for distance in range(1, max(at - lo, hi - at) + 1):
+        for index in (at + distance, at - distance):
+            if lo <= index < hi and index != at and exact[index] == want:
+                return index
+    return None
+
+
+def _emit(matched: list[tuple[int, int]], n: int, m: int) -> list[Pair]:
+    pairs: list[Pair] = []
+    b_next = c_next = 0
+    for b, c in [*matched, (n, m)]:
+        pairs.extend(Pair(k, None) for k in range(b_next, b))
+        pairs.extend(Pair(None, k) for k in range(c_next, c))
+        if b < n and c < m:
+            pairs.append(Pair(b, c))
+        b_next, c_next = b + 1, c + 1
+    return pairs

@@ -5,17 +5,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable
 
-from agentdiff.diff.align import Pair, Signer, align
+from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
-from agentdiff.diff.loops import call_keys, find_loops, is_tool_call, label_loops
+from agentdiff.diff.loops import Loop, find_loops, label_loops
 from agentdiff.diff.metrics import deltas, summarize
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import Linear, linearize
 from agentdiff.diff.recovery import recoveries
+from agentdiff.diff.signatures import Keys, Signer
 from agentdiff.gate import evaluate_gate
 from agentdiff.models.report import Aligned, Change, DiffReport, LoopFinding, Op, StepRef
-from agentdiff.models.trace import AgentTrace, TraceStep
+from agentdiff.models.trace import AgentTrace, StepType, TraceStep
 
 __all__ = ["compare"]
 
@@ -33,36 +34,34 @@ def compare(
     """Align two runs and report how the candidate's behaviour differs from the baseline's.
 
     `detect_loops` and `strict_tool_signatures` are the spec's keyword arguments; every other
-    knob lives in `options` (whose values win when both are given).
+    knob lives in `options` (whose values win when it is given).
     """
     if options is None:
         options = CompareOptions(
             detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures
         )
     normalizer = Normalizer(options.ignore)
-    signer = Signer(strict=options.strict_tool_signatures)
+    signer = Signer(normalizer, strict=options.strict_tool_signatures)
 
     def group_key(step: TraceStep) -> Hashable:
-        return (
-            signer.base(step),
-            repr(normalizer.normalize(step.input_payload, ("input_payload",))),
-        )
+        call = signer.call_key(step) if step.step_type is StepType.TOOL_CALL else ""
+        return (repr(signer.base(step)), call)
 
     b_lin, c_lin = linearize(baseline, group_key), linearize(candidate, group_key)
-    pairs = align(b_lin.steps, c_lin.steps, signer)
+    b_keys, c_keys = signer.keys(b_lin.steps), signer.keys(c_lin.steps)
+    pairs = align(b_keys.exact, c_keys.exact, b_keys.base, c_keys.base)
     entries = [_entry(p, b_lin, c_lin, normalizer, options) for p in pairs]
     ops = [e.op for e in entries]
-    on_path = sum(op in _ON_PATH for op in ops)
     sizes = len(b_lin.steps) + len(c_lin.steps)
+    divergence = 1.0 - 2.0 * sum(op in _ON_PATH for op in ops) / sizes if sizes else 0.0
     b_sum, c_sum = summarize(baseline, options.prices), summarize(candidate, options.prices)
-    loops = _loops(b_lin.steps, c_lin.steps, normalizer) if options.detect_loops else []
+    loops = _loops(b_lin, b_keys, c_lin, c_keys) if options.detect_loops else []
     found_deltas = deltas(b_sum, c_sum)
-    divergence = 1.0 - 2.0 * on_path / sizes if sizes else 0.0
     gate = evaluate_gate(
         divergence=divergence,
         loops=loops,
         deltas=found_deltas,
-        tool_counts=Counter(s.name for s in c_lin.steps if is_tool_call(s)),
+        tool_counts=Counter(c_lin.steps[i].name for i in c_keys.call),
         thresholds=options.gate,
     )
     report = DiffReport(
@@ -84,9 +83,8 @@ def _entry(
     pair: Pair, b_lin: Linear, c_lin: Linear, normalizer: Normalizer, options: CompareOptions
 ) -> Aligned:
     if pair.candidate is None:
-        return Aligned(
-            op=Op.DELETE, baseline=StepRef.of(b_lin.steps[pair.baseline or 0]), candidate=None
-        )
+        base = b_lin.steps[pair.baseline or 0]
+        return Aligned(op=Op.DELETE, baseline=StepRef.of(base), candidate=None)
     cand = c_lin.steps[pair.candidate]
     if pair.baseline is None:
         return Aligned(op=Op.INSERT, baseline=None, candidate=StepRef.of(cand))
@@ -108,8 +106,7 @@ def _op(
     c_lin: Linear,
     options: CompareOptions,
 ) -> Op:
-    counted = [c for c in changes if c.kind != "content" or options.compare_content]
-    if counted:
+    if any(c.kind != "content" or options.compare_content for c in changes):
         return Op.CHANGE
     b_rank, c_rank = b_lin.rank.get(base.step_id), c_lin.rank.get(cand.step_id)
     if b_rank is not None and c_rank is not None and b_rank != c_rank:
@@ -117,11 +114,9 @@ def _op(
     return Op.MATCH
 
 
-def _loops(
-    baseline: list[TraceStep], candidate: list[TraceStep], normalizer: Normalizer
-) -> list[LoopFinding]:
-    b_calls = [s for s in baseline if is_tool_call(s)]
-    c_calls = [s for s in candidate if is_tool_call(s)]
-    b_loops = find_loops(b_calls, call_keys(b_calls, normalizer))
-    c_loops = find_loops(c_calls, call_keys(c_calls, normalizer))
-    return label_loops(c_loops, b_loops)
+def _loops(b_lin: Linear, b_keys: Keys, c_lin: Linear, c_keys: Keys) -> list[LoopFinding]:
+    def found(lin: Linear, keys: Keys) -> list[Loop]:
+        indexes = sorted(keys.call)
+        return find_loops([lin.steps[i] for i in indexes], [keys.call[i] for i in indexes])
+
+    return label_loops(found(c_lin, c_keys), found(b_lin, b_keys))

@@ -15,13 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import orjson
-
-from agentdiff.diff.normalize import Normalizer
 from agentdiff.models.report import LoopFinding
-from agentdiff.models.trace import StepStatus, StepType, TraceStep
+from agentdiff.models.trace import StepStatus, TraceStep
 
-__all__ = ["MIN_REPETITIONS", "Loop", "call_keys", "find_loops", "label_loops"]
+__all__ = ["MIN_REPETITIONS", "Loop", "find_loops", "label_loops"]
 
 MIN_REPETITIONS = 3
 MAX_WINDOW = 5
@@ -36,19 +33,6 @@ class Loop:
     repetitions: int
     step_ids: list[str]
     kind: str
-
-
-def call_keys(calls: list[TraceStep], normalizer: Normalizer) -> list[str]:
-    """A key per tool call: its name and its normalized arguments."""
-    keys = []
-    for step in calls:
-        args = normalizer.normalize(step.input_payload, ("input_payload",))
-        keys.append(
-            step.name
-            + "\x00"
-            + orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
-        )
-    return keys
 
 
 def find_loops(calls: list[TraceStep], keys: list[str]) -> list[Loop]:
@@ -141,8 +125,3 @@ def label_loops(candidate: list[Loop], baseline: list[Loop]) -> list[LoopFinding
         )
         for loop in candidate
     ]
-
-
-def is_tool_call(step: TraceStep) -> bool:
-    """Loops are made of tool calls only."""
-    return step.step_type is StepType.TOOL_CALL
