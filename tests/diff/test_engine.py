@@ -129,7 +129,7 @@ def test_single_call_loop_is_new_and_fails():
     base = tools(("geocode", PARIS), ("get_weather", {"lat": 1}))
     cand = tools(("geocode", PARIS), *[("get_weather", {"lat": 1})] * 4, prefix="c")
     report = compare(base, cand)
-    assert [(l.names, l.repetitions, l.new, l.kind) for l in report.loops] == [
+    assert [(lp.names, lp.repetitions, lp.new, lp.kind) for lp in report.loops] == [
         (["get_weather"], 4, True, "loop")]
     assert report.loops[0].step_ids == ["c3", "c5", "c7", "c9"]
     assert not report.gate.passed
@@ -149,7 +149,7 @@ def test_loop_the_baseline_already_has_is_not_new():
 def test_window_loop_of_two_calls():
     cycle = [("search", {"q": "a"}), ("open", {"url": "u"})] * 3
     report = compare(tools(("search", {"q": "a"})), tools(*cycle, prefix="c"))
-    assert [(l.names, l.repetitions) for l in report.loops] == [(["search", "open"], 3)]
+    assert [(lp.names, lp.repetitions) for lp in report.loops] == [(["search", "open"], 3)]
 
 
 def test_different_arguments_are_not_a_loop():
@@ -172,7 +172,7 @@ def test_three_failures_in_a_row_are_a_retry_storm():
     cand = tools(*[("get_weather", {"lat": 1}, "error")] * 3, ("get_weather", {"lat": 1}),
                  prefix="c")
     report = compare(tools(("get_weather", {"lat": 1})), cand)
-    assert [(l.kind, l.repetitions, l.new) for l in report.loops] == [("retry_storm", 4, True)]
+    assert [(lp.kind, lp.repetitions, lp.new) for lp in report.loops] == [("retry_storm", 4, True)]
 
 
 def test_loops_can_be_switched_off():
