@@ -22,7 +22,7 @@ from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
 ROOT = Path(__file__).parents[1] / "fixtures" / "real"
 CREWAI = ROOT / "crewai"
-SHARED = Path("/work/shared/fixtures/real")
+SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
 SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
 SIDES = ("baseline", "candidate")
 SHAPES = tuple(json.loads((CREWAI / "manifest.json").read_text())["shapes"])

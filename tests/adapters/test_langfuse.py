@@ -17,7 +17,7 @@ from agentdiff.models.trace import AgentTrace, StepStatus, StepType
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 FIXTURES = ROOT / "langfuse"
-SHARED = Path("/work/shared/fixtures/real")
+SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
 MANIFEST = json.loads((FIXTURES / "manifest.json").read_text(encoding="utf-8"))
 SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
 SIDES = ("baseline", "candidate")
@@ -270,5 +270,5 @@ def test_garbled_document_is_a_one_line_error_naming_it(
 def test_fixtures_hold_no_machine_paths() -> None:
     for path in FIXTURES.glob("*/*.json"):
         text = path.read_text(encoding="utf-8")
-        assert "/work/" not in text
+        assert str(Path(__file__).parents[3]) not in text
         assert "/home/" not in text

@@ -21,7 +21,7 @@ from agentdiff.models.trace import AgentTrace, StepStatus, StepType
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 HERE = ROOT / "langgraph"
-SHARED = Path("/work/shared/fixtures/real")
+SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
 MANIFEST = json.loads((HERE / "manifest.json").read_text())
 SHAPES = {name: spec["file"] for name, spec in MANIFEST["shapes"].items()}
 SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")

@@ -17,7 +17,7 @@ from agentdiff.models.trace import AgentTrace, StepStatus, StepType
 
 ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "real"
 HERE = ROOT / "openai_agents"
-SHARED = Path("/work/shared/fixtures/real")
+SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
 SHAPES = {"export": "{side}.json", "ingest": "{side}.ingest.json"}
 SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
 SIDES = ("baseline", "candidate")
