@@ -11,14 +11,27 @@ $(BIN)/python:
 	$(BIN)/pip install -q --upgrade pip
 
 install: $(BIN)/python
-	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q -e ".[html]"
 
 install-dev: $(BIN)/python
 	$(BIN)/pip install -q -e ".[dev]"
 
 demo: install
-	$(BIN)/agentdiff inspect examples/baseline.json
-	$(BIN)/agentdiff convert examples/candidate.json -o /dev/null
+	@echo "== 1. The step tree of a real OpenAI Agents SDK run (examples/detour/baseline.json)"
+	$(BIN)/agentdiff inspect examples/detour/baseline.json
+	@echo
+	@echo "== 2. A candidate that took a detour: one extra tool call"
+	$(BIN)/agentdiff compare examples/detour/baseline.json examples/detour/candidate.json \
+	  || echo "(exit code $$?: the gate blocked this candidate)"
+	@echo
+	@echo "== 3. A candidate stuck in a tool loop"
+	$(BIN)/agentdiff compare examples/loop/baseline.json examples/loop/candidate.json \
+	  || echo "(exit code $$?: the gate blocked this candidate)"
+	@echo
+	@echo "== 4. Mixed formats: a Langfuse API export against a Langfuse OTLP export"
+	$(BIN)/agentdiff compare examples/mixed/baseline.langfuse-api.json \
+	  examples/mixed/candidate.langfuse-otlp.json \
+	  || echo "(exit code $$?: the gate blocked this candidate)"
 
 lint: install-dev
 	$(BIN)/ruff check src tests benchmarks scripts cookbooks

@@ -28,7 +28,8 @@ MODEL_KEYS = (
     "gen_ai.request.model",
     "ls_model_name",
 )
-"""Step metadata keys that may name the model of an LLM step (first found wins)."""
+"""Step metadata keys that may name the model of an LLM step (first found wins); an LLM step
+without any falls back to its own name (adapters often name LLM steps after the model)."""
 
 
 def summarize(trace: AgentTrace, prices: Mapping[str, ModelPrice]) -> Summary:
@@ -129,7 +130,7 @@ def _model(step: TraceStep) -> str | None:
         value = meta.get(key)
         if isinstance(value, str) and value:
             return value
-    return None
+    return step.name if step.step_type is StepType.LLM_CALL else None
 
 
 def _latency(trace: AgentTrace) -> float | None:
