@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
 
-from ..diff.real_pairs import real_pairs
+from tests.diff.real_pairs import real_pairs
 
 runner = CliRunner()
 PAIRS = real_pairs("detour")

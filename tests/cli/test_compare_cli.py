@@ -1,0 +1,185 @@
+"""`agentdiff compare`: exit codes 0/1/2, gate flags, config errors, formats, baseline updates."""
+
+from __future__ import annotations
+
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from agentdiff.cli import output as cli_output
+from agentdiff.cli.app import app
+from agentdiff.config import SETTINGS
+from agentdiff.loader import load_trace
+
+REAL = Path(__file__).parents[1] / "fixtures" / "real" / "langfuse"
+runner = CliRunner()
+
+
+def pair(scenario: str) -> tuple[str, str]:
+    return str(REAL / scenario / "baseline.json"), str(REAL / scenario / "candidate.json")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch, tmp_path):
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def invoke(*args: str, env: dict[str, str] | None = None):
+    return runner.invoke(app, ["compare", *args], env=env)
+
+
+def test_exit_0_when_no_regression():
+    result = invoke(*pair("identical"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("PASSED  No loops. No cost spike. Trajectory within budget.")
+    assert "\x1b[" not in result.stdout
+
+
+def test_exit_1_on_regression():
+    result = invoke(*pair("loop"))
+    assert result.exit_code == 1
+    assert "Blocked by: tool loop get_weather ×4" in result.stdout
+
+
+def test_exit_2_on_bad_input(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    result = invoke(pair("loop")[0], str(bad))
+    assert result.exit_code == 2
+    assert "invalid JSON" in result.stderr
+
+
+def test_exit_2_on_a_bad_flag_value():
+    result = invoke(*pair("identical"), "--max-divergence", "lots")
+    assert result.exit_code == 2
+    assert "max_divergence must be a number or 'off'" in result.stderr
+
+
+def test_exit_2_on_a_misspelt_config_key(tmp_path):
+    (tmp_path / "agentdiff.toml").write_text("[gate]\nmax_divergnce = 0.3\n")
+    result = invoke(*pair("identical"))
+    assert result.exit_code == 2
+    assert "max_divergnce" in result.stderr
+    assert "agentdiff.toml" in result.stderr
+
+
+def test_flags_relax_the_gate():
+    relaxed = invoke(
+        *pair("loop"),
+        "--allow-loops",
+        "--max-cost-increase", "off",
+        "--max-token-increase", "300",
+    )
+    assert relaxed.exit_code == 0, relaxed.output
+    assert "warning: tool loop get_weather ×4" in relaxed.stdout
+
+
+def test_env_and_file_feed_the_gate(tmp_path):
+    (tmp_path / "agentdiff.toml").write_text("[gate]\nallow_loops = true\nmax_cost_increase = 'off'\n")
+    env = {"AGENTDIFF_MAX_TOKEN_INCREASE": "300"}
+    assert invoke(*pair("loop"), env=env).exit_code == 0
+    assert invoke(*pair("loop"), "--max-token-increase", "10", env=env).exit_code == 1
+    assert invoke(*pair("loop"), "--no-allow-loops", env=env).exit_code == 1
+
+
+def test_tool_repeat_cap_flag():
+    result = invoke(*pair("identical"), "--max-tool-repeats", "0")
+    assert result.exit_code == 2  # the cap is at least 1
+    assert "max_tool_repeats" in result.stderr
+    assert invoke(*pair("detour"), "--max-tool-repeats", "1", "--max-cost-increase", "off", "--max-token-increase", "off").exit_code == 0
+    looping = invoke(*pair("loop"), "--allow-loops", "--max-tool-repeats", "2", "--max-cost-increase", "off", "--max-token-increase", "off")
+    assert looping.exit_code == 1
+    assert "tool get_weather called 4 times (limit 2)" in looping.stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "html", "junit", "terminal"])
+def test_every_format_writes_to_a_file(tmp_path, fmt):
+    out = tmp_path / f"report.{fmt}"
+    result = invoke(*pair("loop"), "--format", fmt, "-o", str(out))
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert out.read_text()
+
+
+def test_junit_reports_an_input_error_as_error(tmp_path):
+    out = tmp_path / "junit.xml"
+    result = invoke(pair("loop")[0], str(tmp_path / "missing.json"), "-f", "junit", "-o", str(out))
+    assert result.exit_code == 2
+    root = ET.fromstring(out.read_text())
+    assert root.get("errors") == "1"
+    assert "file not found" in root.find(".//error").get("message")
+
+
+def copy_pair(tmp_path: Path, scenario: str) -> tuple[Path, Path]:
+    base, cand = (Path(p) for p in pair(scenario))
+    shutil.copy(base, tmp_path / "baseline.json")
+    return tmp_path / "baseline.json", cand
+
+
+def canonical(path: Path) -> bytes:
+    trace = load_trace(path)
+    return orjson.dumps(trace.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def test_update_baseline_writes_the_candidate_as_canonical_json(tmp_path):
+    base, cand = copy_pair(tmp_path, "reworded")
+    result = invoke(str(base), str(cand), "--update-baseline")
+    assert result.exit_code == 0
+    assert base.read_bytes() == canonical(cand)
+    assert load_trace(base).metadata["source_format"] == "langfuse"
+    assert list(tmp_path.glob(".baseline.json.*")) == []
+
+
+def test_update_baseline_refuses_when_the_gate_failed_unless_forced(tmp_path):
+    base, cand = copy_pair(tmp_path, "loop")
+    before = base.read_bytes()
+    refused = invoke(str(base), str(cand), "--update-baseline")
+    assert refused.exit_code == 1
+    assert "baseline not updated" in refused.stderr
+    assert base.read_bytes() == before
+    forced = invoke(str(base), str(cand), "--update-baseline", "--force")
+    assert forced.exit_code == 1  # the gate still failed; the baseline was accepted anyway
+    assert base.read_bytes() == canonical(cand)
+
+
+def test_update_baseline_never_when_the_candidate_fails_to_load(tmp_path):
+    base, _ = copy_pair(tmp_path, "loop")
+    before = base.read_bytes()
+    bad = tmp_path / "candidate.json"
+    bad.write_text('{"half": ')
+    result = invoke(str(base), str(bad), "--update-baseline", "--force")
+    assert result.exit_code == 2
+    assert base.read_bytes() == before
+
+
+def test_a_failure_mid_write_leaves_the_old_baseline_intact(tmp_path, monkeypatch):
+    base, cand = copy_pair(tmp_path, "reworded")
+    before = base.read_bytes()
+    real_fdopen = cli_output.os.fdopen
+
+    class Exploding:
+        def __init__(self, handle):
+            self.file = real_fdopen(handle, "w", encoding="utf-8")
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def write(self, text):
+            self.file.write(text[: len(text) // 2])
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(cli_output.os, "fdopen", lambda handle, *a, **k: Exploding(handle))
+    result = invoke(str(base), str(cand), "--update-baseline")
+    assert result.exit_code == 2
+    assert "No space left on device" in result.stderr
+    assert base.read_bytes() == before
+    assert list(tmp_path.glob(".baseline.json.*")) == []
