@@ -7,7 +7,6 @@ import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
-
 from tests.diff.real_pairs import real_pairs
 
 runner = CliRunner()
