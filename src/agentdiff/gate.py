@@ -8,12 +8,17 @@ rule                       severity   default
 new or grown loop          hard       fails (``allow_loops=True``: reported, never fails)
 divergence                 hard       > 0.5 fails; any divergence within budget is a soft
                                       "alternate route" warning
-cost increase (%)          hard       > 25 fails, when known on both sides; unknown → warning
-total-token increase (%)   hard       > 25 fails, when known on both sides; unknown → warning
+cost increase (%)          hard       > 25 fails, when known on both sides (0 → more fails too);
+                                      unknown on either side → an "unknown" warning, never a pass
+total-token increase (%)   hard       > 25 fails, as for cost
 latency increase (%)       soft       > 50 warns
 new errors                 soft       any warns (``max_new_errors=N``: more than N fails)
 tool repeats               hard       off (``max_tool_repeats=N``: any tool called > N times fails)
 =========================  =========  ==========================================================
+
+`verdict(result)` says the outcome in plain words, for every renderer and for
+`assert_no_regressions`: "No loops. No cost spike. Trajectory within budget." or
+"Blocked by: tool loop get_weather ×4".
 """
 
 from __future__ import annotations
@@ -24,7 +29,21 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentdiff.models.report import Delta, Deltas, GateResult, GateViolation, LoopFinding
 
-__all__ = ["GateThresholds", "evaluate_gate"]
+__all__ = ["RULES", "GateThresholds", "evaluate_gate", "verdict"]
+
+RULES = ("loop", "divergence", "cost", "tokens", "latency", "errors", "tool_repeats")
+"""Every rule the gate checks, in report order (`GateViolation.rule` is one of these)."""
+
+_PASS_WORDS: dict[str, tuple[str | None, str]] = {
+    # rule: (said when the rule is quiet, said when it only warned)
+    "loop": ("No loops.", "Loops seen, not blocking."),
+    "cost": ("No cost spike.", "Cost unknown, not checked."),
+    "tokens": (None, "Tokens unknown, not checked."),
+    "divergence": ("Trajectory within budget.", "Alternate route, within budget."),
+    "errors": (None, "New errors, within limit."),
+    "latency": (None, "Slower, within limit."),
+    "tool_repeats": (None, "Tool repeats within limit."),
+}
 
 
 class GateThresholds(BaseModel):
@@ -132,6 +151,13 @@ def _percent_rule(
         hard.append(
             GateViolation(rule=what, message=(f"{what} up {delta.pct:.1f}% (limit {limit:g}%)"))
         )
+    elif delta.baseline == 0 and delta.candidate > 0:
+        hard.append(
+            GateViolation(
+                rule=what,
+                message=f"{what} up from 0 to {delta.candidate:g} (limit {limit:g}%)",
+            )
+        )
 
 
 def _latency(delta: Delta, t: GateThresholds, soft: list[GateViolation]) -> None:
@@ -173,3 +199,12 @@ def _tool_repeats(counts: Mapping[str, int], t: GateThresholds, hard: list[GateV
 def _unknown_sides(delta: Delta) -> str:
     both = delta.baseline is None and delta.candidate is None
     return "both sides" if both else ("the baseline" if delta.baseline is None else "the candidate")
+
+
+def verdict(result: GateResult) -> str:
+    """The outcome in plain words: what blocked the candidate, or why it passed."""
+    if not result.passed:
+        return "Blocked by: " + "; ".join(v.message for v in result.violations)
+    warned = {w.rule for w in result.warnings}
+    words = [warn if rule in warned else quiet for rule, (quiet, warn) in _PASS_WORDS.items()]
+    return " ".join(w for w in words if w)

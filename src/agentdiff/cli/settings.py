@@ -1,0 +1,58 @@
+"""CLI flags generated from `agentdiff.config.SETTINGS`, so each setting is declared once.
+
+`@setting_flags` adds one option per setting to a typer command (`--max-divergence N|off`,
+`--allow-loops/--no-allow-loops`, `--ignore GLOB`...) and hands the given ones to the command
+as `flags`: a mapping of setting name → value, `None` when the flag was not given (the
+environment, the config file or the default then decide; see `agentdiff.config.load_options`).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from agentdiff.config import SETTINGS, Setting
+from agentdiff.config_kinds import FLAG, GLOBS
+
+__all__ = ["setting_flags"]
+
+R = TypeVar("R")
+_PANEL = "Gate and comparison settings (flag > AGENTDIFF_* env > agentdiff.toml > default)"
+
+
+def _annotation(setting: Setting) -> Any:
+    help_text = f"{setting.help} [env: {setting.env}]"
+    if setting.kind is FLAG:
+        names = f"{setting.flag}/--no-{setting.flag[2:]}"
+        return Annotated[bool | None, typer.Option(names, help=help_text, rich_help_panel=_PANEL)]
+    if setting.kind is GLOBS:
+        option = typer.Option(setting.flag, help=help_text, rich_help_panel=_PANEL)
+        return Annotated[list[str] | None, option]
+    option = typer.Option(
+        setting.flag, metavar=setting.kind.metavar, help=help_text, rich_help_panel=_PANEL
+    )
+    return Annotated[str | None, option]
+
+
+def setting_flags(command: Callable[..., R]) -> Callable[..., R]:
+    """Give `command` (which takes `flags=`) one CLI option per configuration setting."""
+    signature = inspect.signature(command, eval_str=True)
+    kept = [p for p in signature.parameters.values() if p.name != "flags"]
+    added = [
+        inspect.Parameter(
+            s.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_annotation(s)
+        )
+        for s in SETTINGS
+    ]
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> R:
+        flags = {s.name: kwargs.pop(s.name, None) for s in SETTINGS}
+        return command(*args, flags=flags, **kwargs)
+
+    run.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
+    return run

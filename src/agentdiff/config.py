@@ -1,0 +1,206 @@
+"""Configuration: every setting declared once, resolved as flag > environment > file > default.
+
+`SETTINGS` is the one table. Each row names a setting of `[gate]` (the `GateThresholds` fields)
+or `[compare]` (the `CompareOptions` knobs); from it come the CLI flag (`--max-divergence`), the
+environment variable (`AGENTDIFF_MAX_DIVERGENCE`) and the file key (`max_divergence` under
+`[gate]`). Defaults are the models' own, so they are declared nowhere else.
+
+The file is the nearest `agentdiff.toml` from the working directory upward, or the
+`[tool.agentdiff]` table of a `pyproject.toml`; in one directory `agentdiff.toml` wins. A
+misspelt key or a wrong type is a `ConfigError` naming the key and where it came from. A number
+setting set to `"off"` (or `None` from Python) switches its rule off.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from agentdiff.config_kinds import FLAG, GLOBS, INT, NUMBER, Kind
+from agentdiff.diff.options import CompareOptions
+from agentdiff.errors import ConfigError
+from agentdiff.gate import GateThresholds
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+__all__ = ["CONFIG_FILE", "SETTINGS", "ResolvedConfig", "Setting", "find_config", "load_options"]
+
+CONFIG_FILE = "agentdiff.toml"
+ENV_PREFIX = "AGENTDIFF_"
+
+Section = Literal["gate", "compare"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configurable value; its flag, env variable and file key all derive from `name`."""
+
+    name: str
+    section: Section
+    kind: Kind
+    help: str
+
+    @property
+    def flag(self) -> str:
+        """The CLI flag, e.g. `--max-divergence`."""
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def env(self) -> str:
+        """The environment variable, e.g. `AGENTDIFF_MAX_DIVERGENCE`."""
+        return ENV_PREFIX + self.name.upper()
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("max_divergence", "gate", NUMBER, "Fail when divergence (0-1) exceeds this."),
+    Setting("max_cost_increase", "gate", NUMBER, "Fail when cost rises more than this %."),
+    Setting("max_token_increase", "gate", NUMBER, "Fail when total tokens rise more than this %."),
+    Setting("max_latency_increase", "gate", NUMBER, "Warn when latency rises more than this %."),
+    Setting("max_new_errors", "gate", INT, "Fail on more than N new errors (default: warn)."),
+    Setting("allow_loops", "gate", FLAG, "Report loops but never fail on them."),
+    Setting("max_tool_repeats", "gate", INT, "Fail when any tool is called more than N times."),
+    Setting("detect_loops", "compare", FLAG, "Scan the candidate for repeated tool calls."),
+    Setting("strict_tool_signatures", "compare", FLAG, "Match steps only on identical inputs."),
+    Setting("compare_content", "compare", FLAG, "Count LLM text/tool output changes."),
+    Setting("ignore", "compare", GLOBS, "Dotted-path glob never compared (repeatable)."),
+)
+_BY_NAME = {s.name: s for s in SETTINGS}
+_SECTIONS: tuple[Section, ...] = ("gate", "compare")
+
+
+@dataclass(frozen=True)
+class ResolvedConfig:
+    """The options to compare with, the file they came from and where each value was set."""
+
+    options: CompareOptions
+    file: Path | None = None
+    sources: Mapping[str, str] = field(default_factory=dict)
+    """Setting name → `flag --x`, `env AGENTDIFF_X`, `<file> [section]` (defaults absent)."""
+
+
+def find_config(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest config file from `start` upward and its AgentDiff table, if any."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        own = folder / CONFIG_FILE
+        if own.is_file():
+            return own, _read_toml(own)
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            table = _read_toml(pyproject).get("tool", {}).get("agentdiff")
+            if isinstance(table, dict):
+                return pyproject, table
+    return None
+
+
+def load_options(
+    overrides: Mapping[str, object] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    start: Path | None = None,
+) -> ResolvedConfig:
+    """Resolve every setting: `overrides` (flags, keyword arguments) > `env` > file > default.
+
+    `None` in `overrides` means "not given" (use `"off"` to switch a rule off). Text values are
+    parsed as the environment's are; other values must already have the setting's type.
+    """
+    values: dict[str, object] = {}
+    sources: dict[str, str] = {}
+    found = find_config(start)
+    if found is not None:
+        _merge_file(*found, values, sources)
+    _merge_env(os.environ if env is None else env, values, sources)
+    _merge_overrides(overrides or {}, values, sources)
+    options = _build(values, sources)
+    return ResolvedConfig(options=options, file=found[0] if found else None, sources=sources)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the config file: {exc}", source=path) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", source=path) from None
+
+
+def _merge_file(
+    path: Path, table: dict[str, Any], values: dict[str, object], sources: dict[str, str]
+) -> None:
+    prefix = "[tool.agentdiff." if path.name == "pyproject.toml" else "["
+    for section, body in table.items():
+        if section not in _SECTIONS or not isinstance(body, dict):
+            expected = ", ".join(f"{prefix}{s}]" for s in _SECTIONS)
+            msg = f"unknown section {prefix}{section}]; expected {expected}"
+            raise ConfigError(msg, source=path)
+        for key, raw in body.items():
+            where = f"{path} {prefix}{section}]"
+            setting = _lookup(key, section, where)
+            values[key] = _parse(setting, raw, where, text=False)
+            sources[key] = where
+
+
+def _merge_env(env: Mapping[str, str], values: dict[str, object], sources: dict[str, str]) -> None:
+    for setting in SETTINGS:
+        text = env.get(setting.env, "").strip()
+        if text:
+            where = f"env {setting.env}"
+            values[setting.name] = _parse(setting, text, where, text=True)
+            sources[setting.name] = where
+
+
+def _merge_overrides(
+    overrides: Mapping[str, object], values: dict[str, object], sources: dict[str, str]
+) -> None:
+    for key, raw in overrides.items():
+        if raw is None:
+            continue
+        setting = _lookup(key, None, "arguments")
+        where = f"flag {setting.flag}"
+        values[key] = _parse(setting, raw, where, text=isinstance(raw, str))
+        sources[key] = where
+
+
+def _lookup(key: str, section: str | None, where: str) -> Setting:
+    setting = _BY_NAME.get(key)
+    if setting is not None and section in (None, setting.section):
+        return setting
+    names = [s.name for s in SETTINGS if section in (None, s.section)]
+    close = difflib.get_close_matches(key, names, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    msg = f"unknown setting {key!r}; {hint}valid: {', '.join(names)}"
+    raise ConfigError(msg, source=where)
+
+
+def _parse(setting: Setting, raw: object, where: str, *, text: bool) -> object:
+    try:
+        if text and isinstance(raw, str):
+            return setting.kind.from_text(raw)
+        return setting.kind.from_value(raw)
+    except (TypeError, ValueError):
+        msg = f"{setting.name} must be {setting.kind.expected}, got {raw!r}"
+        raise ConfigError(msg, source=where) from None
+
+
+def _build(values: dict[str, object], sources: dict[str, str]) -> CompareOptions:
+    def pick(section: Section) -> dict[str, object]:
+        return {k: v for k, v in values.items() if _BY_NAME[k].section == section}
+
+    try:
+        gate = GateThresholds.model_validate(pick("gate"))
+        return CompareOptions.model_validate({**pick("compare"), "gate": gate})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = str(error["loc"][0]) if error["loc"] else "?"
+        msg = f"{key}: {error['msg']} (got {error.get('input')!r})"
+        raise ConfigError(msg, source=sources.get(key, "defaults")) from None

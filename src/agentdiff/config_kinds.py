@@ -1,0 +1,87 @@
+"""The value kinds of configuration settings: how text (flags, env) and TOML values parse.
+
+Text comes from flags and environment variables; values come from TOML files and Python
+keyword arguments and must already have the right type (a TOML string is not a number). Number
+kinds accept `"off"` (and `None` from Python) to switch a rule off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["FLAG", "GLOBS", "INT", "NUMBER", "Kind"]
+
+_OFF = "off"
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no"})
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How one kind of setting is read; parsers raise `ValueError`/`TypeError` on bad input."""
+
+    expected: str
+    """What a valid value looks like, for error messages."""
+    metavar: str
+    from_text: Callable[[str], object]
+    from_value: Callable[[object], object]
+
+
+def _number_text(text: str) -> float | None:
+    text = text.strip().lower()
+    return None if text == _OFF else float(text)
+
+
+def _number_value(value: object) -> float | None:
+    if value is None or value == _OFF:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(value)
+    return float(value)
+
+
+def _int_text(text: str) -> int | None:
+    text = text.strip().lower()
+    return None if text == _OFF else int(text)
+
+
+def _int_value(value: object) -> int | None:
+    if value is None or value == _OFF:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(value)
+    return value
+
+
+def _flag_text(text: str) -> bool:
+    word = text.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE or word == _OFF:
+        return False
+    raise ValueError(text)
+
+
+def _flag_value(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(value)
+    return value
+
+
+def _globs_text(text: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _globs_value(value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise TypeError(value)
+    return tuple(value)
+
+
+NUMBER = Kind("a number or 'off'", "N|off", _number_text, _number_value)
+INT = Kind("a whole number or 'off'", "N|off", _int_text, _int_value)
+FLAG = Kind("true or false", "BOOL", _flag_text, _flag_value)
+GLOBS = Kind("a list of path globs", "GLOB", _globs_text, _globs_value)

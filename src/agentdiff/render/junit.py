@@ -1,0 +1,76 @@
+"""The JUnit XML renderer: one test case per gate rule, so CI systems list what regressed.
+
+A hard violation is a `<failure>` of its rule's test case; warnings go to that case's
+`<system-out>`. An input error (a trace that does not load) is an `<error>`, written by
+`render_junit_error()`, so CI shows "broken input" apart from "regression". Text from traces is
+stripped of the control characters XML 1.0 cannot hold; ElementTree escapes the rest.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from agentdiff.gate import RULES
+from agentdiff.models.report import DiffReport
+from agentdiff.render.options import RenderOptions
+from agentdiff.render.view import findings, headline
+
+__all__ = ["render_junit", "render_junit_error"]
+
+SUITE = "agentdiff"
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    return _XML_INVALID.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _document(suite: ET.Element) -> str:
+    root = ET.Element("testsuites", {"name": SUITE})
+    for key in ("tests", "failures", "errors"):
+        root.set(key, suite.get(key, "0"))
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+def render_junit(report: DiffReport, options: RenderOptions) -> str:  # noqa: ARG001
+    """The gate as JUnit XML: one `<testcase>` per rule, a `<failure>` per broken rule."""
+    failed = {v.rule for v in report.gate.violations}
+    suite = ET.Element(
+        "testsuite",
+        {"name": f"{SUITE}.gate", "tests": str(len(RULES)), "failures": str(len(failed))},
+        errors="0",
+    )
+    state, words = headline(report)
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (
+        ("verdict", state),
+        ("divergence", f"{report.divergence:.4f}"),
+        ("baseline", report.baseline.trace_id),
+        ("candidate", report.candidate.trace_id),
+    ):
+        ET.SubElement(properties, "property", name=name, value=_xml_text(value))
+    for rule in RULES:
+        case = ET.SubElement(suite, "testcase", classname=f"{SUITE}.gate", name=rule)
+        broken = [v.message for v in report.gate.violations if v.rule == rule]
+        if broken:
+            failure = ET.SubElement(case, "failure", type="regression")
+            failure.set("message", _xml_text("; ".join(broken)))
+            failure.text = _xml_text("\n".join([words, *findings(report)]))
+        warned = [w.message for w in report.gate.warnings if w.rule == rule]
+        if warned:
+            ET.SubElement(case, "system-out").text = _xml_text("\n".join(warned))
+    return _document(suite)
+
+
+def render_junit_error(message: str) -> str:
+    """JUnit XML for a comparison that could not run (bad input): one `<error>`."""
+    suite = ET.Element(
+        "testsuite", {"name": f"{SUITE}.gate", "tests": "1", "failures": "0", "errors": "1"}
+    )
+    case = ET.SubElement(suite, "testcase", classname=f"{SUITE}.gate", name="load")
+    error = ET.SubElement(case, "error", type="input", message=_xml_text(message))
+    error.text = _xml_text(message)
+    return _document(suite)

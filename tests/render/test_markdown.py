@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import re
+
+from agentdiff.render import RenderOptions, render
+from agentdiff.render.markdown import md
+
+from .reports import hostile_report, real_report
+
+
+def test_verdict_first_then_findings_then_details():
+    text = render(real_report("loop"), "markdown", RenderOptions())
+    lines = text.splitlines()
+    assert lines[0] == "## ❌ AgentDiff: FAILED"
+    assert lines[2].startswith("**Blocked by: tool loop get\\_weather ×4")
+    assert "- loop get\\_weather ×4 \\(new\\)" not in text
+    assert "- loop get\\_weather ×4 (new)" in text
+    assert text.count("<details>") == text.count("</details>") == 3
+    assert text.index("Gate details") < text.index("Aligned steps")
+
+
+def test_trace_strings_cannot_break_tables_or_inject_html():
+    text = render(hostile_report(), "markdown", RenderOptions())
+    assert "<script" not in text
+    assert "<img" not in text
+    assert "@octocat" not in text
+    assert "`" not in text
+    for line in text.splitlines():
+        if line.startswith("| "):
+            unescaped = re.findall(r"(?<!\\)\|", line)
+            header = text.splitlines()[text.splitlines().index(line)]
+            assert len(unescaped) in (4, 6), header
+
+
+def test_md_escapes_every_special_character():
+    assert md("a|b") == "a\\|b"
+    assert md("<b>") == "&lt;b&gt;"
+    assert md("`x`") == "&#96;x&#96;"
+    assert md("[link](http://x)") == "\\[link\\](http://x)"
+    assert md("line\nbreak") == "line\\\\nbreak"
