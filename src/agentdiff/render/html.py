@@ -18,7 +18,7 @@ from agentdiff.models.report import DiffReport, StepRef
 from agentdiff.models.trace import AgentTrace, TraceStep
 from agentdiff.render.dag import dag_pictures
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.text import clip, one_line, payload_json, short_json
+from agentdiff.render.text import clip, multiline, one_line, payload_json, short_json
 from agentdiff.render.view import (
     DELTA_ROWS,
     MARKERS,
@@ -69,7 +69,7 @@ def _side(ref: StepRef | None, steps: dict[str, TraceStep]) -> _Side | None:
         if step.output_payload is not None:
             payloads.append(("output", payload_json(step.output_payload, PAYLOAD_CHARS)))
         if step.error_message:
-            payloads.append(("error", clip(step.error_message, PAYLOAD_CHARS)))
+            payloads.append(("error", clip(multiline(step.error_message), PAYLOAD_CHARS)))
     return _Side(step_label(ref, 80), payloads)
 
 

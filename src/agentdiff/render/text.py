@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["clip", "one_line", "payload_json", "short_json"]
+__all__ = ["clip", "multiline", "one_line", "payload_json", "short_json"]
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -51,4 +51,9 @@ def payload_json(value: Any, limit: int = 20_000) -> str:
     text = orjson.dumps(
         value, default=str, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
     ).decode()
-    return clip(_UNSAFE.sub(lambda m: m.group() if m.group() == "\n" else _escape(m), text), limit)
+    return clip(multiline(text), limit)
+
+
+def multiline(text: object) -> str:
+    """`text` with its line breaks kept and every other control character escaped."""
+    return _UNSAFE.sub(lambda m: m.group() if m.group() == "\n" else _escape(m), str(text))

@@ -1,0 +1,65 @@
+"""The HTML page without a browser: self-contained, escaped, all sections present."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from agentdiff.errors import AgentDiffError
+from agentdiff.render import RenderOptions, render
+
+from .reports import ONERROR, SCRIPT, hostile_report, real_report
+
+
+def test_page_is_self_contained():
+    page = render(real_report("loop"), "html", RenderOptions())
+    assert "<script" not in page
+    assert not re.search(r"""\b(src|href)\s*=""", page)
+    assert "@import" not in page
+    assert "url(" not in page
+    assert "default-src 'none'" in page
+
+
+def test_sections_and_highlights():
+    report = real_report("loop")
+    page = render(report, "html", RenderOptions())
+    for marker in (
+        'id="verdict"',
+        'id="summary"',
+        'id="trajectories"',
+        'id="dag-baseline"',
+        'id="dag-candidate"',
+        'id="deltas"',
+        'id="loops"',
+    ):
+        assert marker in page
+    assert "Blocked by: tool loop get_weather ×4" in page
+    assert page.count('<details class="row') == len(report.alignment)
+    assert page.count('class="row op-insert first"') == 1
+    assert page.count("node op-insert") >= 1
+    assert page.count(" loop") >= 4  # loop steps are marked in the DAG
+
+
+def test_payloads_are_expandable_per_step():
+    page = render(real_report("error_retry", compare_content=True), "html", RenderOptions())
+    assert "weather service unavailable" in page
+    assert '<div class="mute">input</div>' in page
+    assert '<div class="mute">output</div>' in page
+
+
+def test_every_trace_string_is_escaped():
+    page = render(hostile_report(), "html", RenderOptions())
+    assert SCRIPT not in page
+    assert ONERROR not in page
+    assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page
+    assert "onerror=&#34;" in page or "onerror=\\&#34;" in page
+    assert "\x1b" not in page
+
+
+def test_missing_jinja2_is_a_one_line_hint(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jinja2", None)
+    with pytest.raises(AgentDiffError) as caught:
+        render(real_report("identical"), "html", RenderOptions())
+    assert caught.value.hint == "pip install 'agentdiff[html]'"
