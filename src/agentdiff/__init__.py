@@ -16,6 +16,7 @@ from agentdiff.gate import GateThresholds
 from agentdiff.loader import load_trace, parse_trace_data
 from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+from agentdiff.regressions import assert_no_regressions
 
 __version__ = "0.1.0"
 
@@ -37,6 +38,7 @@ __all__ = [
     "UnknownAdapterError",
     "UnknownFormatError",
     "__version__",
+    "assert_no_regressions",
     "available_adapters",
     "compare",
     "load_trace",

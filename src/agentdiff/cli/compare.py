@@ -15,12 +15,12 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
-import orjson
 import typer
 
+from agentdiff.baselines import write_baseline
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputOpt
-from agentdiff.cli.output import write_atomically, write_output
+from agentdiff.cli.output import write_output
 from agentdiff.cli.settings import setting_flags
 from agentdiff.config import load_options
 from agentdiff.diff import compare as compare_traces
@@ -47,8 +47,7 @@ def _update_baseline(path: Path, candidate: AgentTrace, report: DiffReport, forc
     if not report.passed and not force:
         typer.echo("baseline not updated: the gate failed (add --force to accept)", err=True)
         return
-    text = orjson.dumps(candidate.model_dump(mode="json"), option=orjson.OPT_INDENT_2).decode()
-    write_atomically(path, text + "\n")
+    write_baseline(path, candidate)
     typer.echo(f"baseline updated: {path}", err=True)
 
 
