@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
 
 from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
@@ -40,6 +42,27 @@ def compare(
         options = CompareOptions(
             detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures
         )
+    with _no_gc_pauses():
+        return _compare(baseline, candidate, options)
+
+
+@contextmanager
+def _no_gc_pauses() -> Iterator[None]:
+    """Pause the cyclic garbage collector; restore the caller's setting afterwards.
+
+    The engine allocates hundreds of thousands of acyclic records; collecting mid-way only
+    rescans them (a third of the time on 100k-step traces).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions) -> DiffReport:
     normalizer = Normalizer(options.ignore)
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
 
@@ -84,13 +107,13 @@ def _entry(
 ) -> Aligned:
     if pair.candidate is None:
         base = b_lin.steps[pair.baseline or 0]
-        return Aligned(op=Op.DELETE, baseline=StepRef.of(base), candidate=None)
+        return Aligned.trusted(op=Op.DELETE, baseline=StepRef.of(base), candidate=None, changes=[])
     cand = c_lin.steps[pair.candidate]
     if pair.baseline is None:
-        return Aligned(op=Op.INSERT, baseline=None, candidate=StepRef.of(cand))
+        return Aligned.trusted(op=Op.INSERT, baseline=None, candidate=StepRef.of(cand), changes=[])
     base = b_lin.steps[pair.baseline]
     changes = step_changes(base, cand, normalizer)
-    return Aligned(
+    return Aligned.trusted(
         op=_op(changes, base, cand, b_lin, c_lin, options),
         baseline=StepRef.of(base),
         candidate=StepRef.of(cand),

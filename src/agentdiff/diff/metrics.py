@@ -114,14 +114,27 @@ def _cost(trace: AgentTrace, prices: Mapping[str, ModelPrice]) -> tuple[float | 
     ]
     if given:
         return math.fsum(given), False
-    estimates = [
-        estimate_cost(_model(s), s.tokens.prompt_tokens, s.tokens.completion_tokens, prices)
-        for s in steps
-        if s.tokens
-    ]
-    if estimates and all(e is not None for e in estimates):
-        return math.fsum(e for e in estimates if e is not None), True
-    return None, False
+    return _estimate(steps, prices)
+
+
+def _estimate(
+    steps: list[TraceStep], prices: Mapping[str, ModelPrice]
+) -> tuple[float | None, bool]:
+    """Tokens summed per model, each model priced once; any unpriceable step → unknown."""
+    per_model: dict[str | None, list[int]] = {}
+    for step in steps:
+        usage = step.tokens
+        if usage is None or usage.prompt_tokens is None or usage.completion_tokens is None:
+            return None, False
+        sums = per_model.setdefault(_model(step), [0, 0])
+        sums[0] += usage.prompt_tokens
+        sums[1] += usage.completion_tokens
+    if not per_model:
+        return None, False
+    costs = [estimate_cost(model, p, c, prices) for model, (p, c) in per_model.items()]
+    if any(cost is None for cost in costs):
+        return None, False
+    return math.fsum(c for c in costs if c is not None), True
 
 
 def _model(step: TraceStep) -> str | None:

@@ -67,6 +67,8 @@ class Normalizer:
 
     def normalize(self, value: Any, path: tuple[str, ...]) -> Any:
         """`value` (found at `path`) without volatile keys or ignored paths."""
+        if not self._ignore:
+            return _strip(value)
         if isinstance(value, dict):
             out = {}
             for key, item in value.items():
@@ -81,6 +83,15 @@ class Normalizer:
 
     def _ignored(self, path: tuple[str, ...]) -> bool:
         return any(_match(glob, path) for glob in self._ignore)
+
+
+def _strip(value: Any) -> Any:
+    """`normalize` without user ignores: no paths to track, so it is much cheaper."""
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if not is_volatile(str(k), v)}
+    if isinstance(value, list):
+        return [_strip(item) for item in value]
+    return value
 
 
 @lru_cache(maxsize=65536)
