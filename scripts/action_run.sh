@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The step logic of the AgentDiff GitHub Action (action.yml); runs the same way locally.
+#
+# Inputs (environment):  INPUT_BASELINE, INPUT_CANDIDATE  trace files (required)
+#                        INPUT_ARGS    extra `agentdiff compare` flags, split on whitespace
+#                                      (e.g. "--allow-loops --max-cost-increase 40")
+#                        AGENTDIFF     the command to run (default: agentdiff)
+#                        PYTHON        a Python to read the JSON report (default: python3)
+# Writes: the Markdown report to $GITHUB_STEP_SUMMARY (appended), `passed` and `divergence`
+#         to $GITHUB_OUTPUT. Exit code: agentdiff's own (0 ok, 1 regression, 2 bad input).
+set -uo pipefail
+
+baseline="${INPUT_BASELINE:?input 'baseline' is required}"
+candidate="${INPUT_CANDIDATE:?input 'candidate' is required}"
+agentdiff="${AGENTDIFF:-agentdiff}"
+python="${PYTHON:-python3}"
+summary="${GITHUB_STEP_SUMMARY:-/dev/null}"
+outputs="${GITHUB_OUTPUT:-/dev/null}"
+read -r -a extra <<< "${INPUT_ARGS:-}"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+"$agentdiff" compare "$baseline" "$candidate" ${extra[@]+"${extra[@]}"} \
+  --format json --output "$work/report.json"
+status=$?
+
+if [ "$status" -gt 1 ]; then
+  {
+    echo "## ⚠️ AgentDiff could not compare the runs"
+    echo
+    echo "\`agentdiff compare\` exited with $status (bad input or configuration); see the step log."
+  } >> "$summary"
+  echo "passed=false" >> "$outputs"
+  exit "$status"
+fi
+
+"$agentdiff" compare "$baseline" "$candidate" ${extra[@]+"${extra[@]}"} \
+  --format markdown --output "$work/report.md"
+cat "$work/report.md" >> "$summary"
+cat "$work/report.md"
+
+divergence="$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["divergence"])' "$work/report.json")"
+if [ "$status" -eq 0 ]; then passed=true; else passed=false; fi
+{
+  echo "passed=$passed"
+  echo "divergence=$divergence"
+} >> "$outputs"
+exit "$status"

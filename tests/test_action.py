@@ -1,0 +1,92 @@
+"""The GitHub Action's step script, run locally with fake summary and output files."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentdiff.config import SETTINGS
+
+ROOT = Path(__file__).parents[1]
+SCRIPT = ROOT / "scripts" / "action_run.sh"
+REAL = ROOT / "tests" / "fixtures" / "real" / "langfuse"
+
+
+def run_action(tmp_path: Path, scenario: str, args: str = "", candidate: Path | None = None):
+    summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
+    summary.write_text("previous step\n")
+    env = {k: v for k, v in os.environ.items() if k not in {s.env for s in SETTINGS}}
+    env.update(
+        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
+        PYTHON=sys.executable,
+        INPUT_BASELINE=str(REAL / scenario / "baseline.json"),
+        INPUT_CANDIDATE=str(candidate or REAL / scenario / "candidate.json"),
+        INPUT_ARGS=args,
+        GITHUB_STEP_SUMMARY=str(summary),
+        GITHUB_OUTPUT=str(outputs),
+    )
+    done = subprocess.run(
+        ["bash", str(SCRIPT)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    found = (
+        dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+        if outputs.exists()
+        else {}
+    )
+    return done, summary.read_text(), found
+
+
+def test_passing_pair(tmp_path):
+    done, summary, outputs = run_action(tmp_path, "identical")
+    assert done.returncode == 0, done.stderr
+    assert summary.startswith("previous step\n## ✅ AgentDiff: PASSED")
+    assert outputs == {"passed": "true", "divergence": "0.0"}
+    assert "AgentDiff: PASSED" in done.stdout
+
+
+def test_regression_fails_the_step(tmp_path):
+    done, summary, outputs = run_action(tmp_path, "loop")
+    assert done.returncode == 1
+    assert "## ❌ AgentDiff: FAILED" in summary
+    assert "tool loop get\\_weather ×4" in summary
+    assert outputs["passed"] == "false"
+    assert float(outputs["divergence"]) == pytest.approx(0.2727, abs=1e-3)
+
+
+def test_args_reach_the_gate(tmp_path):
+    done, _, outputs = run_action(
+        tmp_path, "loop", "--allow-loops  --max-cost-increase off --max-token-increase off"
+    )
+    assert done.returncode == 0, done.stderr
+    assert outputs["passed"] == "true"
+
+
+def test_bad_input_is_reported_not_hidden(tmp_path):
+    done, summary, outputs = run_action(tmp_path, "loop", candidate=tmp_path / "missing.json")
+    assert done.returncode == 2
+    assert "file not found" in done.stderr
+    assert "could not compare" in summary
+    assert outputs == {"passed": "false"}
+
+
+def test_action_yml_wires_the_script_and_io():
+    text = (ROOT / "action.yml").read_text()
+    assert "using: composite" in text
+    assert 'pip install --quiet "$GITHUB_ACTION_PATH"' in text
+    assert "$GITHUB_ACTION_PATH/scripts/action_run.sh" in text
+    for name in ("baseline", "candidate", "args"):
+        assert re.search(rf"^  {name}:\n", text, re.MULTILINE)
+        assert f"${{{{ inputs.{name} }}}}" in text
+    for name in ("passed", "divergence"):
+        assert f"${{{{ steps.compare.outputs.{name} }}}}" in text
