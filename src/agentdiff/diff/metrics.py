@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,11 +35,8 @@ without any falls back to its own name (adapters often name LLM steps after the 
 
 def summarize(trace: AgentTrace, prices: Mapping[str, ModelPrice]) -> Summary:
     """The totals of one trace."""
-    counts = dict.fromkeys(StepType, 0)
-    statuses = dict.fromkeys(StepStatus, 0)
-    for step in trace.steps:
-        counts[step.step_type] += 1
-        statuses[step.status] += 1
+    counts = Counter(step.step_type.value for step in trace.steps)
+    statuses = Counter(step.status.value for step in trace.steps)
     prompt, completion, total = _tokens(trace)
     cost, estimated = _cost(trace, prices)
     return Summary(
@@ -46,11 +44,11 @@ def summarize(trace: AgentTrace, prices: Mapping[str, ModelPrice]) -> Summary:
         agent_name=trace.agent_name,
         source_format=(trace.metadata or {}).get("source_format"),
         steps=len(trace.steps),
-        tool_calls=counts[StepType.TOOL_CALL],
-        llm_calls=counts[StepType.LLM_CALL],
-        errors=statuses[StepStatus.ERROR],
-        retries=statuses[StepStatus.RETRY],
-        abandoned=statuses[StepStatus.ABANDONED],
+        tool_calls=counts[StepType.TOOL_CALL.value],
+        llm_calls=counts[StepType.LLM_CALL.value],
+        errors=statuses[StepStatus.ERROR.value],
+        retries=statuses[StepStatus.RETRY.value],
+        abandoned=statuses[StepStatus.ABANDONED.value],
         prompt_tokens=prompt,
         completion_tokens=completion,
         total_tokens=total,

@@ -38,8 +38,8 @@ class Signer:
     def base(self, step: TraceStep) -> tuple[Hashable, ...]:
         """Type and name (and, when strict, the sorted input keys)."""
         if self._strict:
-            return (step.step_type, step.name, tuple(sorted(step.input_payload)))
-        return (step.step_type, step.name)
+            return (step.step_type.value, step.name, tuple(sorted(step.input_payload)))
+        return (step.step_type.value, step.name)  # str values: enum hashing is slow
 
     def call_key(self, step: TraceStep) -> str:
         """A tool call's name and normalized arguments, as one string."""
