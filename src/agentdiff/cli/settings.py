@@ -30,7 +30,9 @@ def _annotation(setting: Setting) -> Any:
         names = f"{setting.flag}/--no-{setting.flag[2:]}"
         return Annotated[bool | None, typer.Option(names, help=help_text, rich_help_panel=_PANEL)]
     if setting.kind is GLOBS:
-        option = typer.Option(setting.flag, help=help_text, rich_help_panel=_PANEL)
+        option = typer.Option(
+            setting.flag, metavar=setting.kind.metavar, help=help_text, rich_help_panel=_PANEL
+        )
         return Annotated[list[str] | None, option]
     option = typer.Option(
         setting.flag, metavar=setting.kind.metavar, help=help_text, rich_help_panel=_PANEL
