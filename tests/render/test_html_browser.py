@@ -1,7 +1,8 @@
 """The HTML report in real headless Chromium (Debian `chromium`, driven by Playwright).
 
-Skipped with a visible reason when Chromium or Playwright is missing, except when `CI` is set:
-then a missing browser fails the run.
+Chromium is `$AGENTDIFF_CHROMIUM`, else `chromium` on PATH. Skipped with a visible reason when
+Chromium or Playwright is missing, except when `CI` is set: then a missing browser fails the run.
+Each test prints where it saved its screenshot (run with `-s` to see it).
 """
 
 from __future__ import annotations
