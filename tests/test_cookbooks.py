@@ -1,0 +1,93 @@
+"""Every cookbook runs offline as a user would, and prints what it promises."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+COOKBOOKS = Path(__file__).resolve().parents[1] / "cookbooks"
+
+# cookbook → what its output must contain: substrings; `re:` a regex, `not:` must be absent,
+# `N×` a substring that appears exactly N times
+EXPECTED: dict[str, list[str]] = {
+    "ingestion_crewai.py": [
+        "format: crewai, agents: Weather Researcher, Travel Advisor, 1832 tokens",
+        r"re:routing +Weather Researcher/weather_research",
+        r"re:tool_call Weather Researcher/get_weather +error +weather service",
+        r"re:response +Travel Advisor/final_answer",
+        "crew travel_weather_crew: 6 LLM calls, 1832 tokens",
+        "same tool calls True",
+        "error at Weather Researcher/get_weather: recovered True, by an identical retry True",
+        "loop found: Weather Researcher/get_weather x4 (new in candidate: True)",
+    ],
+    "ingestion_langfuse.py": [
+        "json ", "snake.json ", "v2_observations.json ", "otlp.json ",
+        "4×adapter=langfuse steps=10 tokens=572",
+        "tool_call get_weather",
+        "ERROR: weather service unavailable (HTTP 503), please retry",
+        "loop: get_weather x4 (new=True)",
+    ],
+    "ingestion_langgraph.py": [
+        "format: langgraph", "tool_call geocode", "tool_call web_search",
+        r"re:routing +get_weather", r"re:response +final_answer",
+        "6×same tool calls True", "not:same tool calls False",
+        "first divergence: insert routing web_search at candidate step 2",
+        "loop found: get_weather x4 (new in candidate: True)",
+    ],
+    "ingestion_openai_agents.py": [
+        "export  adapter=openai_agents steps=13 tokens=3421",
+        "ingest  adapter=openai_agents steps=13 tokens=3421",
+        "handoff Triage Agent → Weather Agent",
+        "tool_call get_weather",
+        "weather service timed out after 5.0s (upstream 504)",
+        "final output: It is 65.1°F (18.4°C) in Paris right now",
+        "tool_calls 3 -> 4 llm_calls 5 -> 6 tokens 2609 -> 3425 errors 0 -> 0",
+        "errors 0 -> 1",
+        "recovery: retry=True recovered=True",
+    ],
+    "ingestion_langsmith.py": [
+        "nested adapter=langsmith steps=31 tokens=2288 tools=geocode,get_weather,get_weather",
+        "flat   adapter=langsmith steps=31 tokens=2288 tools=geocode,get_weather,get_weather",
+        "ERROR: TimeoutError: weather service timeout",
+        "llm_call  ScriptedChatModel",
+        "final output: It is 65.1°F in Paris right now",
+        "tool_calls 2 -> 5 llm_calls 3 -> 6 tokens 1532 -> 4136",
+        "loop: get_weather x4 (new=True)",
+        "recovery: retry=True recovered=True",
+    ],
+    "ingestion_openinference.py": [
+        "tool_call geocode", "tool_call web_search",
+        "OTLP JSON Lines loads the same tool calls: True",
+        "loop found: get_weather x4 (new in candidate: True)",
+        "baseline: 6 steps, 715 tokens",
+    ],
+}
+
+
+def test_every_cookbook_is_checked():
+    assert sorted(p.name for p in COOKBOOKS.glob("*.py")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_cookbook_runs_and_shows_what_it_promises(name):
+    result = subprocess.run([sys.executable, str(COOKBOOKS / name)], capture_output=True,
+                            text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stderr
+    for expected in EXPECTED[name]:
+        _check(result.stdout, expected)
+
+
+def _check(out: str, expected: str) -> None:
+    count = re.match(r"(\d+)×", expected)
+    if count:
+        assert out.count(expected[count.end():]) == int(count.group(1)), expected
+    elif expected.startswith("re:"):
+        assert re.search(expected[3:], out), expected
+    elif expected.startswith("not:"):
+        assert expected[4:] not in out, expected
+    else:
+        assert expected in out, expected
