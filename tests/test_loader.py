@@ -172,3 +172,25 @@ def test_adapter_crash_on_bad_input_becomes_a_format_error(fresh_registry):
 
 def test_read_document_accepts_str_paths(spec_example):
     assert read_document(str(spec_example))["trace_id"] == "run-101"
+
+
+def test_trace_id_selection_tolerates_hex_case_and_prefix(fresh_registry):
+    from agentdiff import AgentTrace, BaseAdapter, register_adapter
+
+    @register_adapter("hexbundle")
+    class HexBundle(BaseAdapter):
+        @classmethod
+        def trace_ids(cls, data):
+            return sorted(data)
+
+        @classmethod
+        def select_trace(cls, data, trace_id):
+            return {"id": trace_id}
+
+        @classmethod
+        def from_dict(cls, data):
+            return AgentTrace(trace_id=data["id"], agent_name="h")
+
+    doc = {"0af7651916cd43dd": 1, "b7ad6b7169203331": 2}
+    trace = parse_trace_data(doc, "hexbundle", trace_id="0x0AF7651916CD43DD")
+    assert trace.trace_id == "0af7651916cd43dd"

@@ -150,6 +150,7 @@ def _choose_adapter(data: Any, adapter_name: str | None) -> type[BaseAdapter]:
 def _select_trace(adapter: type[BaseAdapter], data: Any, trace_id: str | None) -> Any:
     ids = adapter.trace_ids(data)
     if trace_id is not None:
+        trace_id = _known_id(trace_id, ids)
         if ids and trace_id not in ids:
             msg = f"no trace {trace_id!r} in this document; it holds: {', '.join(ids)}"
             raise MultipleTracesError(msg)
@@ -158,6 +159,14 @@ def _select_trace(adapter: type[BaseAdapter], data: Any, trace_id: str | None) -
         msg = f"the document holds {len(ids)} traces: {', '.join(ids)}"
         raise MultipleTracesError(msg, hint="pick one with --trace-id ID (trace_id=...)")
     return data
+
+
+def _known_id(trace_id: str, ids: list[str]) -> str:
+    """`trace_id` as the document spells it: hex ids match in any case, with or without 0x."""
+    if trace_id in ids:
+        return trace_id
+    loose = trace_id.lower().removeprefix("0x")
+    return next((i for i in ids if i.lower().removeprefix("0x") == loose), trace_id)
 
 
 def _describe_validation(exc: ValidationError, adapter: type[BaseAdapter]) -> str:

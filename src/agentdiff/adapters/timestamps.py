@@ -99,7 +99,7 @@ def duration_ms(start: datetime | None, end: datetime | None) -> float | None:
     """Milliseconds from `start` to `end`; `None` when either is unknown or the span is negative."""
     if start is None or end is None:
         return None
-    ms = (end - start).total_seconds() * 1000.0
+    ms = round((end - start).total_seconds() * 1000.0, 3)  # microsecond precision, no float noise
     return ms if ms >= 0 else None
 
 
