@@ -32,6 +32,11 @@ demo: install
 	$(BIN)/agentdiff compare examples/mixed/baseline.langfuse-api.json \
 	  examples/mixed/candidate.langfuse-otlp.json \
 	  || echo "(exit code $$?: the gate blocked this candidate)"
+	@echo
+	@echo "== 5. The loop as a self-contained HTML report"
+	$(BIN)/agentdiff compare examples/loop/baseline.json examples/loop/candidate.json \
+	  --format html -o report.html || true
+	@echo "wrote report.html: open it in a browser (it works offline)"
 
 lint: install-dev
 	$(BIN)/ruff check src tests benchmarks scripts cookbooks

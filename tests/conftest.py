@@ -23,3 +23,11 @@ def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> registry._Registry:
 @pytest.fixture
 def spec_example() -> Path:
     return DATA / "spec_example.json"
+
+
+@pytest.fixture(autouse=True)
+def _reset_cli_debug(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--debug` sets process-wide CLI state; no test may leak it into the next."""
+    from agentdiff.cli.errors import state
+
+    monkeypatch.setattr(state, "debug", False)

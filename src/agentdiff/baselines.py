@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 
+from agentdiff.files import write_atomically
 from agentdiff.loader import load_trace
 from agentdiff.models.trace import AgentTrace
 
@@ -31,7 +32,5 @@ def canonical_json(trace: AgentTrace) -> str:
 
 def write_baseline(path: Path, trace: AgentTrace) -> None:
     """Write `trace` over `path` atomically; creates the parent folder when missing."""
-    from agentdiff.cli.output import write_atomically  # noqa: PLC0415 - typer only when writing
-
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, canonical_json(trace))

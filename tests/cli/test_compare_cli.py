@@ -10,7 +10,7 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from agentdiff.cli import output as cli_output
+from agentdiff import files as cli_output
 from agentdiff.cli.app import app
 from agentdiff.cli.errors import state
 from agentdiff.config import SETTINGS

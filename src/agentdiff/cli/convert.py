@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import orjson
-
+from agentdiff.baselines import canonical_json
 from agentdiff.cli.errors import handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputOpt, TraceFile, TraceIdOpt
 from agentdiff.loader import load_trace
@@ -22,5 +21,4 @@ def convert(
     from agentdiff.cli.output import write_output  # noqa: PLC0415 - keeps --help fast
 
     trace = load_trace(file, adapter, trace_id=trace_id)
-    text = orjson.dumps(trace.model_dump(mode="json"), option=orjson.OPT_INDENT_2).decode()
-    write_output(text + "\n", output)
+    write_output(canonical_json(trace), output)
