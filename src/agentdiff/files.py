@@ -25,8 +25,19 @@ def write_atomically(path: Path, text: str) -> None:
             file.write(text)
             file.flush()
             os.fsync(file.fileno())
+        temp.chmod(_mode_for(path))
         temp.replace(path)
     except OSError as exc:
         temp.unlink(missing_ok=True)
         msg = f"cannot write {path}: {exc.strerror or exc}"
         raise AgentDiffError(msg) from None
+
+
+def _mode_for(path: Path) -> int:
+    """The existing file's permissions, else what a plain `open()` would give (0o666 − umask)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

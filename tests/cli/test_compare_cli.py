@@ -209,3 +209,24 @@ def test_a_failure_mid_write_leaves_the_old_baseline_intact(tmp_path, monkeypatc
     assert "No space left on device" in result.stderr
     assert base.read_bytes() == before
     assert list(tmp_path.glob(".baseline.json.*")) == []
+
+
+def test_atomic_write_keeps_permissions(tmp_path):
+    from agentdiff.files import write_atomically
+
+    fresh = tmp_path / "new.json"
+    write_atomically(fresh, "{}")
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~_umask()
+    kept = tmp_path / "kept.json"
+    kept.write_text("old")
+    kept.chmod(0o640)
+    write_atomically(kept, "new")
+    assert (kept.read_text(), kept.stat().st_mode & 0o777) == ("new", 0o640)
+
+
+def _umask():
+    import os
+
+    current = os.umask(0)
+    os.umask(current)
+    return current
