@@ -39,7 +39,7 @@ demo: install
 	@echo "wrote report.html: open it in a browser (it works offline)"
 
 lint: install-dev
-	$(BIN)/ruff check src tests benchmarks scripts cookbooks
+	$(BIN)/ruff check .
 	$(BIN)/mypy
 
 test: install-dev lint
