@@ -39,7 +39,9 @@ def _render_options(output: Path | None, color: bool | None) -> RenderOptions:
     to_tty = (output is None or str(output) == "-") and sys.stdout.isatty()
     if color is None:
         color = to_tty and not os.environ.get("NO_COLOR")
-    width = shutil.get_terminal_size((100, 24)).columns if to_tty else None
+    to_screen = output is None or str(output) == "-"
+    # the terminal's width, or $COLUMNS when piped; a file gets the renderer's default
+    width = shutil.get_terminal_size((100, 24)).columns if to_screen else None
     return RenderOptions(width=width, color=color)
 
 
