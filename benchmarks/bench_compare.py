@@ -1,0 +1,482 @@
+"""Speed and memory of `compare()` and `agentdiff compare` on synthetic run pairs.
+
+For each size N (baseline steps) it generates a realistic pair (`synthetic.py`), writes it as
+canonical JSON and measures
+
+- `compare()` in-process on traces already loaded: median wall time of several runs, and the
+  peak of Python allocations during one extra run (`tracemalloc`);
+- `agentdiff compare B C --format json` end to end as a subprocess (start-up, loading, compare,
+  rendering): median wall time and the subprocess's max RSS (`os.wait4`);
+- at N=1,000 the yardstick, agent-trajectory-diff 0.7.0, as a black box: installed into a
+  throwaway venv (`benchmarks/.yardstick-venv`, never ours), fed the same pair in its input
+  format, its `compare()` timed in-process the same way.
+
+Prints a Markdown table and the verdicts against the targets of issue 5; a full default run also
+writes `benchmarks/results.md`. `--quick` is a fast smoke run (small sizes, few repeats, no
+yardstick, nothing written).
+
+    python benchmarks/bench_compare.py [--sizes 1000,10000] [--quick] [--no-yardstick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import itertools
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+from synthetic import make_pair, write_pair
+
+from agentdiff import compare
+from agentdiff.loader import load_trace
+from agentdiff.models.report import DiffReport
+from agentdiff.models.trace import AgentTrace
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results.md"
+DEFAULT_SIZES = (1_000, 10_000, 100_000)
+QUICK_SIZES = (1_000, 5_000)
+SEED = 0
+
+TARGET_COMPARE_S = 2.0
+TARGET_CLI_S = 6.0
+TARGET_RSS_MB = 1536.0
+TARGET_SPEEDUP = 100.0
+TARGET_AT = 100_000
+LINEAR_EXPONENT = 1.25
+"""Time grows "about linearly" while log(t2/t1) / log(n2/n1) stays under this."""
+
+YARDSTICK = "agent-trajectory-diff==0.7.0"
+YARDSTICK_SIZE = 1_000
+YARDSTICK_VENV = HERE / ".yardstick-venv"
+YARDSTICK_DRIVER = """\
+import json, sys, time
+from agentdiff import compare, load_trace
+baseline, candidate = load_trace(sys.argv[1]), load_trace(sys.argv[2])
+runs = []
+for _ in range(int(sys.argv[3])):
+    start = time.perf_counter()
+    compare(baseline, candidate)
+    runs.append(time.perf_counter() - start)
+print(json.dumps({"runs": runs, "steps": [len(baseline.steps), len(candidate.steps)]}))
+"""
+"""Runs inside the yardstick's venv: its public `load_trace` and `compare`, timed."""
+
+
+@dataclass
+class Row:
+    """Everything measured at one size."""
+
+    n: int
+    candidate_steps: int
+    compare_runs: list[float]
+    compare_peak_mb: float
+    cli_runs: list[float]
+    rss_mb: float
+    found: dict[str, Any]
+    yardstick: Yardstick | None = None
+
+
+@dataclass
+class Yardstick:
+    """The yardstick's timings at one size, or why it was skipped."""
+
+    compare_runs: list[float] = field(default_factory=list)
+    cli_runs: list[float] = field(default_factory=list)
+    skipped: str | None = None
+
+
+def _median(runs: list[float]) -> float:
+    return statistics.median(runs) if runs else math.nan
+
+
+def _repeats(n: int, quick: bool) -> tuple[int, int]:
+    """(compare() runs, CLI runs) at size n."""
+    if quick:
+        return (3, 1) if n <= 1_000 else (1, 1)
+    if n <= 1_000:
+        return 9, 5
+    return (5, 3) if n <= 10_000 else (3, 2)
+
+
+# --- compare() in-process ---------------------------------------------------------------------
+
+
+def _time_compare(
+    baseline: AgentTrace, candidate: AgentTrace, repeats: int
+) -> tuple[list[float], dict[str, Any]]:
+    """Wall times of `repeats` runs, and what the first run found."""
+    runs: list[float] = []
+    found: dict[str, Any] = {}
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        report = compare(baseline, candidate)
+        runs.append(time.perf_counter() - start)
+        found = found or _found(report)
+        del report
+    return runs, found
+
+
+def _peak_alloc_mb(baseline: AgentTrace, candidate: AgentTrace) -> float:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        compare(baseline, candidate)
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def _found(report: DiffReport) -> dict[str, Any]:
+    ops: dict[str, int] = {}
+    for entry in report.alignment:
+        ops[entry.op.value] = ops.get(entry.op.value, 0) + 1
+    loops = [f"{' → '.join(lp.names)} ×{lp.repetitions}" for lp in report.loops if lp.new]
+    return {**ops, "loops": ", ".join(loops) or "none", "divergence": report.divergence}
+
+
+# --- the CLI, end to end ----------------------------------------------------------------------
+
+
+def _cli_command() -> list[str]:
+    script = Path(sys.executable).with_name("agentdiff")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "agentdiff"]
+
+
+def _run_measured(command: list[str], cwd: Path) -> tuple[float, float, int]:
+    """Wall seconds, max RSS in MiB and exit code of one subprocess run."""
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode not in (0, 1):
+            errors.seek(0)
+            detail = errors.read().decode(errors="replace").strip()[-2000:]
+            msg = f"{' '.join(command)} exited {proc.returncode}: {detail}"
+            raise RuntimeError(msg)
+    return elapsed, usage.ru_maxrss / 1024, proc.returncode
+
+
+def _measure_cli(paths: tuple[Path, Path], repeats: int, work: Path) -> tuple[list[float], float]:
+    out = work / "report.json"
+    command = [*_cli_command(), "compare", str(paths[0]), str(paths[1]), "--format", "json"]
+    runs, peak = [], 0.0
+    for _ in range(repeats):
+        elapsed, rss, _ = _run_measured([*command, "-o", str(out)], work)
+        runs.append(elapsed)
+        peak = max(peak, rss)
+    report = orjson.loads(out.read_bytes())
+    if not report.get("loops"):
+        msg = f"the CLI's JSON report at {paths[0].parent.name} steps found no loop"
+        raise RuntimeError(msg)
+    return runs, peak
+
+
+# --- the yardstick (black box) ----------------------------------------------------------------
+
+
+class YardstickUnavailableError(RuntimeError):
+    """The yardstick could not be installed or run."""
+
+
+def _yardstick_python() -> Path:
+    """The throwaway venv's interpreter, with the yardstick installed (created on first use)."""
+    python = YARDSTICK_VENV / "bin" / "python"
+    if not python.exists():
+        _checked([sys.executable, "-m", "venv", "--clear", str(YARDSTICK_VENV)], 300)
+    probe = [
+        str(python),
+        "-I",
+        "-c",
+        "import importlib.metadata as m; print(m.version('agent-trajectory-diff'))",
+    ]
+    if subprocess.run(probe, capture_output=True, text=True, check=False).stdout.strip() != "0.7.0":
+        _checked(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", YARDSTICK],
+            900,
+        )
+    return python
+
+
+def _checked(command: list[str], timeout: float) -> None:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise YardstickUnavailableError(f"{command[-1]}: {exc}") from None
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise YardstickUnavailableError(f"`{' '.join(command[-3:])}` failed: {tail[0]}")
+
+
+def yardstick_document(trace: AgentTrace) -> dict[str, Any]:
+    """The trace in the yardstick's input format (the same fields; it has no `response` type)."""
+    data = trace.model_dump(mode="json", exclude_none=True)
+    for step in data["steps"]:
+        if step["step_type"] == "response":
+            step["step_type"] = "llm_call"
+    return data
+
+
+def _measure_yardstick(
+    traces: tuple[AgentTrace, AgentTrace], repeats: tuple[int, int], work: Path
+) -> Yardstick:
+    try:
+        python = _yardstick_python()
+    except YardstickUnavailableError as exc:
+        return Yardstick(skipped=str(exc))
+    paths = work / "yard-baseline.json", work / "yard-candidate.json"
+    for trace, path in zip(traces, paths, strict=True):
+        path.write_bytes(orjson.dumps(yardstick_document(trace)))
+    driver = work / "yardstick_driver.py"
+    driver.write_text(YARDSTICK_DRIVER)
+    args = [str(python), "-I", str(driver), *map(str, paths), str(repeats[0])]
+    done = subprocess.run(args, cwd=work, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return Yardstick(skipped=f"its compare() failed: {done.stderr.strip()[-300:]}")
+    cli = [str(python.with_name("agentdiff")), "diff", *map(str, paths), "--format", "json"]
+    cli_runs = [_run_measured(cli, work)[0] for _ in range(repeats[1])]
+    return Yardstick(compare_runs=orjson.loads(done.stdout)["runs"], cli_runs=cli_runs)
+
+
+# --- one size ---------------------------------------------------------------------------------
+
+
+def measure(n: int, work: Path, *, quick: bool, yardstick: bool) -> Row:
+    """Generate the pair of size n and measure everything at that size."""
+    paths = write_pair(make_pair(n, SEED), work / str(n))
+    gc.collect()
+    baseline, candidate = load_trace(paths[0]), load_trace(paths[1])
+    compare_repeats, cli_repeats = _repeats(n, quick)
+    compare_runs, found = _time_compare(baseline, candidate, compare_repeats)
+    row = Row(
+        n=n,
+        candidate_steps=len(candidate.steps),
+        compare_runs=compare_runs,
+        compare_peak_mb=_peak_alloc_mb(baseline, candidate),
+        cli_runs=[],
+        rss_mb=0.0,
+        found=found,
+    )
+    row.cli_runs, row.rss_mb = _measure_cli(paths, cli_repeats, work / str(n))
+    if yardstick:
+        row.yardstick = _measure_yardstick((baseline, candidate), (3, 2), work / str(n))
+    del baseline, candidate
+    gc.collect()
+    return row
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def _seconds(value: float) -> str:
+    if math.isnan(value):
+        return "—"
+    return f"{value * 1000:.1f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def _results_table(rows: list[Row]) -> list[str]:
+    lines = [
+        (
+            "| N (baseline steps) | candidate steps | `compare()` median | CLI median (end to end) "
+            "| peak RSS (CLI) | `compare()` peak alloc | agent-trajectory-diff 0.7.0 `compare()` "
+            "| speed-up |"
+        ),
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        ours = _median(row.compare_runs)
+        yard = row.yardstick
+        theirs = _median(yard.compare_runs) if yard else math.nan
+        speedup = f"{theirs / ours:.0f}×" if not math.isnan(theirs) else "—"
+        lines.append(
+            f"| {row.n:,} | {row.candidate_steps:,} | {_seconds(ours)} "
+            f"| {_seconds(_median(row.cli_runs))} | {row.rss_mb:,.0f} MB "
+            f"| {row.compare_peak_mb:,.0f} MB | {_seconds(theirs)} | {speedup} |"
+        )
+    return lines
+
+
+def _found_table(rows: list[Row]) -> list[str]:
+    ops = ("match", "reorder", "change", "insert", "delete")
+    lines = [
+        "| N | " + " | ".join(ops) + " | new loops | divergence |",
+        "|---:|" + "---:|" * len(ops) + "---|---:|",
+    ]
+    for row in rows:
+        counts = " | ".join(f"{row.found.get(op, 0):,}" for op in ops)
+        lines.append(
+            f"| {row.n:,} | {counts} | {row.found['loops']} | {row.found['divergence']:.4f} |"
+        )
+    return lines
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "**FAIL**"
+
+
+def _target_lines(rows: list[Row]) -> list[str]:
+    lines = []
+    big = next((r for r in rows if r.n == TARGET_AT), None)
+    if big is not None:
+        compare_s, cli_s = _median(big.compare_runs), _median(big.cli_runs)
+        lines.append(
+            f"- N=100,000 `compare()` < {TARGET_COMPARE_S:g} s: {_seconds(compare_s)} — "
+            f"{_verdict(compare_s < TARGET_COMPARE_S)}"
+        )
+        lines.append(
+            f"- N=100,000 `agentdiff compare --format json` < {TARGET_CLI_S:g} s: "
+            f"{_seconds(cli_s)} — {_verdict(cli_s < TARGET_CLI_S)}"
+        )
+    peak = max(r.rss_mb for r in rows)
+    lines.append(
+        f"- peak memory < {TARGET_RSS_MB:,.0f} MB: {peak:,.0f} MB — {_verdict(peak < TARGET_RSS_MB)}"
+    )
+    lines += _yardstick_lines(rows)
+    return lines + _scaling_lines(rows)
+
+
+def _yardstick_lines(rows: list[Row]) -> list[str]:
+    measured = [r for r in rows if r.yardstick is not None]
+    if not measured:
+        return ["- speed-up vs agent-trajectory-diff 0.7.0: not measured"]
+    lines = []
+    for row in measured:
+        yard = row.yardstick
+        assert yard is not None
+        if yard.skipped:
+            lines.append(f"- yardstick skipped at N={row.n:,}: {yard.skipped}")
+            continue
+        speedup = _median(yard.compare_runs) / _median(row.compare_runs)
+        lines.append(
+            f"- N={row.n:,} `compare()` ≥ {TARGET_SPEEDUP:g}× faster than agent-trajectory-diff "
+            f"0.7.0: {speedup:.0f}× — {_verdict(speedup >= TARGET_SPEEDUP)} (its CLI end to end: "
+            f"{_seconds(_median(yard.cli_runs))}, ours {_seconds(_median(row.cli_runs))})"
+        )
+    return lines
+
+
+def _scaling_lines(rows: list[Row]) -> list[str]:
+    lines = []
+    for small, large in itertools.pairwise(rows):
+        parts, exponents = [], []
+        for label, a, b in (
+            ("`compare()`", small.compare_runs, large.compare_runs),
+            ("CLI", small.cli_runs, large.cli_runs),
+        ):
+            growth = _median(b) / _median(a)
+            exponents.append(math.log(growth) / math.log(large.n / small.n))
+            parts.append(f"{label} ×{growth:.1f} (exponent {exponents[-1]:.2f})")
+        verdict = "about linear" if max(exponents) < LINEAR_EXPONENT else "**worse than linear**"
+        lines.append(
+            f"- N {small.n:,} → {large.n:,} (×{large.n / small.n:g}): {'; '.join(parts)} — {verdict}"
+        )
+    return lines
+
+
+def _environment() -> str:
+    commit = subprocess.run(
+        ["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    return (
+        f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.machine()} "
+        f"({os.cpu_count()} cores), Python {platform.python_version()}, "
+        f"{platform.system()} {platform.release()}; commit {commit or 'unknown'}; seed {SEED}."
+    )
+
+
+_HOW = (
+    "`compare()` runs in-process on traces already loaded; its peak "
+    "alloc is `tracemalloc`'s peak during one extra run. The CLI is `agentdiff compare B C "
+    "--format json -o FILE` in a subprocess (start-up and loading included); peak RSS is the "
+    "subprocess's max RSS. The pair comes from `benchmarks/synthetic.py`: agent segments "
+    "with LLM turns, concurrent tool calls (40 tools), thoughts, sub-agents and answers; the "
+    "candidate has ~5% of tool calls with a changed argument, ~2% of steps deleted, ~5% "
+    "inserted, one tool loop (the same call 4× in a row), reworded LLM text and fresh ids, "
+    "request ids and timestamps. The yardstick, agent-trajectory-diff 0.7.0, runs as a black "
+    "box in its own venv on the same pair written in its input format (no `response` step "
+    "type there: those steps are given as `llm_call`); its `compare()` is timed the same way."
+)
+
+
+def render(rows: list[Row], quick: bool) -> str:
+    """The whole Markdown report."""
+    runs = ", ".join(
+        f"N={r.n:,}: {len(r.compare_runs)} `compare()` / {len(r.cli_runs)} CLI" for r in rows
+    )
+    parts = [
+        "# `compare()` benchmark",
+        "",
+        _environment() + (" Quick run." if quick else ""),
+        "",
+        *_results_table(rows),
+        "",
+        "## Targets (issue 5)",
+        "",
+        *_target_lines(rows),
+        "",
+        "## What `compare()` found",
+        "",
+        *_found_table(rows),
+        "",
+        "## How",
+        "",
+        f"Medians of {runs} runs. {_HOW}",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", help="comma-separated step counts (default 1000,10000,100000)")
+    parser.add_argument("--quick", action="store_true", help="fast smoke run; writes nothing")
+    parser.add_argument("--no-yardstick", action="store_true", help="skip agent-trajectory-diff")
+    parser.add_argument("--output", type=Path, help=f"write the report here (default {RESULTS})")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; 0 whatever the verdicts (it measures, it does not gate)."""
+    args = _parse_args(argv)
+    default = QUICK_SIZES if args.quick else DEFAULT_SIZES
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(default)
+    with_yardstick = not (args.quick or args.no_yardstick)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="agentdiff-bench-") as tmp:
+        for n in sizes:
+            print(f"measuring N={n:,} …", file=sys.stderr, flush=True)
+            rows.append(
+                measure(
+                    n, Path(tmp), quick=args.quick, yardstick=with_yardstick and n == YARDSTICK_SIZE
+                )
+            )
+    text = render(rows, args.quick)
+    print(text)
+    output = args.output or (RESULTS if not (args.quick or args.sizes) else None)
+    if output is not None:
+        output.write_text(text)
+        print(f"written to {output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
