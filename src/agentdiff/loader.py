@@ -28,6 +28,7 @@ from agentdiff.errors import (
     TraceValidationError,
     UnknownFormatError,
 )
+from agentdiff.gcpause import no_gc_pauses
 from agentdiff.models.trace import AgentTrace
 
 __all__ = ["load_trace", "parse_trace_data", "read_document"]
@@ -42,7 +43,8 @@ def load_trace(
 ) -> AgentTrace:
     """Load one trace from a file; `adapter_name=None` or `"auto"` detects the format."""
     try:
-        return parse_trace_data(read_document(path), adapter_name, trace_id=trace_id)
+        with no_gc_pauses():
+            return parse_trace_data(read_document(path), adapter_name, trace_id=trace_id)
     except AgentDiffError as exc:
         raise exc.with_source(path) from exc.__cause__
 

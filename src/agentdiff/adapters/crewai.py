@@ -68,7 +68,8 @@ def _is_kickoff(data: Any) -> bool:
         return False
     tasks = data["tasks_output"][:_SNIFF]
     return ("raw" in data or "token_usage" in data) and all(
-        isinstance(t, dict) and ("raw" in t or "agent" in t) for t in tasks)
+        isinstance(t, dict) and ("raw" in t or "agent" in t) for t in tasks
+    )
 
 
 # --------------------------------------------------------------------------- kickoff output
@@ -102,19 +103,28 @@ def _task_steps(task: Any, i: int, start: int) -> list[TraceStep]:
     role = str(task.get("agent") or "agent")
     task_id = f"task-{i}"
     head = TraceStep(
-        step_id=task_id, step_index=start, step_type=StepType.ROUTING,
+        step_id=task_id,
+        step_index=start,
+        step_type=StepType.ROUTING,
         name=f"{role}/{task.get('name') or task.get('summary') or f'task {i}'}",
         input_payload={k: task[k] for k in ("description", "expected_output") if k in task},
         output_payload=as_optional_payload(task.get("json_dict") or task.get("raw")),
-        metadata={"agent_role": role, "output_format": task.get("output_format"),
-                  "summary": task.get("summary")},
+        metadata={
+            "agent_role": role,
+            "output_format": task.get("output_format"),
+            "summary": task.get("summary"),
+        },
     )
     steps = [head]
     messages = task.get("messages")
     if messages is not None:
-        steps += conversation_steps(normalize_messages(messages, path=f"{path}.messages"),
-                                    name_prefix=f"{role}/", id_prefix=f"{task_id}/",
-                                    parent_id=task_id, start_index=start + 1)
+        steps += conversation_steps(
+            normalize_messages(messages, path=f"{path}.messages"),
+            name_prefix=f"{role}/",
+            id_prefix=f"{task_id}/",
+            parent_id=task_id,
+            start_index=start + 1,
+        )
     failures = _failures(task.get("tool_failures"), f"{path}.tool_failures")
     return _apply_failures(steps, failures, role, task_id)
 
@@ -128,8 +138,9 @@ def _failures(raw: Any, path: str) -> list[dict[str, Any]]:
     return raw
 
 
-def _apply_failures(steps: list[TraceStep], failures: list[dict[str, Any]], role: str,
-                    task_id: str) -> list[TraceStep]:
+def _apply_failures(
+    steps: list[TraceStep], failures: list[dict[str, Any]], role: str, task_id: str
+) -> list[TraceStep]:
     """Mark the tool step of each failure as an error, or add one when no message shows it."""
     taken: set[int] = set()
     for failure in failures:
@@ -139,11 +150,19 @@ def _apply_failures(steps: list[TraceStep], failures: list[dict[str, Any]], role
         hit = _match(steps, taken, name, args if isinstance(args, dict) else {}, text)
         update = {"status": StepStatus.ERROR, "error_message": text}
         if hit is None:
-            steps.append(TraceStep(
-                step_id=f"{task_id}/failure-{len(taken)}", parent_id=task_id,
-                step_index=steps[-1].step_index + 1, step_type=StepType.TOOL_CALL, name=name,
-                input_payload=args if isinstance(args, dict) else {}, output_payload=None,
-                metadata={"tool_failure": failure}, **update))
+            steps.append(
+                TraceStep(
+                    step_id=f"{task_id}/failure-{len(taken)}",
+                    parent_id=task_id,
+                    step_index=steps[-1].step_index + 1,
+                    step_type=StepType.TOOL_CALL,
+                    name=name,
+                    input_payload=args if isinstance(args, dict) else {},
+                    output_payload=None,
+                    metadata={"tool_failure": failure},
+                    **update,
+                )
+            )
             hit = len(steps) - 1
         else:
             meta = {**(steps[hit].metadata or {}), "tool_failure": failure}
@@ -152,12 +171,18 @@ def _apply_failures(steps: list[TraceStep], failures: list[dict[str, Any]], role
     return steps
 
 
-def _match(steps: list[TraceStep], taken: set[int], name: str, args: dict[str, Any],
-           text: str) -> int | None:
+def _match(
+    steps: list[TraceStep], taken: set[int], name: str, args: dict[str, Any], text: str
+) -> int | None:
     """The first untaken tool step with this name and arguments, preferring one showing `text`."""
-    candidates = [i for i, s in enumerate(steps) if i not in taken
-                  and s.step_type is StepType.TOOL_CALL and s.name == name
-                  and s.input_payload == args]
+    candidates = [
+        i
+        for i, s in enumerate(steps)
+        if i not in taken
+        and s.step_type is StepType.TOOL_CALL
+        and s.name == name
+        and s.input_payload == args
+    ]
     showing = [i for i in candidates if text and text in str(steps[i].output_payload)]
     found = showing or candidates
     return found[0] if found else None

@@ -35,12 +35,26 @@ from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage,
 __all__ = ["events_trace", "failure_text", "is_event_batch"]
 
 _SNIFF = 5
-_CREWAI_TYPES = frozenset({
-    "default_env", "crew_kickoff_started", "crew_kickoff_completed", "crew_kickoff_failed",
-    "task_started", "task_completed", "task_failed", "agent_execution_started",
-    "llm_call_started", "llm_call_completed", "tool_usage_started", "tool_usage_finished",
-    "tool_usage_error", "flow_started", "flow_created", "method_execution_started",
-})
+_CREWAI_TYPES = frozenset(
+    {
+        "default_env",
+        "crew_kickoff_started",
+        "crew_kickoff_completed",
+        "crew_kickoff_failed",
+        "task_started",
+        "task_completed",
+        "task_failed",
+        "agent_execution_started",
+        "llm_call_started",
+        "llm_call_completed",
+        "tool_usage_started",
+        "tool_usage_finished",
+        "tool_usage_error",
+        "flow_started",
+        "flow_created",
+        "method_execution_started",
+    }
+)
 
 
 def is_event_batch(data: Any) -> bool:
@@ -49,9 +63,12 @@ def is_event_batch(data: Any) -> bool:
     if not isinstance(events, list) or not events:
         return False
     head = events[:_SNIFF]
-    return all(isinstance(e, dict) and isinstance(e.get("event_data"), dict)
-               and isinstance(e.get("type"), str) for e in head) and any(
-        e["type"] in _CREWAI_TYPES for e in head)
+    return all(
+        isinstance(e, dict)
+        and isinstance(e.get("event_data"), dict)
+        and isinstance(e.get("type"), str)
+        for e in head
+    ) and any(e["type"] in _CREWAI_TYPES for e in head)
 
 
 @dataclass
@@ -76,12 +93,25 @@ class _Walk:
     current_task: str | None = None
     crew: dict[str, Any] = field(default_factory=dict)
 
-    def add(self, event: dict[str, Any], step_type: StepType, name: str, parent: _Draft | None,
-            **fields: Any) -> _Draft:
-        draft = _Draft({"step_id": str(event.get("event_id") or f"event-{len(self.drafts)}"),
-                        "parent_id": parent.fields["step_id"] if parent else None,
-                        "step_type": step_type, "name": name, **fields},
-                       started=_time(event), task_key=self.current_task)
+    def add(
+        self,
+        event: dict[str, Any],
+        step_type: StepType,
+        name: str,
+        parent: _Draft | None,
+        **fields: Any,
+    ) -> _Draft:
+        draft = _Draft(
+            {
+                "step_id": str(event.get("event_id") or f"event-{len(self.drafts)}"),
+                "parent_id": parent.fields["step_id"] if parent else None,
+                "step_type": step_type,
+                "name": name,
+                **fields,
+            },
+            started=_time(event),
+            task_key=self.current_task,
+        )
         self.drafts.append(draft)
         return draft
 
@@ -114,22 +144,36 @@ def _task_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> N
     role = str(data.get("agent_role") or "agent")
     name = data.get("task_name") or data.get("task_display_name") or "task"
     walk.tasks[key] = walk.add(
-        event, StepType.ROUTING, f"{role}/{name}", None,
-        input_payload={k: data[k] for k in ("task_description", "expected_output", "context")
-                       if data.get(k)},
-        metadata={"agent_role": role, "task_id": data.get("task_id")})
+        event,
+        StepType.ROUTING,
+        f"{role}/{name}",
+        None,
+        input_payload={
+            k: data[k] for k in ("task_description", "expected_output", "context") if data.get(k)
+        },
+        metadata={"agent_role": role, "task_id": data.get("task_id")},
+    )
 
 
 def _task_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
     failed = event["type"] == "task_failed"
-    _finish(walk.task_of(data), event, output_payload=as_optional_payload(data.get("output_raw")),
-            **_error_fields(data.get("error")) if failed else {})
+    _finish(
+        walk.task_of(data),
+        event,
+        output_payload=as_optional_payload(data.get("output_raw")),
+        **_error_fields(data.get("error")) if failed else {},
+    )
 
 
 def _llm_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
-    draft = walk.add(event, StepType.LLM_CALL, f"{_role(walk, data)}/{data.get('model') or 'llm'}",
-                     walk.task_of(data), input_payload={"messages": data.get("messages")},
-                     metadata={"call_id": data.get("call_id"), "model": data.get("model")})
+    draft = walk.add(
+        event,
+        StepType.LLM_CALL,
+        f"{_role(walk, data)}/{data.get('model') or 'llm'}",
+        walk.task_of(data),
+        input_payload={"messages": data.get("messages")},
+        metadata={"call_id": data.get("call_id"), "model": data.get("model")},
+    )
     walk.llm_calls[str(data.get("call_id") or event.get("event_id"))] = draft
     walk.last_llm[walk.current_task] = draft
 
@@ -139,16 +183,24 @@ def _llm_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None
     if event["type"] == "llm_call_failed":
         _finish(draft, event, **_error_fields(data.get("error")))
         return
-    output = {"response": _clean_response(data.get("response")),
-              "call_type": data.get("call_type"), "finish_reason": data.get("finish_reason")}
+    output = {
+        "response": _clean_response(data.get("response")),
+        "call_type": data.get("call_type"),
+        "finish_reason": data.get("finish_reason"),
+    }
     _finish(draft, event, output_payload=output, tokens=_usage(data.get("usage")))
 
 
 def _tool_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
     parent = walk.last_llm.get(walk.current_task) or walk.task_of(data)
-    draft = walk.add(event, StepType.TOOL_CALL, f"{_role(walk, data)}/{data.get('tool_name')}",
-                     parent, input_payload=as_payload(data.get("tool_args")),
-                     metadata={"run_attempts": data.get("run_attempts")})
+    draft = walk.add(
+        event,
+        StepType.TOOL_CALL,
+        f"{_role(walk, data)}/{data.get('tool_name')}",
+        parent,
+        input_payload=as_payload(data.get("tool_args")),
+        metadata={"run_attempts": data.get("run_attempts")},
+    )
     walk.tools[str(event.get("event_id"))] = draft
 
 
@@ -158,8 +210,12 @@ def _tool_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> Non
         _finish(draft, event, **_error_fields(data.get("error")))
         return
     failure = data.get("failure")
-    _finish(draft, event, output_payload=as_optional_payload(data.get("output")),
-            **_error_fields(failure_text(failure)) if failure else {})
+    _finish(
+        draft,
+        event,
+        output_payload=as_optional_payload(data.get("output")),
+        **_error_fields(failure_text(failure)) if failure else {},
+    )
     if draft is not None:
         draft.fields["metadata"]["from_cache"] = data.get("from_cache")
 
@@ -168,8 +224,11 @@ def _tool_failure(walk: _Walk, _event: dict[str, Any], data: dict[str, Any]) -> 
     """`tool_failure_detected` → the latest matching tool step is an error with the message."""
     name, args = f"{_role(walk, data)}/{data.get('tool_name')}", as_payload(data.get("tool_args"))
     for draft in reversed(walk.drafts):
-        if draft.fields["step_type"] is StepType.TOOL_CALL and draft.fields["name"] == name \
-                and draft.fields["input_payload"] == args:
+        if (
+            draft.fields["step_type"] is StepType.TOOL_CALL
+            and draft.fields["name"] == name
+            and draft.fields["input_payload"] == args
+        ):
             draft.fields.update(_error_fields(failure_text(data.get("failure"))))
             draft.fields["metadata"]["tool_failure"] = data.get("failure")
             return
@@ -188,12 +247,19 @@ def _crew_event(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> Non
 
 
 _HANDLERS: dict[str, Callable[[_Walk, dict[str, Any], dict[str, Any]], None]] = {
-    "task_started": _task_started, "task_completed": _task_ended, "task_failed": _task_ended,
-    "llm_call_started": _llm_started, "llm_call_completed": _llm_ended,
-    "llm_call_failed": _llm_ended, "tool_usage_started": _tool_started,
-    "tool_usage_finished": _tool_ended, "tool_usage_error": _tool_ended,
-    "tool_failure_detected": _tool_failure, "crew_kickoff_started": _crew_event,
-    "crew_kickoff_completed": _crew_event, "crew_kickoff_failed": _crew_event,
+    "task_started": _task_started,
+    "task_completed": _task_ended,
+    "task_failed": _task_ended,
+    "llm_call_started": _llm_started,
+    "llm_call_completed": _llm_ended,
+    "llm_call_failed": _llm_ended,
+    "tool_usage_started": _tool_started,
+    "tool_usage_finished": _tool_ended,
+    "tool_usage_error": _tool_ended,
+    "tool_failure_detected": _tool_failure,
+    "crew_kickoff_started": _crew_event,
+    "crew_kickoff_completed": _crew_event,
+    "crew_kickoff_failed": _crew_event,
 }
 """Event type → handler; other types (flow, agent, log, memory events) are not steps."""
 
@@ -226,8 +292,13 @@ def _clean_response(response: Any) -> Any:
         if not isinstance(function, dict):
             calls.append(call)
             continue
-        calls.append({"id": call.get("id"), "name": _unquote(function.get("name")),
-                      "arguments": parse_json_string(_unquote(function.get("arguments")))})
+        calls.append(
+            {
+                "id": call.get("id"),
+                "name": _unquote(function.get("name")),
+                "arguments": parse_json_string(_unquote(function.get("arguments"))),
+            }
+        )
     return calls
 
 
@@ -248,9 +319,11 @@ def _sum_usage(steps: list[TraceStep], crew_total: Any) -> TokenUsage | None:
         known = [getattr(u, attr) for u in usages if getattr(u, attr) is not None]
         return sum(known) if known else None
 
-    return TokenUsage(prompt_tokens=total("prompt_tokens"),
-                      completion_tokens=total("completion_tokens"),
-                      total_tokens=total("total_tokens"))
+    return TokenUsage(
+        prompt_tokens=total("prompt_tokens"),
+        completion_tokens=total("completion_tokens"),
+        total_tokens=total("total_tokens"),
+    )
 
 
 # --------------------------------------------------------------------------- the trace
@@ -275,8 +348,12 @@ def _walk(events: Any) -> _Walk:
 
 def _step(draft: _Draft, index: int) -> TraceStep:
     meta = {**draft.fields.pop("metadata", {}), **timing_metadata(draft.started, draft.ended)}
-    return TraceStep(step_index=index, latency_ms=duration_ms(draft.started, draft.ended),
-                     metadata=meta, **draft.fields)
+    return TraceStep(
+        step_index=index,
+        latency_ms=duration_ms(draft.started, draft.ended),
+        metadata=meta,
+        **draft.fields,
+    )
 
 
 def events_trace(data: dict[str, Any]) -> AgentTrace:
@@ -285,13 +362,20 @@ def events_trace(data: dict[str, Any]) -> AgentTrace:
     steps = [_step(draft, i) for i, draft in enumerate(walk.drafts)]
     started = walk.crew.get("crew_kickoff_started", {})
     ended = walk.crew.get("crew_kickoff_completed") or walk.crew.get("crew_kickoff_failed") or {}
-    roles = [s.metadata["agent_role"] for s in steps
-             if s.step_type is StepType.ROUTING and s.metadata]
+    roles = [
+        s.metadata["agent_role"] for s in steps if s.step_type is StepType.ROUTING and s.metadata
+    ]
     output = ended.get("output")
     final = output.get("raw") if isinstance(output, dict) else output
     if final is None:
-        final = next((s.output_payload for s in reversed(steps)
-                      if s.step_type is StepType.ROUTING and s.output_payload), None)
+        final = next(
+            (
+                s.output_payload
+                for s in reversed(steps)
+                if s.step_type is StepType.ROUTING and s.output_payload
+            ),
+            None,
+        )
     trace_id = data.get("trace_id") or data.get("batch_id") or started.get("_id")
     return AgentTrace(
         trace_id=str(trace_id or "crewai-" + hashlib.sha256(orjson.dumps(data)).hexdigest()[:16]),
@@ -301,6 +385,8 @@ def events_trace(data: dict[str, Any]) -> AgentTrace:
         steps=steps,
         total_latency_ms=duration_ms(started.get("_time"), ended.get("_time")),
         total_tokens=_sum_usage(steps, ended.get("total_tokens")),
-        metadata={"batch_metadata": data.get("batch_metadata"),
-                  **({"crew_error": str(ended["error"])} if ended.get("error") else {})},
+        metadata={
+            "batch_metadata": data.get("batch_metadata"),
+            **({"crew_error": str(ended["error"])} if ended.get("error") else {}),
+        },
     )

@@ -42,14 +42,21 @@ if TYPE_CHECKING:
 __all__ = ["LangfuseAdapter"]
 
 _SAMPLE = 3
-_TRACE_META = ("sessionId", "userId", "tags", "release", "environment", "timestamp",
-               "totalCost", "metadata")
+_TRACE_META = (
+    "sessionId",
+    "userId",
+    "tags",
+    "release",
+    "environment",
+    "timestamp",
+    "totalCost",
+    "metadata",
+)
 _V2_META = ("sessionId", "userId", "tags", "release", "environment")
 
 
 def _is_trace(data: Any) -> bool:
-    return (isinstance(data, dict) and isinstance(data.get("observations"), list)
-            and "id" in data)
+    return isinstance(data, dict) and isinstance(data.get("observations"), list) and "id" in data
 
 
 def _looks_like_observation(item: Any, *, need_start: bool) -> bool:
@@ -62,13 +69,19 @@ def _looks_like_observation(item: Any, *, need_start: bool) -> bool:
 
 def _is_v2_page(data: Any) -> bool:
     items = data.get("data") if isinstance(data, dict) else None
-    return (isinstance(items, list) and bool(items)
-            and all(_looks_like_observation(i, need_start=False) for i in items[:_SAMPLE]))
+    return (
+        isinstance(items, list)
+        and bool(items)
+        and all(_looks_like_observation(i, need_start=False) for i in items[:_SAMPLE])
+    )
 
 
 def _is_v2_list(data: Any) -> bool:
-    return (isinstance(data, list) and bool(data)
-            and all(_looks_like_observation(i, need_start=True) for i in data[:_SAMPLE]))
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and all(_looks_like_observation(i, need_start=True) for i in data[:_SAMPLE])
+    )
 
 
 def _is_langfuse_otel(data: Any) -> bool:
@@ -82,8 +95,9 @@ def _v2_items(data: Any) -> list[Any]:
 
 
 def _trace_from_api(data: dict[str, Any]) -> AgentTrace:
-    observations = [observation_from_api(o, f"observations[{i}]")
-                    for i, o in enumerate(data["observations"])]
+    observations = [
+        observation_from_api(o, f"observations[{i}]") for i, o in enumerate(data["observations"])
+    ]
     latency = field_of(data, "latency")
     header = TraceHeader(
         trace_id=str(data["id"]),
@@ -111,9 +125,11 @@ def _trace_from_v2(data: Any) -> AgentTrace:
         raise TraceFormatError(msg)
     _check_single_trace(observations)
     named = [o for o in items if field_of(o, "traceName")]
-    header = TraceHeader(trace_id=observations[0].trace_id,
-                         name=field_of(named[0], "traceName") if named else None,
-                         metadata=_picked(items[0], _V2_META))
+    header = TraceHeader(
+        trace_id=observations[0].trace_id,
+        name=field_of(named[0], "traceName") if named else None,
+        metadata=_picked(items[0], _V2_META),
+    )
     return build_trace(header, observations)
 
 
@@ -151,9 +167,10 @@ def _raw_otlp_trace_id(span: dict[str, Any]) -> str:
 def _filter_otlp(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
     resource_spans = []
     for rs in doc.get("resourceSpans") or []:
-        scopes = [{**ss, "spans": [s for s in ss.get("spans") or []
-                                   if _raw_otlp_trace_id(s) == trace_id]}
-                  for ss in rs.get("scopeSpans") or []]
+        scopes = [
+            {**ss, "spans": [s for s in ss.get("spans") or [] if _raw_otlp_trace_id(s) == trace_id]}
+            for ss in rs.get("scopeSpans") or []
+        ]
         resource_spans.append({**rs, "scopeSpans": [s for s in scopes if s["spans"]]})
     return {**doc, "resourceSpans": [rs for rs in resource_spans if rs["scopeSpans"]]}
 
@@ -163,7 +180,8 @@ class LangfuseAdapter(BaseAdapter):
 
     name: ClassVar[str] = "langfuse"
     description: ClassVar[str] = (
-        "Langfuse GET trace JSON (camel/snake case), v2 observations, Langfuse OTLP")
+        "Langfuse GET trace JSON (camel/snake case), v2 observations, Langfuse OTLP"
+    )
 
     @classmethod
     def detect(cls, data: Any) -> bool:
@@ -179,8 +197,10 @@ class LangfuseAdapter(BaseAdapter):
         for claims, parse in _SHAPES:
             if claims(data):
                 return parse(data)
-        msg = ("not a Langfuse document: expected a trace with `observations`, a v2 "
-               "observations list (`data`), or OTLP spans with langfuse.* attributes")
+        msg = (
+            "not a Langfuse document: expected a trace with `observations`, a v2 "
+            "observations list (`data`), or OTLP spans with langfuse.* attributes"
+        )
         raise TraceFormatError(msg)
 
     @classmethod
@@ -198,8 +218,11 @@ class LangfuseAdapter(BaseAdapter):
     def select_trace(cls, data: Any, trace_id: str) -> Any:
         """The observations (or spans) of `trace_id` only, in the same shape."""
         if _is_v2_page(data) or _is_v2_list(data):
-            items = [o for o in _v2_items(data)
-                     if isinstance(o, dict) and str(field_of(o, "traceId")) == trace_id]
+            items = [
+                o
+                for o in _v2_items(data)
+                if isinstance(o, dict) and str(field_of(o, "traceId")) == trace_id
+            ]
             return {**data, "data": items} if isinstance(data, dict) else items
         if is_otlp(data):
             docs = [_filter_otlp(d, trace_id) for d in (data if isinstance(data, list) else [data])]
@@ -212,6 +235,11 @@ class LangfuseAdapter(BaseAdapter):
 def _all_raw_spans(data: Any) -> list[dict[str, Any]]:
     if not is_otlp(data):
         return [s for s in data if isinstance(s, dict)] if isinstance(data, list) else []
-    return [s for doc in (data if isinstance(data, list) else [data])
-            for rs in doc.get("resourceSpans") or [] for ss in rs.get("scopeSpans") or []
-            for s in ss.get("spans") or [] if isinstance(s, dict)]
+    return [
+        s
+        for doc in (data if isinstance(data, list) else [data])
+        for rs in doc.get("resourceSpans") or []
+        for ss in rs.get("scopeSpans") or []
+        for s in ss.get("spans") or []
+        if isinstance(s, dict)
+    ]

@@ -20,8 +20,13 @@ __all__ = ["observations_from_otlp"]
 
 _OBS = "langfuse.observation."
 _TRACE = "langfuse.trace."
-_TRACE_FIELDS = {"user.id": "user_id", "session.id": "session_id", "langfuse.trace.tags": "tags",
-                 "langfuse.release": "release", "langfuse.environment": "environment"}
+_TRACE_FIELDS = {
+    "user.id": "user_id",
+    "session.id": "session_id",
+    "langfuse.trace.tags": "tags",
+    "langfuse.release": "release",
+    "langfuse.environment": "environment",
+}
 
 
 def _nested(attrs: dict[str, Any], key: str) -> Any:
@@ -29,7 +34,7 @@ def _nested(attrs: dict[str, Any], key: str) -> Any:
     if key in attrs:
         return attrs[key]
     prefix = f"{key}."
-    nested = {k[len(prefix):]: v for k, v in attrs.items() if k.startswith(prefix)}
+    nested = {k[len(prefix) :]: v for k, v in attrs.items() if k.startswith(prefix)}
     return nested or None
 
 
@@ -53,8 +58,9 @@ def _observation(span: OtelSpan) -> Observation:
         level=str(level).upper(),
         status_message=attrs.get(f"{_OBS}status_message") or span.status_message,
         model=attrs.get(f"{_OBS}model.name"),
-        usage=token_usage(_nested(attrs, f"{_OBS}usage_details"),
-                          _nested(attrs, f"{_OBS}cost_details")),
+        usage=token_usage(
+            _nested(attrs, f"{_OBS}usage_details"), _nested(attrs, f"{_OBS}cost_details")
+        ),
         extra=extra,
     )
 
@@ -90,7 +96,8 @@ def _merge_trace_attributes(header: TraceHeader, attrs: dict[str, Any]) -> None:
     for key, value in attrs.items():
         if key.startswith(meta_prefix):
             header.metadata.setdefault("trace_metadata", {}).setdefault(
-                key[len(meta_prefix):], json_value(value))
+                key[len(meta_prefix) :], json_value(value)
+            )
 
 
 def observations_from_otlp(data: Any) -> tuple[TraceHeader, list[Observation]]:

@@ -29,12 +29,25 @@ from agentdiff.models.trace import TokenUsage
 if TYPE_CHECKING:
     from datetime import datetime
 
-__all__ = ["Observation", "TraceHeader", "cost_from", "field_of", "json_value",
-           "observation_from_api", "token_usage", "usage_from"]
+__all__ = [
+    "Observation",
+    "TraceHeader",
+    "cost_from",
+    "field_of",
+    "json_value",
+    "observation_from_api",
+    "token_usage",
+    "usage_from",
+]
 
 _PROMPT_KEYS = ("input", "prompt_tokens", "input_tokens", "promptTokens", "inputTokens")
-_COMPLETION_KEYS = ("output", "completion_tokens", "output_tokens", "completionTokens",
-                    "outputTokens")
+_COMPLETION_KEYS = (
+    "output",
+    "completion_tokens",
+    "output_tokens",
+    "completionTokens",
+    "outputTokens",
+)
 _TOTAL_KEYS = ("total", "total_tokens", "totalTokens")
 _COST_FALLBACK_KEYS = ("calculatedTotalCost", "totalCost")
 
@@ -135,8 +148,11 @@ def cost_from(details: Any) -> float | None:
     total = details.get("total")
     if isinstance(total, (int, float)) and not isinstance(total, bool):
         return float(total)
-    values = [float(v) for v in details.values()
-              if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    values = [
+        float(v)
+        for v in details.values()
+        if isinstance(v, (int, float)) and not isinstance(v, bool)
+    ]
     return sum(values) if values else None
 
 
@@ -145,8 +161,11 @@ def _api_usage(raw: dict[str, Any]) -> TokenUsage | None:
     if details is None:
         details = field_of(raw, "usage")
     if details is None:
-        details = {k: field_of(raw, k) for k in ("promptTokens", "completionTokens",
-                                                 "totalTokens") if field_of(raw, k) is not None}
+        details = {
+            k: field_of(raw, k)
+            for k in ("promptTokens", "completionTokens", "totalTokens")
+            if field_of(raw, k) is not None
+        }
     prompt, completion, total = usage_from(details)
     return _token_usage(prompt, completion, total, _api_cost(raw))
 
@@ -165,10 +184,15 @@ def _api_cost(raw: dict[str, Any]) -> float | None:
     return None
 
 
-def _token_usage(prompt: int | None, completion: int | None, total: int | None,
-                 cost: float | None) -> TokenUsage | None:
-    usage = TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total,
-                       estimated_cost_usd=cost if cost is None or cost >= 0 else None)
+def _token_usage(
+    prompt: int | None, completion: int | None, total: int | None, cost: float | None
+) -> TokenUsage | None:
+    usage = TokenUsage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        estimated_cost_usd=cost if cost is None or cost >= 0 else None,
+    )
     return None if usage.is_empty else usage
 
 
@@ -177,8 +201,14 @@ def token_usage(usage_details: Any, cost_details: Any) -> TokenUsage | None:
     return _token_usage(*usage_from(usage_details), cost_from(cost_details))
 
 
-_EXTRA_FIELDS = ("modelParameters", "completionStartTime", "version", "promptName",
-                 "promptVersion", "environment")
+_EXTRA_FIELDS = (
+    "modelParameters",
+    "completionStartTime",
+    "version",
+    "promptName",
+    "promptVersion",
+    "environment",
+)
 
 
 def observation_from_api(raw: Any, where: str) -> Observation:

@@ -78,16 +78,23 @@ def chronological(observations: list[Observation]) -> list[Observation]:
 
 
 def _unwrap_observe_input(value: Any) -> Any:
-    if (isinstance(value, dict) and set(value) == {"args", "kwargs"} and not value["args"]
-            and isinstance(value["kwargs"], dict)):
+    if (
+        isinstance(value, dict)
+        and set(value) == {"args", "kwargs"}
+        and not value["args"]
+        and isinstance(value["kwargs"], dict)
+    ):
         return value["kwargs"]
     return value
 
 
 def _step(obs: Observation, index: int) -> TraceStep:
     failed = obs.level == "ERROR"
-    metadata: dict[str, Any] = {"langfuse_type": obs.type, "level": obs.level,
-                                **timing_metadata(obs.start, obs.end)}
+    metadata: dict[str, Any] = {
+        "langfuse_type": obs.type,
+        "level": obs.level,
+        **timing_metadata(obs.start, obs.end),
+    }
     if obs.model:
         metadata["model"] = obs.model
     if obs.status_message and not failed:
@@ -102,7 +109,8 @@ def _step(obs: Observation, index: int) -> TraceStep:
         input_payload=as_payload(_unwrap_observe_input(obs.input)),
         output_payload=as_optional_payload(obs.output),
         status=StepStatus.ERROR if failed else StepStatus.SUCCESS,
-        error_message=(obs.status_message or f"{obs.type} ended with level ERROR") if failed
+        error_message=(obs.status_message or f"{obs.type} ended with level ERROR")
+        if failed
         else None,
         latency_ms=duration_ms(obs.start, obs.end),
         tokens=obs.usage if obs.type in _TOKEN_TYPES else None,

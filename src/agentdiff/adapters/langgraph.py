@@ -85,16 +85,23 @@ def _as_state(data: Any) -> _Found | None:
     if messages is None:
         return None
     config = _dict_at(data, "config") or {}
-    return _Found("state", messages, "values.messages", config, data.get("created_at"),
-                  extra={"next": data.get("next"), "graph_metadata": data.get("metadata")})
+    return _Found(
+        "state",
+        messages,
+        "values.messages",
+        config,
+        data.get("created_at"),
+        extra={"next": data.get("next"), "graph_metadata": data.get("metadata")},
+    )
 
 
 def _as_checkpoint(data: Any) -> _Found | None:
     messages = _messages_in(_dict_at(data, "channel_values"))
     if messages is None:
         return None
-    return _Found("checkpoint", messages, "channel_values.messages", {}, data.get("ts"),
-                  data.get("id"))
+    return _Found(
+        "checkpoint", messages, "channel_values.messages", {}, data.get("ts"), data.get("id")
+    )
 
 
 def _as_checkpoint_tuple(data: Any) -> _Found | None:
@@ -108,7 +115,11 @@ def _as_checkpoint_tuple(data: Any) -> _Found | None:
 
 
 _LOCATORS: tuple[Callable[[Any], _Found | None], ...] = (
-    _as_list, _as_checkpoint_tuple, _as_state, _as_checkpoint, _as_constructor_result,
+    _as_list,
+    _as_checkpoint_tuple,
+    _as_state,
+    _as_checkpoint,
+    _as_constructor_result,
     _as_result,
 )
 """Container shapes, most specific first; the first that finds a message list wins."""
@@ -142,9 +153,11 @@ class LangGraphAdapter(BaseAdapter):
         found = _locate(data)
         if found is None:
             keys = ", ".join(sorted(map(str, data))[:8]) if isinstance(data, dict) else ""
-            msg = ("expected a message list, {'messages': [...]}, {'values': {'messages'}}, "
-                   "{'channel_values': {'messages'}} or {'checkpoint': {...}}; "
-                   f"got {type(data).__name__}" + (f" with keys {keys}" if keys else ""))
+            msg = (
+                "expected a message list, {'messages': [...]}, {'values': {'messages'}}, "
+                "{'channel_values': {'messages'}} or {'checkpoint': {...}}; "
+                f"got {type(data).__name__}" + (f" with keys {keys}" if keys else "")
+            )
             raise TraceFormatError(msg)
         messages = normalize_messages(found.messages, path=found.path)
         if not messages:
@@ -161,8 +174,9 @@ def _build_trace(found: _Found, messages: list[Message]) -> AgentTrace:
         trace_id=_trace_id(found, messages),
         agent_name=next((m.name for m in messages if m.role == "ai" and m.name), _DEFAULT_AGENT),
         task_input=as_payload(human.content) if human is not None else {},
-        final_output=as_optional_payload(final.output_payload.get("content")
-                                         if final and final.output_payload else None),
+        final_output=as_optional_payload(
+            final.output_payload.get("content") if final and final.output_payload else None
+        ),
         steps=steps,
         total_tokens=sum_usage(messages),
         metadata=_trace_metadata(found, messages),
@@ -171,8 +185,11 @@ def _build_trace(found: _Found, messages: list[Message]) -> AgentTrace:
 
 def _trace_id(found: _Found, messages: list[Message]) -> str:
     configurable = _dict_at(found.config, "configurable") or {}
-    for candidate in (configurable.get("thread_id"), found.checkpoint_id,
-                      configurable.get("checkpoint_id")):
+    for candidate in (
+        configurable.get("thread_id"),
+        found.checkpoint_id,
+        configurable.get("checkpoint_id"),
+    ):
         if isinstance(candidate, str) and candidate:
             return candidate
     digest = hashlib.sha256()

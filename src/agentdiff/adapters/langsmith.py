@@ -43,8 +43,12 @@ class LangSmithAdapter(BaseAdapter):
         """A run object, a list of run objects, or `{"runs": [...]}` runs of one trace."""
         if isinstance(data, dict) and "runs" in data and "run_type" not in data:
             runs = data["runs"]
-            return (isinstance(runs, list) and bool(runs) and _are_runs(runs[:_SNIFF])
-                    and len(_root_ids(runs)) == 1)
+            return (
+                isinstance(runs, list)
+                and bool(runs)
+                and _are_runs(runs[:_SNIFF])
+                and len(_root_ids(runs)) == 1
+            )
         if isinstance(data, dict):
             return _are_runs([data])
         return isinstance(data, list) and bool(data) and _are_runs(data[:_SNIFF])
@@ -76,8 +80,13 @@ class LangSmithAdapter(BaseAdapter):
 
 
 def _are_runs(items: list[Any]) -> bool:
-    return all(isinstance(i, dict) and isinstance(i.get("run_type"), str) and "id" in i
-               and ("inputs" in i or "start_time" in i or "dotted_order" in i) for i in items)
+    return all(
+        isinstance(i, dict)
+        and isinstance(i.get("run_type"), str)
+        and "id" in i
+        and ("inputs" in i or "start_time" in i or "dotted_order" in i)
+        for i in items
+    )
 
 
 def _by_id(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -14,13 +14,19 @@ from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage,
 
 __all__ = ["build_trace", "flatten_list", "flatten_tree", "trace_of"]
 
-_STEP_TYPES = {"tool": StepType.TOOL_CALL, "retriever": StepType.TOOL_CALL,
-               "llm": StepType.LLM_CALL, "prompt": StepType.LLM_CALL,
-               "embedding": StepType.LLM_CALL}
+_STEP_TYPES = {
+    "tool": StepType.TOOL_CALL,
+    "retriever": StepType.TOOL_CALL,
+    "llm": StepType.LLM_CALL,
+    "prompt": StepType.LLM_CALL,
+    "embedding": StepType.LLM_CALL,
+}
 _TRACEBACK = "Traceback (most recent call last):"
-_TOKEN_KEYS = {"prompt_tokens": ("input_tokens", "prompt_tokens"),
-               "completion_tokens": ("output_tokens", "completion_tokens"),
-               "total_tokens": ("total_tokens",)}
+_TOKEN_KEYS = {
+    "prompt_tokens": ("input_tokens", "prompt_tokens"),
+    "completion_tokens": ("output_tokens", "completion_tokens"),
+    "total_tokens": ("total_tokens",),
+}
 
 
 @dataclass(frozen=True)
@@ -44,14 +50,16 @@ class _Run:
 
 def _check(path: str, run: Any) -> tuple[dict[str, Any], str]:
     if not isinstance(run, dict):
-        raise TraceFormatError(f"{path or 'document'}: expected a run object, got "
-                               f"{type(run).__name__}")
+        raise TraceFormatError(
+            f"{path or 'document'}: expected a run object, got {type(run).__name__}"
+        )
     run_id = run.get("id")
     if not isinstance(run_id, str) or not run_id:
         raise TraceFormatError(f"{_join(path, 'id')}: missing run id (expected a UUID string)")
     if not isinstance(run.get("run_type"), str):
-        raise TraceFormatError(f"{_join(path, 'run_type')}: expected a string such as "
-                               "'chain', 'llm' or 'tool'")
+        raise TraceFormatError(
+            f"{_join(path, 'run_type')}: expected a string such as 'chain', 'llm' or 'tool'"
+        )
     return run, run_id
 
 
@@ -71,8 +79,10 @@ def flatten_tree(root: Any, path: str = "") -> list[_Run]:
         children = run.get("child_runs") or []
         if not isinstance(children, list):
             raise TraceFormatError(f"{_join(where, 'child_runs')}: expected a list of runs")
-        stack.extend((f"{_join(where, 'child_runs')}[{i}]", child, run_id)
-                     for i, child in reversed(list(enumerate(children))))
+        stack.extend(
+            (f"{_join(where, 'child_runs')}[{i}]", child, run_id)
+            for i, child in reversed(list(enumerate(children)))
+        )
     return out
 
 
@@ -118,8 +128,11 @@ def _tool_input(inputs: Any) -> dict[str, Any]:
 
 def _tool_output(outputs: Any) -> dict[str, Any] | None:
     """A ToolMessage `{"output": {"type": "tool", "content": ...}}` → its content."""
-    value = outputs.get("output") if isinstance(outputs, dict) and set(outputs) == {"output"} \
+    value = (
+        outputs.get("output")
+        if isinstance(outputs, dict) and set(outputs) == {"output"}
         else outputs
+    )
     if isinstance(value, dict) and value.get("type") == "tool" and "content" in value:
         value = value["content"]
     return None if value in (None, {}) else as_optional_payload(value)
@@ -131,9 +144,15 @@ def _usage_candidates(run: dict[str, Any]) -> list[Any]:
     extra = _dict(run.get("extra"))
     meta = _dict(extra.get("metadata"))
     llm_output = _dict(outputs.get("llm_output"))
-    return [run, outputs.get("usage_metadata"), *_generation_usages(outputs),
-            llm_output.get("token_usage"), llm_output.get("usage"),
-            meta.get("usage_metadata"), meta.get("usage")]
+    return [
+        run,
+        outputs.get("usage_metadata"),
+        *_generation_usages(outputs),
+        llm_output.get("token_usage"),
+        llm_output.get("usage"),
+        meta.get("usage_metadata"),
+        meta.get("usage"),
+    ]
 
 
 def _generation_usages(outputs: dict[str, Any]) -> list[Any]:
@@ -161,8 +180,10 @@ def _cost(run: dict[str, Any]) -> float | None:
             return Decimal(str(value)) if value is not None else None
         except InvalidOperation:
             return None
-    total, prompt, completion = (num(run.get(k)) for k in
-                                 ("total_cost", "prompt_cost", "completion_cost"))
+
+    total, prompt, completion = (
+        num(run.get(k)) for k in ("total_cost", "prompt_cost", "completion_cost")
+    )
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
     return float(total) if total is not None and total >= 0 else None
@@ -201,8 +222,10 @@ def _error(value: Any) -> tuple[str, str] | None:
 def _order(runs: list[_Run]) -> list[_Run]:
     if all(isinstance(r.raw.get("dotted_order"), str) for r in runs):
         return sorted(runs, key=lambda r: (r.raw["dotted_order"], r.position))
-    return sorted(runs, key=lambda r: (r.started is None, r.started.timestamp() if r.started
-                                       else 0.0, r.position))
+    return sorted(
+        runs,
+        key=lambda r: (r.started is None, r.started.timestamp() if r.started else 0.0, r.position),
+    )
 
 
 def _step(run: _Run, index: int) -> TraceStep:
@@ -215,22 +238,33 @@ def _step(run: _Run, index: int) -> TraceStep:
     extra = _dict(raw.get("extra"))
     meta.update({k: extra[k] for k in ("tool_call_id",) if extra.get(k)})
     run_meta = _dict(extra.get("metadata"))
-    meta.update({k: run_meta[k] for k in ("langgraph_node", "langgraph_step", "ls_model_name")
-                 if run_meta.get(k) is not None})
+    meta.update(
+        {
+            k: run_meta[k]
+            for k in ("langgraph_node", "langgraph_step", "ls_model_name")
+            if run_meta.get(k) is not None
+        }
+    )
     if error is not None:
         meta["error_detail"] = error[1]
     if raw.get("tags"):
         meta["tags"] = raw["tags"]
     return TraceStep(
-        step_id=run.run_id, parent_id=run.parent_id, step_index=index, step_type=step_type,
+        step_id=run.run_id,
+        parent_id=run.parent_id,
+        step_index=index,
+        step_type=step_type,
         name=str(raw.get("name") or run_type),
         input_payload=_tool_input(raw.get("inputs")) if tool else as_payload(raw.get("inputs")),
-        output_payload=_tool_output(raw.get("outputs")) if tool
+        output_payload=_tool_output(raw.get("outputs"))
+        if tool
         else as_optional_payload(raw.get("outputs")),
         status=StepStatus.ERROR if failed else StepStatus.SUCCESS,
         error_message=error[0] if error else ("error" if failed else None),
         latency_ms=duration_ms(run.started, run.ended),
-        tokens=_tokens(raw) if step_type is StepType.LLM_CALL else None, metadata=meta)
+        tokens=_tokens(raw) if step_type is StepType.LLM_CALL else None,
+        metadata=meta,
+    )
 
 
 def _sum_tokens(steps: list[TraceStep]) -> TokenUsage | None:
@@ -248,8 +282,11 @@ def _final_text(outputs: Any) -> dict[str, Any] | None:
     messages = outputs.get("messages") if isinstance(outputs, dict) else None
     for message in reversed(messages if isinstance(messages, list) else []):
         body = message.get("kwargs", message) if isinstance(message, dict) else {}
-        if body.get("type") in ("ai", "AIMessage") and isinstance(body.get("content"), str) \
-                and body["content"]:
+        if (
+            body.get("type") in ("ai", "AIMessage")
+            and isinstance(body.get("content"), str)
+            and body["content"]
+        ):
             return {"output": body["content"]}
     return as_optional_payload(outputs) if outputs else None
 
@@ -268,6 +305,10 @@ def build_trace(runs: list[_Run]) -> AgentTrace:
     return AgentTrace(
         trace_id=trace_of(raw, by_id) or root.run_id,
         agent_name=str(raw.get("name") or "langsmith"),
-        task_input=as_payload(raw.get("inputs")), final_output=_final_text(raw.get("outputs")),
-        steps=steps, total_latency_ms=duration_ms(root.started, root.ended),
-        total_tokens=_sum_tokens(steps), metadata=meta)
+        task_input=as_payload(raw.get("inputs")),
+        final_output=_final_text(raw.get("outputs")),
+        steps=steps,
+        total_latency_ms=duration_ms(root.started, root.ended),
+        total_tokens=_sum_tokens(steps),
+        metadata=meta,
+    )

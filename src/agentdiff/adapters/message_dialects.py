@@ -34,17 +34,32 @@ __all__ = ["extract_message", "is_message_like"]
 Fields = dict[str, Any]
 
 _ROLES: dict[str, str] = {
-    "ai": "ai", "assistant": "ai", "AIMessageChunk": "ai",
-    "human": "human", "user": "human", "HumanMessageChunk": "human",
-    "system": "system", "developer": "system", "SystemMessageChunk": "system",
-    "tool": "tool", "function": "tool", "ToolMessageChunk": "tool", "FunctionMessageChunk": "tool",
+    "ai": "ai",
+    "assistant": "ai",
+    "AIMessageChunk": "ai",
+    "human": "human",
+    "user": "human",
+    "HumanMessageChunk": "human",
+    "system": "system",
+    "developer": "system",
+    "SystemMessageChunk": "system",
+    "tool": "tool",
+    "function": "tool",
+    "ToolMessageChunk": "tool",
+    "FunctionMessageChunk": "tool",
 }
 """Message `type` / OpenAI `role` values → canonical role."""
 
 _CLASS_TYPES: dict[str, str] = {
-    "AIMessage": "ai", "AIMessageChunk": "ai", "HumanMessage": "human",
-    "HumanMessageChunk": "human", "SystemMessage": "system", "ToolMessage": "tool",
-    "ToolMessageChunk": "tool", "FunctionMessage": "function", "ChatMessage": "chat",
+    "AIMessage": "ai",
+    "AIMessageChunk": "ai",
+    "HumanMessage": "human",
+    "HumanMessageChunk": "human",
+    "SystemMessage": "system",
+    "ToolMessage": "tool",
+    "ToolMessageChunk": "tool",
+    "FunctionMessage": "function",
+    "ChatMessage": "chat",
     "RemoveMessage": "remove",
 }
 """LangChain message class names (last element of a constructor dump's `id`) → `type`."""
@@ -72,8 +87,11 @@ _KEPT_RESPONSE_METADATA = ("model_name", "finish_reason", "model_provider")
 
 
 def _is_constructor(item: dict[str, Any]) -> bool:
-    return item.get("lc") == 1 and item.get("type") == "constructor" and isinstance(
-        item.get("id"), list)
+    return (
+        item.get("lc") == 1
+        and item.get("type") == "constructor"
+        and isinstance(item.get("id"), list)
+    )
 
 
 def _is_known_type_dump(item: dict[str, Any]) -> bool:
@@ -115,8 +133,10 @@ def extract_message(item: Any, path: str) -> Fields | None:
     """The `Message` fields of one serialized message; `TraceFormatError` when it is none."""
     dialect = _dialect(item)
     if dialect is None:
-        msg = (f"{path}: not a role message; expected a LangChain message dict "
-               "({'type', 'data'}, {'lc': 1, ...}, {'type': 'ai', 'content'}) or {'role': ...}")
+        msg = (
+            f"{path}: not a role message; expected a LangChain message dict "
+            "({'type', 'data'}, {'lc': 1, ...}, {'type': 'ai', 'content'}) or {'role': ...}"
+        )
         raise TraceFormatError(msg)
     return next(_EXTRACTORS[dialect](item, path), None)
 
@@ -176,12 +196,15 @@ def _fields(role: str, data: dict[str, Any], calls: tuple[Any, ...], dialect: st
     content = _text(data.get("content"))
     status, error = _tool_status(role, data.get("status"), content)
     return {
-        "role": role, "content": content,
+        "role": role,
+        "content": content,
         "tool_calls": calls,
         "tool_call_id": _optional_str(data.get("tool_call_id")),
-        "status": status, "error": error,
+        "status": status,
+        "error": error,
         "usage": _usage(data) if role == "ai" else None,
-        "id": _optional_str(data.get("id")), "name": _optional_str(data.get("name")),
+        "id": _optional_str(data.get("id")),
+        "name": _optional_str(data.get("name")),
         "metadata": _metadata(data, dialect),
     }
 
@@ -248,8 +271,9 @@ def _usage(data: dict[str, Any]) -> TokenUsage | None:
             counts = [_count(found.get(key)) for key in (prompt, completion, total)]
             if counts[2] is None and counts[0] is not None and counts[1] is not None:
                 counts[2] = counts[0] + counts[1]
-            usage = TokenUsage(prompt_tokens=counts[0], completion_tokens=counts[1],
-                               total_tokens=counts[2])
+            usage = TokenUsage(
+                prompt_tokens=counts[0], completion_tokens=counts[1], total_tokens=counts[2]
+            )
             if not usage.is_empty:
                 return usage
     return None

@@ -131,8 +131,15 @@ class _Builder:
     def add(self, kind: str, step_type: StepType, name: str, **fields: Any) -> str:
         step_id = f"{self.id_prefix}{kind}-{len(self.steps)}"
         index = self.start_index + len(self.steps)
-        self.steps.append(TraceStep(step_id=step_id, step_index=index, step_type=step_type,
-                                    name=f"{self.name_prefix}{name}", **fields))
+        self.steps.append(
+            TraceStep(
+                step_id=step_id,
+                step_index=index,
+                step_type=step_type,
+                name=f"{self.name_prefix}{name}",
+                **fields,
+            )
+        )
         return step_id
 
     def on_ai(self, message: Message) -> None:
@@ -140,18 +147,30 @@ class _Builder:
         if message.tool_calls:
             self.on_routing(message)
         else:
-            self.add("response", StepType.RESPONSE, "final_answer",
-                     parent_id=self.root_parent, input_payload={},
-                     output_payload={"content": message.content}, tokens=message.usage,
-                     metadata=_message_metadata(message))
+            self.add(
+                "response",
+                StepType.RESPONSE,
+                "final_answer",
+                parent_id=self.root_parent,
+                input_payload={},
+                output_payload={"content": message.content},
+                tokens=message.usage,
+                metadata=_message_metadata(message),
+            )
 
     def on_routing(self, message: Message) -> None:
         names = ",".join(dict.fromkeys(c.name for c in message.tool_calls)) or "tool_calls"
         calls = [{"id": c.id, "name": c.name, "args": c.args} for c in message.tool_calls]
-        step_id = self.add("routing", StepType.ROUTING, names, parent_id=self.root_parent,
-                           input_payload={}, output_payload={"content": message.content,
-                                                             "tool_calls": calls},
-                           tokens=message.usage, metadata=_message_metadata(message))
+        step_id = self.add(
+            "routing",
+            StepType.ROUTING,
+            names,
+            parent_id=self.root_parent,
+            input_payload={},
+            output_payload={"content": message.content, "tool_calls": calls},
+            tokens=message.usage,
+            metadata=_message_metadata(message),
+        )
         self.last_routing = step_id
         for i, call in enumerate(message.tool_calls):
             self.pending[call.id or f"{step_id}#{i}"] = (call, step_id)
@@ -163,18 +182,30 @@ class _Builder:
         meta = _message_metadata(message)
         if message.tool_call_id is not None:
             meta["tool_call_id"] = message.tool_call_id
-        self.add("tool", StepType.TOOL_CALL, call.name if call else name,
-                 parent_id=parent or self.last_routing or self.root_parent,
-                 input_payload=dict(call.args) if call else {},
-                 output_payload=as_payload(message.content), status=status,
-                 error_message=message.error, metadata=meta)
+        self.add(
+            "tool",
+            StepType.TOOL_CALL,
+            call.name if call else name,
+            parent_id=parent or self.last_routing or self.root_parent,
+            input_payload=dict(call.args) if call else {},
+            output_payload=as_payload(message.content),
+            status=status,
+            error_message=message.error,
+            metadata=meta,
+        )
 
     def flush_abandoned(self) -> None:
         for call_id, (call, parent) in list(self.pending.items()):
-            self.add("tool", StepType.TOOL_CALL, call.name, parent_id=parent,
-                     input_payload=dict(call.args), output_payload=None,
-                     status=StepStatus.ABANDONED,
-                     metadata={"tool_call_id": call_id, "note": "no tool result recorded"})
+            self.add(
+                "tool",
+                StepType.TOOL_CALL,
+                call.name,
+                parent_id=parent,
+                input_payload=dict(call.args),
+                output_payload=None,
+                status=StepStatus.ABANDONED,
+                metadata={"tool_call_id": call_id, "note": "no tool result recorded"},
+            )
         self.pending.clear()
 
 
@@ -209,4 +240,3 @@ def _message_metadata(message: Message) -> dict[str, Any]:
     if message.name is not None:
         meta["message_name"] = message.name
     return meta
-

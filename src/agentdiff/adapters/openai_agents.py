@@ -57,12 +57,20 @@ class OpenAIAgentsAdapter(BaseAdapter):
         """`{trace, spans}` with `span_data` items, or items whose `object` is trace/trace.span."""
         if isinstance(data, dict) and isinstance(data.get("spans"), list):
             trace, spans = data.get("trace"), data["spans"]
-            return isinstance(trace, dict) and _all_have(spans[:_SNIFF], "span_data") and (
-                bool(spans) or trace.get("object") == "trace")
+            return (
+                isinstance(trace, dict)
+                and _all_have(spans[:_SNIFF], "span_data")
+                and (bool(spans) or trace.get("object") == "trace")
+            )
         items = data.get("data") if isinstance(data, dict) else data
-        return isinstance(items, list) and bool(items) and all(
-            isinstance(item, dict) and item.get("object") in _ITEM_OBJECTS
-            for item in items[:_SNIFF])
+        return (
+            isinstance(items, list)
+            and bool(items)
+            and all(
+                isinstance(item, dict) and item.get("object") in _ITEM_OBJECTS
+                for item in items[:_SNIFF]
+            )
+        )
 
     @classmethod
     def trace_ids(cls, data: Any) -> list[str]:
@@ -82,8 +90,15 @@ class OpenAIAgentsAdapter(BaseAdapter):
     def select_trace(cls, data: Any, trace_id: str) -> Any:
         """The items of one trace, as an ingest body."""
         items = _item_list(data) or []
-        return {"data": [item for item in items if isinstance(item, dict) and trace_id in (
-            item.get("trace_id"), item.get("id") if item.get("object") == "trace" else None)]}
+        return {
+            "data": [
+                item
+                for item in items
+                if isinstance(item, dict)
+                and trace_id
+                in (item.get("trace_id"), item.get("id") if item.get("object") == "trace" else None)
+            ]
+        }
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
@@ -113,11 +128,16 @@ def _split_document(data: Any) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
         return trace, [(f"spans[{i}]", span) for i, span in enumerate(spans)]
     items = _item_list(data)
     if items is None:
-        msg = ("expected {trace, spans}, an ingest body {data: [...]} or a list of exported "
-               f"trace/span items, got {type(data).__name__}")
+        msg = (
+            "expected {trace, spans}, an ingest body {data: [...]} or a list of exported "
+            f"trace/span items, got {type(data).__name__}"
+        )
         raise TraceFormatError(msg)
     prefix = "data" if isinstance(data, dict) else ""
     traces = [item for item in items if isinstance(item, dict) and item.get("object") == "trace"]
-    spans = [(f"{prefix}[{i}]", item) for i, item in enumerate(items)
-             if not (isinstance(item, dict) and item.get("object") == "trace")]
+    spans = [
+        (f"{prefix}[{i}]", item)
+        for i, item in enumerate(items)
+        if not (isinstance(item, dict) and item.get("object") == "trace")
+    ]
     return (traces[0] if traces else {}), spans

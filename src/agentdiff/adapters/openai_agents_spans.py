@@ -64,8 +64,16 @@ def _parse_span(path: str, item: Any, position: int) -> _Span:
     error = item.get("error")
     if error is not None and not isinstance(error, dict):
         error = {"message": str(error)}
-    return _Span(span_id, parent_id, _str_or_none(item.get("trace_id")),
-                 _time(item.get("started_at")), _time(item.get("ended_at")), data, error, position)
+    return _Span(
+        span_id,
+        parent_id,
+        _str_or_none(item.get("trace_id")),
+        _time(item.get("started_at")),
+        _time(item.get("ended_at")),
+        data,
+        error,
+        position,
+    )
 
 
 def _time(value: Any) -> datetime | None:
@@ -91,8 +99,12 @@ def _guardrail(d: dict[str, Any]) -> _Mapped:
 
 def _handoff(d: dict[str, Any]) -> _Mapped:
     source, target = d.get("from_agent"), d.get("to_agent")
-    return StepType.ROUTING, f"handoff {source} → {target}", {"from_agent": source}, {
-        "to_agent": target}
+    return (
+        StepType.ROUTING,
+        f"handoff {source} → {target}",
+        {"from_agent": source},
+        {"to_agent": target},
+    )
 
 
 def _plumbing(d: dict[str, Any]) -> _Mapped:
@@ -117,8 +129,10 @@ def _response(d: dict[str, Any]) -> _Mapped:
 
 def _audio(d: dict[str, Any]) -> _Mapped:
     """Transcription / speech: audio blobs (`{"data", "format"}`) keep only their format."""
+
     def strip(value: Any) -> Any:
         return {k: v for k, v in value.items() if k != "data"} if isinstance(value, dict) else value
+
     name = str(d.get("model") or d.get("type"))
     inputs, output = as_payload(strip(d.get("input"))), as_optional_payload(strip(d.get("output")))
     return StepType.LLM_CALL, name, inputs, output
@@ -139,11 +153,17 @@ def _unknown(d: dict[str, Any]) -> _Mapped:
 
 
 _MAPPERS: dict[str, Callable[[dict[str, Any]], _Mapped]] = {
-    "agent": _agent, "guardrail": _guardrail, "handoff": _handoff,
-    "speech_group": _plumbing, "mcp_tools": _plumbing,
-    "generation": _generation, "response": _response,
-    "transcription": _audio, "speech": _audio,
-    "function": _function, "custom": _custom,
+    "agent": _agent,
+    "guardrail": _guardrail,
+    "handoff": _handoff,
+    "speech_group": _plumbing,
+    "mcp_tools": _plumbing,
+    "generation": _generation,
+    "response": _response,
+    "transcription": _audio,
+    "speech": _audio,
+    "function": _function,
+    "custom": _custom,
 }
 
 
@@ -215,8 +235,11 @@ def _error_text(error: dict[str, Any]) -> str:
     message = str(error.get("message") or "error")
     data = error.get("data")
     detail = data.get("error") if isinstance(data, dict) else None
-    return f"{message}: {detail}" if isinstance(detail, str) and detail and detail not in message \
+    return (
+        f"{message}: {detail}"
+        if isinstance(detail, str) and detail and detail not in message
         else message
+    )
 
 
 def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
@@ -233,11 +256,19 @@ def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
         meta["model_config"] = {k: v for k, v in span.data["model_config"].items() if v is not None}
     tokens = _tokens(span.data.get("usage")) if step_type is StepType.LLM_CALL else None
     return TraceStep(
-        step_id=span.span_id, parent_id=placement.parent_id, step_index=index,
-        step_type=step_type, name=name, input_payload=inputs, output_payload=output,
+        step_id=span.span_id,
+        parent_id=placement.parent_id,
+        step_index=index,
+        step_type=step_type,
+        name=name,
+        input_payload=inputs,
+        output_payload=output,
         status=StepStatus.ERROR if span.error is not None else StepStatus.SUCCESS,
         error_message=_error_text(span.error) if span.error is not None else None,
-        latency_ms=duration_ms(span.started, span.ended), tokens=tokens, metadata=meta)
+        latency_ms=duration_ms(span.started, span.ended),
+        tokens=tokens,
+        metadata=meta,
+    )
 
 
 def _fill_from_turns(steps: list[TraceStep], turns: dict[str, _Span | None]) -> None:
@@ -254,24 +285,34 @@ def _fill_from_turns(steps: list[TraceStep], turns: dict[str, _Span | None]) -> 
             continue
         first = llm_steps[0]
         first.tokens = usage
-        first.metadata = {**(first.metadata or {}), "usage_source": "turn",
-                          "usage_turn_span_id": turn.span_id,
-                          "usage_covers_llm_steps": len(llm_steps)}
+        first.metadata = {
+            **(first.metadata or {}),
+            "usage_source": "turn",
+            "usage_turn_span_id": turn.span_id,
+            "usage_covers_llm_steps": len(llm_steps),
+        }
 
 
 def _sum_tokens(steps: list[TraceStep]) -> TokenUsage | None:
     fields = ("prompt_tokens", "completion_tokens", "total_tokens")
     known = [s.tokens for s in steps if s.tokens is not None]
-    sums = {f: sum(v for t in known if (v := getattr(t, f)) is not None)
-            if any(getattr(t, f) is not None for t in known) else None for f in fields}
+    sums = {
+        f: sum(v for t in known if (v := getattr(t, f)) is not None)
+        if any(getattr(t, f) is not None for t in known)
+        else None
+        for f in fields
+    }
     total = TokenUsage(**sums)
     return None if total.is_empty else total
 
 
 def _first_text(value: Any, role: str, pick_last: bool = False) -> str | None:
     messages = value.get("messages") if isinstance(value, dict) else None
-    texts = [m["content"] for m in messages or [] if isinstance(m, dict)
-             and m.get("role") == role and isinstance(m.get("content"), str)]
+    texts = [
+        m["content"]
+        for m in messages or []
+        if isinstance(m, dict) and m.get("role") == role and isinstance(m.get("content"), str)
+    ]
     return (texts[-1] if pick_last else texts[0]) if texts else None
 
 
@@ -279,34 +320,52 @@ def build_trace(trace: dict[str, Any], items: list[tuple[str, Any]]) -> AgentTra
     """The `AgentTrace` of one SDK trace object and its spans (each given with its JSON path)."""
     spans = [_parse_span(path, item, i) for i, (path, item) in enumerate(items)]
     by_id = {s.span_id: s for s in spans}
-    kept = sorted((s for s in spans if s.bookkeeping is None), key=lambda s: (
-        s.started is None, s.started or _EARLIEST, _depth(s, by_id), s.position))
+    kept = sorted(
+        (s for s in spans if s.bookkeeping is None),
+        key=lambda s: (s.started is None, s.started or _EARLIEST, _depth(s, by_id), s.position),
+    )
     placements = {s.span_id: _place(s, by_id) for s in kept}
     steps = [_step(s, i, placements[s.span_id]) for i, s in enumerate(kept)]
     _fill_from_turns(steps, {k: p.turn for k, p in placements.items()})
     trace_id = _str_or_none(trace.get("id")) or next(
-        (s.trace_id for s in spans if s.trace_id), None)
+        (s.trace_id for s in spans if s.trace_id), None
+    )
     if trace_id is None:
         raise TraceFormatError("trace.id: missing (no trace object and no span has a trace_id)")
     return AgentTrace(
-        trace_id=trace_id, agent_name=_agent_name(trace, spans, steps), steps=steps,
-        task_input=_task_input(steps), final_output=_final_output(steps),
-        total_latency_ms=duration_ms(min((s.started for s in spans if s.started), default=None),
-                                     max((s.ended for s in spans if s.ended), default=None)),
-        total_tokens=_sum_tokens(steps), metadata=_trace_metadata(trace, spans))
+        trace_id=trace_id,
+        agent_name=_agent_name(trace, spans, steps),
+        steps=steps,
+        task_input=_task_input(steps),
+        final_output=_final_output(steps),
+        total_latency_ms=duration_ms(
+            min((s.started for s in spans if s.started), default=None),
+            max((s.ended for s in spans if s.ended), default=None),
+        ),
+        total_tokens=_sum_tokens(steps),
+        metadata=_trace_metadata(trace, spans),
+    )
 
 
 def _agent_name(trace: dict[str, Any], spans: list[_Span], steps: list[TraceStep]) -> str:
     task = next((s.data.get("data") for s in spans if s.bookkeeping == "task"), None)
-    candidates = (trace.get("workflow_name"), task.get("name") if isinstance(task, dict) else None,
-                  next((s.name for s in steps if s.metadata and s.metadata["span_type"] == "agent"),
-                       None))
+    candidates = (
+        trace.get("workflow_name"),
+        task.get("name") if isinstance(task, dict) else None,
+        next((s.name for s in steps if s.metadata and s.metadata["span_type"] == "agent"), None),
+    )
     return next((str(c) for c in candidates if c), "openai_agents")
 
 
 def _task_input(steps: list[TraceStep]) -> dict[str, Any]:
-    text = next((t for s in steps if s.step_type is StepType.LLM_CALL
-                 and (t := _first_text(s.input_payload, "user"))), None)
+    text = next(
+        (
+            t
+            for s in steps
+            if s.step_type is StepType.LLM_CALL and (t := _first_text(s.input_payload, "user"))
+        ),
+        None,
+    )
     return {"input": text} if text is not None else {}
 
 

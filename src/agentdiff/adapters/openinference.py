@@ -47,7 +47,8 @@ class OpenInferenceAdapter(BaseAdapter):
     name: ClassVar[str] = "openinference"
     aliases: ClassVar[tuple[str, ...]] = ("otel", "otlp", "phoenix", "genai")
     description: ClassVar[str] = (
-        "OpenTelemetry spans (OpenInference / GenAI semconv): span-JSON lists, OTLP/JSON, JSONL")
+        "OpenTelemetry spans (OpenInference / GenAI semconv): span-JSON lists, OTLP/JSON, JSONL"
+    )
 
     @classmethod
     def detect(cls, data: Any) -> bool:
@@ -109,8 +110,11 @@ class _TraceBuilder:
     def _step(self, index: int, span: OtelSpan) -> TraceStep:
         facts = self.facts.get(span.span_id) or _plain_span_facts(span)
         metadata: dict[str, Any] = {
-            **timing_metadata(span.start, span.end), "span_id": span.span_id,
-            "trace_id": span.trace_id, "span_kind": facts.kind, "otel_kind": span.kind,
+            **timing_metadata(span.start, span.end),
+            "span_id": span.span_id,
+            "trace_id": span.trace_id,
+            "span_kind": facts.kind,
+            "otel_kind": span.kind,
             **facts.extra,
         }
         if span.parent_id and span.parent_id not in self.tree.by_id:
@@ -121,16 +125,23 @@ class _TraceBuilder:
         elif facts.step_type is StepType.TOOL_CALL:
             input_payload = self._tool_arguments(facts, input_payload, metadata)
         return TraceStep(
-            step_id=span.span_id, parent_id=self.tree.kept_parent(span), step_index=index,
-            step_type=facts.step_type, name=facts.name, input_payload=input_payload,
+            step_id=span.span_id,
+            parent_id=self.tree.kept_parent(span),
+            step_index=index,
+            step_type=facts.step_type,
+            name=facts.name,
+            input_payload=input_payload,
             output_payload=as_optional_payload(facts.output_value),
             status="error" if span.status_code == "ERROR" else "success",
-            error_message=facts.error_message, latency_ms=duration_ms(span.start, span.end),
-            tokens=facts.tokens, metadata=metadata,
+            error_message=facts.error_message,
+            latency_ms=duration_ms(span.start, span.end),
+            tokens=facts.tokens,
+            metadata=metadata,
         )
 
-    def _tool_arguments(self, facts: SpanFacts, payload: dict[str, Any],
-                        metadata: dict[str, Any]) -> dict[str, Any]:
+    def _tool_arguments(
+        self, facts: SpanFacts, payload: dict[str, Any], metadata: dict[str, Any]
+    ) -> dict[str, Any]:
         call_id = facts.tool_call_id or _tool_call_id_in_output(facts.output_value)
         if call_id:
             metadata["tool_call_id"] = call_id
@@ -181,8 +192,10 @@ class _TraceBuilder:
         return self.facts.get(roots[0].span_id) if len(roots) == 1 else None
 
     def _trace_metadata(self, root: OtelSpan) -> dict[str, Any]:
-        meta: dict[str, Any] = {"otel_trace_id": root.trace_id,
-                                "dropped_spans": self.tree.dropped_count()}
+        meta: dict[str, Any] = {
+            "otel_trace_id": root.trace_id,
+            "dropped_spans": self.tree.dropped_count(),
+        }
         service = root.resource.get("service.name")
         if service:
             meta["service_name"] = service
@@ -191,8 +204,13 @@ class _TraceBuilder:
 
 def _plain_span_facts(span: OtelSpan) -> SpanFacts:
     """A span of neither convention kept because agent spans sit below it."""
-    return SpanFacts(step_type=StepType.ROUTING, kind=f"otel:{span.kind}", name=span.name,
-                     input_value=None, output_value=None)
+    return SpanFacts(
+        step_type=StepType.ROUTING,
+        kind=f"otel:{span.kind}",
+        name=span.name,
+        input_value=None,
+        output_value=None,
+    )
 
 
 def _tool_call_id_in_output(output: Any) -> str | None:
@@ -244,8 +262,16 @@ def _filter_document(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
     resource_spans = []
     for rs in doc.get("resourceSpans") or []:
         scopes = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
-        kept = [{**ss, "spans": [s for s in ss.get("spans") or []
-                                 if isinstance(s, dict) and _raw_trace_id(s) == trace_id]}
-                for ss in scopes]
+        kept = [
+            {
+                **ss,
+                "spans": [
+                    s
+                    for s in ss.get("spans") or []
+                    if isinstance(s, dict) and _raw_trace_id(s) == trace_id
+                ],
+            }
+            for ss in scopes
+        ]
         resource_spans.append({**rs, "scopeSpans": kept})
     return {**doc, "resourceSpans": resource_spans}

@@ -65,25 +65,47 @@ GENAI_OPERATION_TYPES: dict[str, StepType] = {
 # Attribute keys read per field, first present wins.
 NAME_KEYS: dict[StepType, tuple[str, ...]] = {
     StepType.TOOL_CALL: ("tool.name", "gen_ai.tool.name"),
-    StepType.LLM_CALL: ("llm.model_name", "gen_ai.response.model", "gen_ai.request.model",
-                        "embedding.model_name"),
-    StepType.ROUTING: ("agent.name", "graph.node.name", "gen_ai.agent.name",
-                       "gen_ai.workflow.name"),
+    StepType.LLM_CALL: (
+        "llm.model_name",
+        "gen_ai.response.model",
+        "gen_ai.request.model",
+        "embedding.model_name",
+    ),
+    StepType.ROUTING: (
+        "agent.name",
+        "graph.node.name",
+        "gen_ai.agent.name",
+        "gen_ai.workflow.name",
+    ),
     StepType.THOUGHT: (),
 }
-TOOL_INPUT_KEYS = ("gen_ai.tool.call.arguments", "input.value", "tool_arguments",
-                   "tool_call.function.arguments")
+TOOL_INPUT_KEYS = (
+    "gen_ai.tool.call.arguments",
+    "input.value",
+    "tool_arguments",
+    "tool_call.function.arguments",
+)
 TOOL_OUTPUT_KEYS = ("gen_ai.tool.call.result", "output.value", "tool_response")
 INPUT_KEYS = ("input.value", "gen_ai.input.messages")
 OUTPUT_KEYS = ("output.value", "gen_ai.output.messages", "final_result")
 TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id")
-MODEL_KEYS = ("gen_ai.response.model", "llm.model_name", "gen_ai.request.model",
-              "embedding.model_name")
+MODEL_KEYS = (
+    "gen_ai.response.model",
+    "llm.model_name",
+    "gen_ai.request.model",
+    "embedding.model_name",
+)
 PROVIDER_KEYS = ("llm.provider", "gen_ai.provider.name", "llm.system", "gen_ai.system")
-PROMPT_TOKEN_KEYS = ("llm.token_count.prompt", "gen_ai.usage.input_tokens",
-                     "gen_ai.usage.prompt_tokens")
-COMPLETION_TOKEN_KEYS = ("llm.token_count.completion", "gen_ai.usage.output_tokens",
-                         "gen_ai.usage.completion_tokens")
+PROMPT_TOKEN_KEYS = (
+    "llm.token_count.prompt",
+    "gen_ai.usage.input_tokens",
+    "gen_ai.usage.prompt_tokens",
+)
+COMPLETION_TOKEN_KEYS = (
+    "llm.token_count.completion",
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.completion_tokens",
+)
 TOTAL_TOKEN_KEYS = ("llm.token_count.total", "gen_ai.usage.total_tokens")
 
 
@@ -149,12 +171,20 @@ def describe_span(span: OtelSpan) -> SpanFacts | None:
     )
     if step_type is StepType.LLM_CALL:
         facts.tokens = token_usage(attrs)
-        facts.input_value = (_wrap_messages(facts.input_value)
-                             or _messages(attrs, "llm.input_messages"))
-        facts.output_value = (_wrap_messages(facts.output_value)
-                              or _messages(attrs, "llm.output_messages"))
-        facts.extra = {k: v for k, v in (("model", first(attrs, MODEL_KEYS)),
-                                          ("provider", first(attrs, PROVIDER_KEYS))) if v}
+        facts.input_value = _wrap_messages(facts.input_value) or _messages(
+            attrs, "llm.input_messages"
+        )
+        facts.output_value = _wrap_messages(facts.output_value) or _messages(
+            attrs, "llm.output_messages"
+        )
+        facts.extra = {
+            k: v
+            for k, v in (
+                ("model", first(attrs, MODEL_KEYS)),
+                ("provider", first(attrs, PROVIDER_KEYS)),
+            )
+            if v
+        }
     return facts
 
 
@@ -171,10 +201,19 @@ def error_message(span: OtelSpan) -> str | None:
     if status and "\n" not in status:
         return status
     event_message = next(
-        (str(m) for e in span.events if e.get("name") == "exception"
-         and (m := (e.get("attributes") or {}).get("exception.message"))), None)
-    return (event_message or (status.splitlines()[0] if status else None)
-            or _str_or_none(first(span.attributes, ("exception.message", "error.type"))))
+        (
+            str(m)
+            for e in span.events
+            if e.get("name") == "exception"
+            and (m := (e.get("attributes") or {}).get("exception.message"))
+        ),
+        None,
+    )
+    return (
+        event_message
+        or (status.splitlines()[0] if status else None)
+        or _str_or_none(first(span.attributes, ("exception.message", "error.type")))
+    )
 
 
 def token_usage(attrs: dict[str, Any]) -> TokenUsage | None:
@@ -184,8 +223,12 @@ def token_usage(attrs: dict[str, Any]) -> TokenUsage | None:
     total = _int_or_none(first(attrs, TOTAL_TOKEN_KEYS))
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
-    usage = TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total,
-                       estimated_cost_usd=_cost(attrs))
+    usage = TokenUsage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        estimated_cost_usd=_cost(attrs),
+    )
     return None if usage.is_empty else usage
 
 
@@ -202,16 +245,23 @@ def requested_tool_calls(span: OtelSpan) -> list[dict[str, Any]]:
     """Tool calls an LLM span asked for: `[{"id", "name", "arguments"}]`, in order."""
     attrs = span.attributes
     calls = [
-        {"id": call.get("tool_call.id"), "name": call.get("tool_call.function.name"),
-         "arguments": parse_json_string(call.get("tool_call.function.arguments"))}
+        {
+            "id": call.get("tool_call.id"),
+            "name": call.get("tool_call.function.name"),
+            "arguments": parse_json_string(call.get("tool_call.function.arguments")),
+        }
         for message in indexed_list(attrs, "llm.output_messages")
         for call in indexed_list(message, "message.tool_calls")
     ]
     messages = _as_list(parse_json_string(attrs.get("gen_ai.output.messages")))
     calls.extend(
-        {"id": part.get("id"), "name": part.get("name"),
-         "arguments": parse_json_string(part.get("arguments"))}
-        for message in messages if isinstance(message, dict)
+        {
+            "id": part.get("id"),
+            "name": part.get("name"),
+            "arguments": parse_json_string(part.get("arguments")),
+        }
+        for message in messages
+        if isinstance(message, dict)
         for part in _as_list(message.get("parts"))
         if isinstance(part, dict) and part.get("type") == "tool_call"
     )

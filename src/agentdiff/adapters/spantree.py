@@ -67,8 +67,9 @@ class SpanTree:
             if span.span_id in self.kept:
                 children.setdefault(self.kept_parent(span), []).append(span)
         keys: dict[str, tuple[bool, datetime, int]] = {}
-        stack: list[tuple[OtelSpan, datetime | None]] = [(r, None) for r in
-                                                          reversed(children.get(None, []))]
+        stack: list[tuple[OtelSpan, datetime | None]] = [
+            (r, None) for r in reversed(children.get(None, []))
+        ]
         while stack:
             span, parent_start = stack.pop()
             start = _latest(span.start, parent_start)

@@ -9,6 +9,7 @@ import typer
 from agentdiff import __version__
 from agentdiff.cli import adapters, compare, convert, inspect, schema
 from agentdiff.cli.errors import state
+from agentdiff.gcpause import no_gc_pauses
 
 __all__ = ["app", "main"]
 
@@ -51,5 +52,6 @@ app.command("diff", help="Alias of `compare`.")(compare.compare)
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point (one short-lived process: the cyclic GC stays paused)."""
+    with no_gc_pauses():
+        app()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentdiff.diff.normalize import Normalizer
+from agentdiff.diff.normalize import Normalizer, is_volatile
 from agentdiff.models.report import Change
 from agentdiff.models.trace import StepType, TraceStep
 
@@ -19,12 +19,17 @@ MAX_CHANGES = 20
 """Field differences kept per step pair (the rest are summarized by the count)."""
 
 
-def step_changes(base: TraceStep, cand: TraceStep, normalizer: Normalizer) -> list[Change]:
-    """Every recorded difference between `base` and `cand` (same signature)."""
+def step_changes(
+    base: TraceStep, cand: TraceStep, normalizer: Normalizer, *, same_arguments: bool = False
+) -> list[Change]:
+    """Every recorded difference between `base` and `cand` (same signature).
+
+    `same_arguments=True` says the caller already knows the normalized tool arguments are equal.
+    """
     changes: list[Change] = []
     if base.status is not cand.status:
         changes.append(
-            Change(
+            Change.trusted(
                 path="status",
                 kind="status",
                 baseline=base.status.value,
@@ -32,14 +37,9 @@ def step_changes(base: TraceStep, cand: TraceStep, normalizer: Normalizer) -> li
             )
         )
     tool = base.step_type is StepType.TOOL_CALL
-    _payload(
-        base.input_payload,
-        cand.input_payload,
-        "input_payload",
-        "argument" if tool else "content",
-        normalizer,
-        changes,
-    )
+    if not (tool and same_arguments):
+        kind = "argument" if tool else "content"
+        _payload(base.input_payload, cand.input_payload, "input_payload", kind, normalizer, changes)
     _payload(
         base.output_payload, cand.output_payload, "output_payload", "content", normalizer, changes
     )
@@ -51,25 +51,30 @@ def _payload(
 ) -> None:
     if a == b:
         return
-    root = (path,)
-    na, nb = normalizer.normalize(a, root), normalizer.normalize(b, root)
-    if na != nb:
-        _diff(na, nb, path, kind, out)
+    if normalizer.has_ignores:
+        root = (path,)
+        a, b = normalizer.normalize(a, root), normalizer.normalize(b, root)
+    _diff(a, b, path, kind, out)
 
 
 def _diff(a: Any, b: Any, path: str, kind: str, out: list[Change]) -> None:
+    """Leaf differences, volatile fields left out as it walks (no normalized copies)."""
     if len(out) >= MAX_CHANGES or a == b:
         return
     if isinstance(a, dict) and isinstance(b, dict):
         for key in [*a, *(k for k in b if k not in a)]:
-            _diff(a.get(key, _MISSING), b.get(key, _MISSING), f"{path}.{key}", kind, out)
+            x, y = a.get(key, _MISSING), b.get(key, _MISSING)
+            x = _MISSING if x is not _MISSING and is_volatile(key, x) else x
+            y = _MISSING if y is not _MISSING and is_volatile(key, y) else y
+            if x is not y:
+                _diff(x, y, f"{path}.{key}", kind, out)
         return
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             _diff(x, y, f"{path}.{i}", kind, out)
         return
     out.append(
-        Change(
+        Change.trusted(
             path=path,
             kind=kind,
             baseline=None if a is _MISSING else a,

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
 
 from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
@@ -13,12 +10,13 @@ from agentdiff.diff.loops import Loop, find_loops, label_loops
 from agentdiff.diff.metrics import deltas, summarize
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
-from agentdiff.diff.order import Linear, linearize
+from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.recovery import recoveries
-from agentdiff.diff.signatures import Keys, Signer
+from agentdiff.diff.signatures import Signer
 from agentdiff.gate import evaluate_gate
+from agentdiff.gcpause import no_gc_pauses
 from agentdiff.models.report import Aligned, Change, DiffReport, LoopFinding, Op, StepRef
-from agentdiff.models.trace import AgentTrace, StepType, TraceStep
+from agentdiff.models.trace import AgentTrace, TraceStep
 
 __all__ = ["compare"]
 
@@ -42,52 +40,32 @@ def compare(
         options = CompareOptions(
             detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures
         )
-    with _no_gc_pauses():
+    with no_gc_pauses():
         return _compare(baseline, candidate, options)
-
-
-@contextmanager
-def _no_gc_pauses() -> Iterator[None]:
-    """Pause the cyclic garbage collector; restore the caller's setting afterwards.
-
-    The engine allocates hundreds of thousands of acyclic records; collecting mid-way only
-    rescans them (a third of the time on 100k-step traces).
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions) -> DiffReport:
     normalizer = Normalizer(options.ignore)
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
-
-    def group_key(step: TraceStep) -> Hashable:
-        call = signer.call_key(step) if step.step_type is StepType.TOOL_CALL else ""
-        return (repr(signer.base(step)), call)
-
-    b_lin, c_lin = linearize(baseline, group_key), linearize(candidate, group_key)
-    b_keys, c_keys = signer.keys(b_lin.steps), signer.keys(c_lin.steps)
-    pairs = align(b_keys.exact, c_keys.exact, b_keys.base, c_keys.base)
-    entries = [_entry(p, b_lin, c_lin, normalizer, options) for p in pairs]
+    b_side, c_side = prepare(baseline, signer), prepare(candidate, signer)
+    pairs = align(b_side.exact, c_side.exact, b_side.base, c_side.base)
+    entries = [_entry(p, b_side, c_side, normalizer, options) for p in pairs]
     ops = [e.op for e in entries]
-    sizes = len(b_lin.steps) + len(c_lin.steps)
+    sizes = len(b_side.steps) + len(c_side.steps)
     divergence = 1.0 - 2.0 * sum(op in _ON_PATH for op in ops) / sizes if sizes else 0.0
-    b_sum, c_sum = summarize(baseline, options.prices), summarize(candidate, options.prices)
-    loops = _loops(b_lin, b_keys, c_lin, c_keys) if options.detect_loops else []
+    b_sum = summarize(baseline, options.prices, b_side.wall_clock)
+    c_sum = summarize(candidate, options.prices, c_side.wall_clock)
+    loops = _loops(b_side, c_side) if options.detect_loops else []
     found_deltas = deltas(b_sum, c_sum)
     gate = evaluate_gate(
         divergence=divergence,
         loops=loops,
         deltas=found_deltas,
-        tool_counts=Counter(c_lin.steps[i].name for i in c_keys.call),
+        tool_counts=Counter(c_side.steps[i].name for i in c_side.call),
         thresholds=options.gate,
     )
-    report = DiffReport(
+    # every part is validated (summaries, gate) or built from validated steps (alignment)
+    report = DiffReport.model_construct(
         baseline=b_sum,
         candidate=c_sum,
         divergence=divergence,
@@ -95,7 +73,7 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
         first_divergence=next((e for e in entries if e.op not in _ON_PATH), None),
         alignment=entries,
         loops=loops,
-        recovery=recoveries(pairs, ops, c_lin.steps),
+        recovery=recoveries(pairs, ops, c_side),
         deltas=found_deltas,
         gate=gate,
     )
@@ -103,18 +81,21 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
 
 
 def _entry(
-    pair: Pair, b_lin: Linear, c_lin: Linear, normalizer: Normalizer, options: CompareOptions
+    pair: Pair, b_side: Side, c_side: Side, normalizer: Normalizer, options: CompareOptions
 ) -> Aligned:
     if pair.candidate is None:
-        base = b_lin.steps[pair.baseline or 0]
+        base = b_side.steps[pair.baseline or 0]
         return Aligned.trusted(op=Op.DELETE, baseline=StepRef.of(base), candidate=None, changes=[])
-    cand = c_lin.steps[pair.candidate]
+    cand = c_side.steps[pair.candidate]
     if pair.baseline is None:
         return Aligned.trusted(op=Op.INSERT, baseline=None, candidate=StepRef.of(cand), changes=[])
-    base = b_lin.steps[pair.baseline]
-    changes = step_changes(base, cand, normalizer)
+    base = b_side.steps[pair.baseline]
+    same_call = pair.baseline in b_side.call and b_side.call[pair.baseline] == c_side.call.get(
+        pair.candidate
+    )
+    changes = step_changes(base, cand, normalizer, same_arguments=same_call)
     return Aligned.trusted(
-        op=_op(changes, base, cand, b_lin, c_lin, options),
+        op=_op(changes, base, cand, b_side, c_side, options),
         baseline=StepRef.of(base),
         candidate=StepRef.of(cand),
         changes=changes,
@@ -125,21 +106,21 @@ def _op(
     changes: list[Change],
     base: TraceStep,
     cand: TraceStep,
-    b_lin: Linear,
-    c_lin: Linear,
+    b_side: Side,
+    c_side: Side,
     options: CompareOptions,
 ) -> Op:
     if any(c.kind != "content" or options.compare_content for c in changes):
         return Op.CHANGE
-    b_rank, c_rank = b_lin.rank.get(base.step_id), c_lin.rank.get(cand.step_id)
+    b_rank, c_rank = b_side.rank.get(base.step_id), c_side.rank.get(cand.step_id)
     if b_rank is not None and c_rank is not None and b_rank != c_rank:
         return Op.REORDER
     return Op.MATCH
 
 
-def _loops(b_lin: Linear, b_keys: Keys, c_lin: Linear, c_keys: Keys) -> list[LoopFinding]:
-    def found(lin: Linear, keys: Keys) -> list[Loop]:
-        indexes = sorted(keys.call)
-        return find_loops([lin.steps[i] for i in indexes], [keys.call[i] for i in indexes])
+def _loops(b_side: Side, c_side: Side) -> list[LoopFinding]:
+    def found(side: Side) -> list[Loop]:
+        positions = sorted(side.call)
+        return find_loops([side.steps[i] for i in positions], [side.call[i] for i in positions])
 
-    return label_loops(found(c_lin, c_keys), found(b_lin, b_keys))
+    return label_loops(found(c_side), found(b_side))

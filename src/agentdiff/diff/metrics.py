@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
+from operator import attrgetter
 from typing import Any
 
-from agentdiff.adapters.timestamps import duration_ms, parse_iso
 from agentdiff.diff.pricing import ModelPrice, estimate_cost
 from agentdiff.models.report import Delta, Deltas, Summary
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
@@ -33,10 +33,15 @@ MODEL_KEYS = (
 without any falls back to its own name (adapters often name LLM steps after the model)."""
 
 
-def summarize(trace: AgentTrace, prices: Mapping[str, ModelPrice]) -> Summary:
-    """The totals of one trace."""
-    counts = Counter(step.step_type.value for step in trace.steps)
-    statuses = Counter(step.status.value for step in trace.steps)
+def summarize(
+    trace: AgentTrace,
+    prices: Mapping[str, ModelPrice],
+    wall_clock: tuple[float, float] | None,
+) -> Summary:
+    """The totals of one trace; `wall_clock` = (earliest start, latest end) in epoch seconds."""
+    # attrgetter on `_value_` counts plain strings at C speed (enum hashing is Python-level)
+    counts = Counter(map(_TYPE_OF, trace.steps))
+    statuses = Counter(map(_STATUS_OF, trace.steps))
     prompt, completion, total = _tokens(trace)
     cost, estimated = _cost(trace, prices)
     return Summary(
@@ -54,8 +59,12 @@ def summarize(trace: AgentTrace, prices: Mapping[str, ModelPrice]) -> Summary:
         total_tokens=total,
         cost_usd=cost,
         cost_estimated=estimated,
-        latency_ms=_latency(trace),
+        latency_ms=_latency(trace, wall_clock),
     )
+
+
+_TYPE_OF = attrgetter("step_type._value_")
+_STATUS_OF = attrgetter("status._value_")
 
 
 def _llm_steps(trace: AgentTrace) -> list[TraceStep]:
@@ -144,19 +153,11 @@ def _model(step: TraceStep) -> str | None:
     return step.name if step.step_type is StepType.LLM_CALL else None
 
 
-def _latency(trace: AgentTrace) -> float | None:
+def _latency(trace: AgentTrace, wall_clock: tuple[float, float] | None) -> float | None:
     if trace.total_latency_ms is not None:
         return trace.total_latency_ms
-    starts, ends = [], []
-    for step in trace.steps:
-        meta = step.metadata or {}
-        start, end = meta.get("started_at"), meta.get("ended_at")
-        if isinstance(start, str) and (parsed := parse_iso(start)):
-            starts.append(parsed)
-        if isinstance(end, str) and (parsed := parse_iso(end)):
-            ends.append(parsed)
-    if starts and ends:
-        return duration_ms(min(starts), max(ends))
+    if wall_clock is not None and wall_clock[1] >= wall_clock[0]:
+        return round((wall_clock[1] - wall_clock[0]) * 1000.0, 3)
     ids = {s.step_id for s in trace.steps}
     roots = [
         s.latency_ms for s in trace.steps if s.parent_id not in ids and s.latency_ms is not None

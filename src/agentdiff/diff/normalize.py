@@ -65,6 +65,11 @@ class Normalizer:
     def __init__(self, ignore: tuple[str, ...] = ()) -> None:
         self._ignore = tuple(tuple(g.split(".")) for g in ignore)
 
+    @property
+    def has_ignores(self) -> bool:
+        """True when the user gave ignore globs (paths must then be tracked)."""
+        return bool(self._ignore)
+
     def normalize(self, value: Any, path: tuple[str, ...]) -> Any:
         """`value` (found at `path`) without volatile keys or ignored paths."""
         if not self._ignore:

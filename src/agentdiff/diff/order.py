@@ -1,108 +1,175 @@
-"""Execution order: a trace's DAG linearized, with its concurrent groups made canonical.
+"""One side of a comparison prepared once: execution order, signatures, call keys, wall clock.
 
-Parents come before children (a depth-first pre-order over the parent links); siblings are
-ordered by `metadata.started_at` when every step has one, else by `step_index`. A step whose
+Execution order: parents before children (a depth-first pre-order over the parent links);
+siblings by `metadata.started_at` when every step has one, else by `step_index`. A step whose
 parent is unknown is a root. Steps that ran concurrently — consecutive tool-call siblings (the
-calls of one LLM turn) or siblings whose `[started_at, ended_at]` intervals overlap — are put in a
-canonical order (by a caller-supplied key) so that a different finishing order does not read as
-a divergence; `Linear.rank` remembers each step's original position in its group.
+calls of one LLM turn) or siblings whose `[started_at, ended_at]` intervals overlap — are put in
+a canonical order (by signature and call key) so that a different finishing order does not read
+as a divergence; `Side.rank` remembers each step's original position in its group.
+
+Every timestamp is parsed once and every tool call's arguments normalized once, here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
+from operator import attrgetter
+from typing import Any
 
 from agentdiff.adapters.timestamps import parse_iso
+from agentdiff.diff.signatures import Signer
 from agentdiff.models.trace import AgentTrace, StepType, TraceStep
 
-__all__ = ["Linear", "linearize"]
+__all__ = ["Side", "prepare"]
+
+_TOOL = StepType.TOOL_CALL
+_STEP_INDEX = attrgetter("step.step_index")
+_START = attrgetter("start")
 
 
 @dataclass
-class Linear:
-    """A trace in execution order."""
+class Side:
+    """A trace in execution order with its per-step keys (lists index-aligned with `steps`)."""
 
-    steps: list[TraceStep]
+    steps: list[TraceStep] = field(default_factory=list)
+    base: list[int] = field(default_factory=list)
+    exact: list[int] = field(default_factory=list)
+    call: dict[int, str] = field(default_factory=dict)
+    """Position of each tool call → its call key."""
     rank: dict[str, int] = field(default_factory=dict)
-    """step_id → original position inside its concurrent group (only for grouped steps)."""
+    """step_id → original position inside its concurrent group (grouped steps only)."""
+    wall_clock: tuple[float, float] | None = None
+    """Earliest start and latest end over the steps that have them (epoch seconds)."""
 
 
-def _times(trace: AgentTrace) -> dict[str, tuple[float, float]] | None:
-    out: dict[str, tuple[float, float]] = {}
-    for step in trace.steps:
-        meta = step.metadata
-        started = meta.get("started_at") if meta else None
-        start = parse_iso(started) if isinstance(started, str) else None
-        if start is None:
+@dataclass(slots=True)
+class _Node:
+    step: TraceStep
+    base: int
+    call: str | None
+    # One kind per trace: ISO UTC strings of one layout (ordered as text), else epoch floats.
+    start: Any
+    end: Any
+
+
+def prepare(trace: AgentTrace, signer: Signer) -> Side:
+    """Parse, sign and order `trace` once."""
+    nodes = [_node(step, signer) for step in trace.steps]
+    timed = bool(nodes) and all(n.start is not None for n in nodes)
+    if not _uniform_utc(nodes):
+        for node in nodes:
+            node.start, node.end = _epoch(node.start), _epoch(node.end)
+    children = _children(nodes, timed=timed)
+    side = Side(wall_clock=_wall_clock(nodes))
+    for kids in children.values():
+        _canonicalize(kids, side.rank, timed=timed)
+    for position, node in enumerate(_preorder(children)):
+        side.steps.append(node.step)
+        side.base.append(node.base)
+        side.exact.append(signer.exact(node.base, node.step, node.call))
+        if node.call is not None:
+            side.call[position] = node.call
+    return side
+
+
+def _preorder(children: dict[str | None, list[_Node]]) -> Iterator[_Node]:
+    """Depth-first pre-order from the roots: every parent before its children."""
+    stack = list(reversed(children.get(None, [])))
+    pop, extend, kids_of = stack.pop, stack.extend, children.get
+    while stack:
+        node = pop()
+        yield node
+        kids = kids_of(node.step.step_id)
+        if kids:
+            extend(reversed(kids))
+
+
+def _node(step: TraceStep, signer: Signer) -> _Node:
+    meta = step.metadata
+    start = meta.get("started_at") if meta else None
+    end = meta.get("ended_at") if meta else None
+    call = signer.call_key(step) if step.step_type is _TOOL else None
+    return _Node(step, signer.base(step), call, start, end if end is not None else start)
+
+
+def _uniform_utc(nodes: list[_Node]) -> bool:
+    """Every timestamp is an ISO UTC string of one fixed layout (what adapters write).
+
+    Such strings order exactly like the instants they name, so they are compared as they are
+    and only the earliest and latest are parsed.
+    """
+    layout = None
+    for node in nodes:
+        for value in (node.start, node.end):
+            if value is None:
+                continue
+            if not (isinstance(value, str) and value.endswith("Z") and value[10:11] == "T"):
+                return False
+            if layout is None:
+                layout = len(value)
+            elif len(value) != layout:
+                return False
+    return True
+
+
+def _epoch(value: object) -> float | None:
+    if isinstance(value, float):
+        return value
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)  # the common case, at C speed
+    except ValueError:
+        parsed = parse_iso(value)  # "Z" on Python 3.10, compact forms
+        if parsed is None:
             return None
-        ended = meta.get("ended_at") if meta else None
-        end = parse_iso(ended) if isinstance(ended, str) else None
-        out[step.step_id] = (_epoch(start), _epoch(end) if end else _epoch(start))
-    return out
-
-
-def _epoch(moment: datetime) -> float:
+        moment = parsed
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
     return moment.timestamp()
 
 
-def linearize(
-    trace: AgentTrace, group_key: Callable[[TraceStep], Hashable] | None = None
-) -> Linear:
-    """The steps of `trace` in execution order; concurrent groups sorted by `group_key`."""
-    steps = trace.steps
-    times = _times(trace)
-    ids = {s.step_id for s in steps}
-    children: dict[str | None, list[TraceStep]] = {}
-    for step in steps:
-        parent = step.parent_id if step.parent_id in ids else None
-        children.setdefault(parent, []).append(step)
-    if times is None:
-
-        def order(s: TraceStep) -> tuple[float, int]:
-            return (0.0, s.step_index)
-    else:
-
-        def order(s: TraceStep) -> tuple[float, int]:
-            return (times[s.step_id][0], s.step_index)
-
-    linear = Linear(steps=[])
-    for kids in children.values():
-        kids.sort(key=order)
-        if group_key is not None:
-            _canonicalize(kids, times, group_key, linear.rank)
-    stack = list(reversed(children.get(None, [])))
-    while stack:
-        step = stack.pop()
-        linear.steps.append(step)
-        stack.extend(reversed(children.get(step.step_id, ())))
-    return linear
+def _children(nodes: list[_Node], *, timed: bool) -> dict[str | None, list[_Node]]:
+    """Children of each step (None = roots), by start time when timed, then `step_index`."""
+    ids = {n.step.step_id for n in nodes}
+    children: dict[str | None, list[_Node]] = {}
+    for node in sorted(nodes, key=_STEP_INDEX):
+        parent = node.step.parent_id
+        children.setdefault(parent if parent in ids else None, []).append(node)
+    if timed:
+        for kids in children.values():
+            kids.sort(key=_START)  # stable: equal starts keep step_index order
+    return children
 
 
-def _canonicalize(
-    kids: list[TraceStep],
-    times: dict[str, tuple[float, float]] | None,
-    key: Callable[[TraceStep], Hashable],
-    rank: dict[str, int],
-) -> None:
+def _wall_clock(nodes: list[_Node]) -> tuple[float, float] | None:
+    starts = [n.start for n in nodes if n.start is not None]
+    ends = [n.end for n in nodes if n.end is not None]
+    if not (starts and ends):
+        return None
+    first, last = _epoch(min(starts)), _epoch(max(ends))
+    return (first, last) if first is not None and last is not None else None
+
+
+def _canonicalize(kids: list[_Node], rank: dict[str, int], *, timed: bool) -> None:
     start = 0
     while start < len(kids):
         end = start + 1
-        while end < len(kids) and _concurrent(kids[end - 1], kids[end], times):
+        while end < len(kids) and _concurrent(kids[end - 1], kids[end], timed=timed):
             end += 1
         if end - start > 1:
             group = kids[start:end]
-            for position, step in enumerate(group):
-                rank[step.step_id] = position
-            group.sort(key=lambda s: repr(key(s)))
+            for position, node in enumerate(group):
+                rank[node.step.step_id] = position
+            # an intrinsic key (not interning order), so both sides sort alike whichever is first
+            group.sort(key=lambda n: (n.step.step_type.value, n.step.name, n.call or ""))
             kids[start:end] = group
         start = end
 
 
-def _concurrent(a: TraceStep, b: TraceStep, times: dict[str, tuple[float, float]] | None) -> bool:
-    if a.step_type is StepType.TOOL_CALL and b.step_type is StepType.TOOL_CALL:
+def _concurrent(a: _Node, b: _Node, *, timed: bool) -> bool:
+    if a.step.step_type is _TOOL and b.step.step_type is _TOOL:
         return True  # consecutive tool-call siblings: the calls of one LLM turn
-    if times is None:
-        return False
-    return times[b.step_id][0] < times[a.step_id][1]
+    return timed and b.start is not None and a.end is not None and b.start < a.end

@@ -3,34 +3,38 @@
 from __future__ import annotations
 
 from agentdiff.diff.align import Pair
+from agentdiff.diff.order import Side
 from agentdiff.models.report import Op, Recovery
-from agentdiff.models.trace import StepStatus, TraceStep
+from agentdiff.models.trace import StepStatus
 
 __all__ = ["recoveries"]
 
-_ON_PATH = (Op.MATCH, Op.REORDER)
+_ON_PATH = frozenset((Op.MATCH, Op.REORDER))
 
 
-def recoveries(pairs: list[Pair], ops: list[Op], candidate: list[TraceStep]) -> list[Recovery]:
-    """One `Recovery` per candidate error step, in candidate order."""
+def recoveries(pairs: list[Pair], ops: list[Op], candidate: Side) -> list[Recovery]:
+    """One `Recovery` per candidate error step, in candidate order.
+
+    `steps_to_recover` counts the candidate steps from the error up to the next step back on the
+    baseline path (0 when the error itself is on it); `retry` says the next step of the same type
+    is the identical call (same name, same normalized arguments).
+    """
     out = []
     next_on_path = _next_on_path(pairs, ops)
     for i, pair in enumerate(pairs):
-        if pair.candidate is None:
+        position = pair.candidate
+        if position is None or candidate.steps[position].status is not StepStatus.ERROR:
             continue
-        step = candidate[pair.candidate]
-        if step.status is not StepStatus.ERROR:
-            continue
-        target = next_on_path[i] if ops[i] not in _ON_PATH else i
+        target = i if ops[i] in _ON_PATH else next_on_path[i]
         steps = None
         if target is not None:
             steps = sum(1 for p in pairs[i:target] if p.candidate is not None)
         out.append(
             Recovery(
-                error_step_id=step.step_id,
+                error_step_id=candidate.steps[position].step_id,
                 steps_to_recover=steps,
                 recovered=target is not None,
-                retry=_retried(step, candidate, pair.candidate),
+                retry=_retried(candidate, position),
             )
         )
     return out
@@ -46,8 +50,15 @@ def _next_on_path(pairs: list[Pair], ops: list[Op]) -> list[int | None]:
     return out
 
 
-def _retried(step: TraceStep, candidate: list[TraceStep], index: int) -> bool:
-    for later in candidate[index + 1 :]:
-        if later.step_type is step.step_type:
-            return later.name == step.name and later.input_payload == step.input_payload
+def _retried(side: Side, position: int) -> bool:
+    failed = side.steps[position]
+    for later in range(position + 1, len(side.steps)):
+        step = side.steps[later]
+        if step.step_type is failed.step_type:
+            same_call = side.call.get(later) == side.call.get(position)
+            return (
+                step.name == failed.name
+                and same_call
+                and (position in side.call or step.input_payload == failed.input_payload)
+            )
     return False

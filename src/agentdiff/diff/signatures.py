@@ -1,63 +1,56 @@
-"""Per-step keys computed once per comparison: interned signatures and tool-call keys.
+"""Interned step signatures, shared by both sides of one comparison.
 
-See `align` for what the exact and base signatures mean; `call` keys (name + normalized
-arguments) also drive loop detection.
+- **base** — step type and name (plus the sorted input keys with strict tool signatures): two
+  steps with equal base signatures are the same action;
+- **exact** — base plus failed-or-not and, for tool calls, the normalized arguments: two steps
+  with equal exact signatures also behaved the same.
+
+A tool call's **call key** (name + normalized arguments as canonical JSON) also drives loop
+detection and the canonical order of concurrent calls.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass, field
 
 import orjson
 
 from agentdiff.diff.normalize import Normalizer
-from agentdiff.models.trace import StepStatus, StepType, TraceStep
+from agentdiff.models.trace import StepStatus, TraceStep
 
-__all__ = ["Keys", "Signer"]
-
-
-@dataclass
-class Keys:
-    """The keys of one side, index-aligned with its linearized steps."""
-
-    exact: list[int] = field(default_factory=list)
-    base: list[int] = field(default_factory=list)
-    call: dict[int, str] = field(default_factory=dict)
-    """Tool-call index → name and normalized arguments."""
+__all__ = ["Signer"]
 
 
 class Signer:
-    """Interns signatures to small integers, shared by both sides of one comparison."""
+    """Interns signatures to small integers (ids are comparable across both sides)."""
 
     def __init__(self, normalizer: Normalizer, *, strict: bool) -> None:
         self._normalizer = normalizer
         self._strict = strict
         self._ids: dict[Hashable, int] = {}
+        self._calls: dict[tuple[int, bool, str], int] = {}
 
-    def base(self, step: TraceStep) -> tuple[Hashable, ...]:
-        """Type and name (and, when strict, the sorted input keys)."""
+    def base(self, step: TraceStep) -> int:
+        """The interned type + name (+ sorted input keys when strict)."""
+        key: tuple[Hashable, ...] = (step.step_type.value, step.name)  # str: enum hash is slow
         if self._strict:
-            return (step.step_type.value, step.name, tuple(sorted(step.input_payload)))
-        return (step.step_type.value, step.name)  # str values: enum hashing is slow
+            key = (*key, tuple(sorted(step.input_payload)))
+        return self._ids.setdefault(key, len(self._ids))
+
+    def exact(self, base: int, step: TraceStep, call: str | None) -> int:
+        """Base + failed-or-not (+ the call key of a tool call), as an integer.
+
+        Other steps need no interning (`2·base + failed`, never negative); tool calls intern
+        their call key into negative ids, so the two kinds never collide.
+        """
+        failed = step.status is StepStatus.ERROR
+        if call is None:
+            return 2 * base + failed
+        key = (base, failed, call)
+        return -1 - self._calls.setdefault(key, len(self._calls))
 
     def call_key(self, step: TraceStep) -> str:
         """A tool call's name and normalized arguments, as one string."""
         args = self._normalizer.normalize(step.input_payload, ("input_payload",))
         dumped = orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
         return f"{step.name}\x00{dumped}"
-
-    def keys(self, steps: list[TraceStep]) -> Keys:
-        """Exact and base signatures of every step, and the key of every tool call."""
-        ids, out = self._ids, Keys()
-        for index, step in enumerate(steps):
-            base = self.base(step)
-            failed = step.status is StepStatus.ERROR
-            if step.step_type is StepType.TOOL_CALL:
-                out.call[index] = self.call_key(step)
-                exact: Hashable = (base, failed, out.call[index])
-            else:
-                exact = (base, failed)
-            out.exact.append(ids.setdefault(exact, len(ids)))
-            out.base.append(ids.setdefault(base, len(ids)))
-        return out
