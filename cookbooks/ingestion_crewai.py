@@ -24,6 +24,7 @@ from rich.console import Console
 
 from agentdiff import compare, load_trace
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType
+from agentdiff.render import RenderOptions, render
 from agentdiff.render.tree import trace_tree
 
 CREWAI = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "real" / "crewai"
@@ -33,12 +34,6 @@ def tool_calls(trace: AgentTrace) -> list[str]:
     """`name(arguments)` for every tool step, in execution order."""
     return [f"{s.name}({s.input_payload})" for s in trace.steps
             if s.step_type is StepType.TOOL_CALL]
-
-
-def pair(scenario: str, shape: str = "kickoff") -> tuple[AgentTrace, AgentTrace]:
-    """The baseline and candidate runs of one scenario."""
-    return (load_trace(CREWAI / scenario / f"baseline.{shape}.json"),
-            load_trace(CREWAI / scenario / f"candidate.{shape}.json"))
 
 
 def main() -> None:
@@ -62,21 +57,11 @@ def main() -> None:
                   f"{events.total_latency_ms or 0:.0f} ms; "
                   f"same tool calls {tool_calls(events) == tool_calls(kickoff)}")
 
-    console.rule("error_retry: baseline vs candidate")
-    baseline, candidate = pair("error_retry")
-    report = compare(baseline, candidate)
-    names = {s.step_id: s.name for s in candidate.steps}
-    for found in report.recovery:
-        console.print(f"error at {names[found.error_step_id]}: recovered {found.recovered}, "
-                      f"by an identical retry {found.retry}, {found.steps_to_recover} steps later")
-    console.print(f"divergence {report.divergence:.2f}; gate passed: {report.passed}")
-
-    console.rule("loop: baseline vs candidate")
-    report = compare(*pair("loop", "events"))
-    for loop in report.loops:
-        console.print(f"loop found: {' -> '.join(loop.names)} x{loop.repetitions} "
-                      f"(new in candidate: {loop.new})")
-    console.print(f"divergence {report.divergence:.2f}; gate passed: {report.passed}")
+    for scenario, shape in (("error_retry", "kickoff"), ("loop", "events")):
+        console.rule(f"{scenario}: baseline vs candidate ({shape})")
+        report = compare(load_trace(CREWAI / scenario / f"baseline.{shape}.json"),
+                         load_trace(CREWAI / scenario / f"candidate.{shape}.json"))
+        print(render(report, "terminal", RenderOptions(width=console.width)))
 
 
 if __name__ == "__main__":

@@ -20,9 +20,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agentdiff import load_trace
-from agentdiff.diff.compare import compare
+from agentdiff import compare, load_trace
 from agentdiff.models.trace import AgentTrace, StepType
+from agentdiff.render import RenderOptions, render
 from agentdiff.render.tree import trace_tree
 
 LANGGRAPH = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "real" / "langgraph"
@@ -33,12 +33,6 @@ def tool_calls(trace: AgentTrace) -> list[str]:
     """`name(arguments)` for every tool step, in execution order."""
     return [f"{s.name}({s.input_payload})" for s in trace.steps
             if s.step_type is StepType.TOOL_CALL]
-
-
-def pair(scenario: str, shape: str = "state") -> tuple[AgentTrace, AgentTrace]:
-    """The baseline and candidate runs of one scenario."""
-    return (load_trace(LANGGRAPH / scenario / f"baseline.{shape}.json"),
-            load_trace(LANGGRAPH / scenario / f"candidate.{shape}.json"))
 
 
 def main() -> None:
@@ -57,20 +51,11 @@ def main() -> None:
         console.print(f"{shape:>15}: same tool calls {tool_calls(other) == tool_calls(state)}, "
                       f"{tokens} tokens")
 
-    console.rule("detour: baseline vs candidate")
-    report = compare(*pair("detour"))
-    first = report.first_divergence
-    console.print(f"divergence {report.divergence:.2f}; gate passed: {report.passed}")
-    if first is not None and first.candidate is not None:
-        console.print(f"first divergence: {first.op.value} {first.candidate.step_type.value} "
-                      f"{first.candidate.name} at candidate step {first.candidate.step_index}")
-
-    console.rule("loop: baseline vs candidate")
-    report = compare(*pair("loop", "messages"))
-    for loop in report.loops:
-        console.print(f"loop found: {' -> '.join(loop.names)} x{loop.repetitions} "
-                      f"(new in candidate: {loop.new})")
-    console.print(f"divergence {report.divergence:.2f}; gate passed: {report.passed}")
+    for scenario, shape in (("detour", "state"), ("loop", "messages")):
+        console.rule(f"{scenario}: baseline vs candidate ({shape})")
+        report = compare(load_trace(LANGGRAPH / scenario / f"baseline.{shape}.json"),
+                         load_trace(LANGGRAPH / scenario / f"candidate.{shape}.json"))
+        print(render(report, "terminal", RenderOptions(width=console.width)))
 
 
 if __name__ == "__main__":

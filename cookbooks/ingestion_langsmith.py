@@ -14,62 +14,50 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agentdiff import AgentTrace, StepType, load_trace
-from agentdiff.diff.compare import compare
+from rich.console import Console
+
+from agentdiff import AgentTrace, StepType, compare, load_trace
+from agentdiff.render import RenderOptions, render
+from agentdiff.render.tree import trace_tree
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "real" / "langsmith"
 SHAPES = ("nested", "flat")
 
 
-def show_tree(trace: AgentTrace, *, hide: tuple[str, ...] = ()) -> None:
-    """Print the steps as an indented tree (omitting steps named in `hide` and their subtrees)."""
-    depth: dict[str | None, int] = {None: -1}
+def without(trace: AgentTrace, names: set[str]) -> AgentTrace:
+    """A copy of `trace` without the steps named in `names` and everything under them."""
     hidden: set[str] = set()
-    for step in trace.steps:
-        if step.name in hide or step.parent_id in hidden:
+    for step in trace.steps:  # a parent always comes before its children
+        if step.name in names or step.parent_id in hidden:
             hidden.add(step.step_id)
-            continue
-        depth[step.step_id] = depth.get(step.parent_id, -1) + 1
-        tokens = f" tokens={step.tokens.total_tokens}" if step.tokens else ""
-        error = f" ERROR: {step.error_message}" if step.error_message else ""
-        latency = f"{step.latency_ms:.1f}ms" if step.latency_ms is not None else "?"
-        print(f"  {step.step_index:2d} {'  ' * depth[step.step_id]}{step.step_type.value:9s} "
-              f"{step.name} {latency}{tokens}{error}")
-
-
-def diff(folder: Path, scenario: str) -> None:
-    """Compare one scenario's candidate with its baseline and print the headline numbers."""
-    report = compare(load_trace(folder / scenario / "baseline.nested.json"),
-                     load_trace(folder / scenario / "candidate.nested.json"))
-    print(f"\n== {scenario}: baseline vs candidate")
-    print(f"divergence={report.divergence:.2f} "
-          f"tool_calls {report.baseline.tool_calls} -> {report.candidate.tool_calls} "
-          f"llm_calls {report.baseline.llm_calls} -> {report.candidate.llm_calls} "
-          f"tokens {report.baseline.total_tokens} -> {report.candidate.total_tokens} "
-          f"errors {report.baseline.errors} -> {report.candidate.errors}")
-    for loop in report.loops:
-        print(f"loop: {' -> '.join(loop.names)} x{loop.repetitions} (new={loop.new})")
-    for finding in report.recovery:
-        print(f"recovery: retry={finding.retry} recovered={finding.recovered}")
+    kept = [s for s in trace.steps if s.step_id not in hidden]
+    return trace.model_copy(update={"steps": kept})
 
 
 def main(folder: Path) -> None:
     """Load both shapes of one run, print its tree, then diff two regressions."""
-    print("== one run, two LangSmith shapes")
+    console = Console(width=120)
+
+    console.rule("one run, two LangSmith shapes")
     for shape in SHAPES:
         trace = load_trace(folder / "error_retry" / f"candidate.{shape}.json")
         usage = trace.total_tokens
         tools = [s.name for s in trace.steps if s.step_type is StepType.TOOL_CALL]
-        print(f"{shape:6s} adapter={(trace.metadata or {}).get('source_format')} "
-              f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None} "
-              f"tools={','.join(tools)}")
+        console.print(f"{shape:6s} adapter={(trace.metadata or {}).get('source_format')} "
+                      f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None} "
+                      f"tools={','.join(tools)}")
+
     trace = load_trace(folder / "error_retry" / "candidate.flat.json")
-    print(f"\n== {trace.agent_name} ({trace.trace_id}), from the flat run list "
-          "(LangChain's Prompt and should_continue steps hidden)")
-    show_tree(trace, hide=("Prompt", "should_continue"))
-    print(f"final output: {(trace.final_output or {}).get('output')}")
-    diff(folder, "loop")
-    diff(folder, "error_retry")
+    console.rule("the error_retry candidate, from the flat run list "
+                 "(LangChain's Prompt and should_continue steps hidden)")
+    console.print(trace_tree(without(trace, {"Prompt", "should_continue"})))
+    console.print(f"final output: {(trace.final_output or {}).get('output')}")
+
+    for scenario in ("loop", "error_retry"):
+        console.rule(f"{scenario}: baseline vs candidate")
+        report = compare(load_trace(folder / scenario / "baseline.nested.json"),
+                         load_trace(folder / scenario / "candidate.nested.json"))
+        print(render(report, "terminal", RenderOptions(width=console.width)))
 
 
 if __name__ == "__main__":

@@ -15,53 +15,37 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from agentdiff import AgentTrace, load_trace
-from agentdiff.diff.compare import compare
+from rich.console import Console
+
+from agentdiff import compare, load_trace
+from agentdiff.render import RenderOptions, render
+from agentdiff.render.tree import trace_tree
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "real" / "openai_agents"
 SHAPES = {"export": "json", "ingest": "ingest.json"}
 
 
-def show_tree(trace: AgentTrace) -> None:
-    """Print the steps as an indented tree, with status, latency and tokens."""
-    depth: dict[str | None, int] = {None: -1}
-    for step in trace.steps:
-        depth[step.step_id] = depth.get(step.parent_id, -1) + 1
-        tokens = f" tokens={step.tokens.total_tokens}" if step.tokens else ""
-        error = f" ERROR: {step.error_message}" if step.error_message else ""
-        latency = f"{step.latency_ms:.1f}ms" if step.latency_ms is not None else "?"
-        print(f"  {step.step_index:2d} {'  ' * depth[step.step_id]}{step.step_type.value:9s} "
-              f"{step.name} {latency}{tokens}{error}")
-
-
-def diff(folder: Path, scenario: str) -> None:
-    """Compare one scenario's candidate with its baseline and print the headline numbers."""
-    report = compare(load_trace(folder / scenario / "baseline.json"),
-                     load_trace(folder / scenario / "candidate.json"))
-    print(f"\n== {scenario}: baseline vs candidate")
-    print(f"divergence={report.divergence:.2f} "
-          f"tool_calls {report.baseline.tool_calls} -> {report.candidate.tool_calls} "
-          f"llm_calls {report.baseline.llm_calls} -> {report.candidate.llm_calls} "
-          f"tokens {report.baseline.total_tokens} -> {report.candidate.total_tokens} "
-          f"errors {report.baseline.errors} -> {report.candidate.errors}")
-    for finding in report.recovery:
-        print(f"recovery: retry={finding.retry} recovered={finding.recovered}")
-
-
 def main(folder: Path) -> None:
     """Load both shapes of one run, print its tree, then diff two regressions."""
-    print("== one run, two OpenAI Agents SDK shapes")
+    console = Console(width=140)  # wide enough for the tool error on one line
+
+    console.rule("one run, two OpenAI Agents SDK shapes")
     for shape, suffix in SHAPES.items():
         trace = load_trace(folder / "error_retry" / f"candidate.{suffix}")
         usage = trace.total_tokens
-        print(f"{shape:7s} adapter={(trace.metadata or {}).get('source_format')} "
-              f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None}")
+        console.print(f"{shape:7s} adapter={(trace.metadata or {}).get('source_format')} "
+                      f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None}")
+
     trace = load_trace(folder / "error_retry" / "candidate.ingest.json")
-    print(f"\n== {trace.agent_name} ({trace.trace_id}), from the ingest body")
-    show_tree(trace)
-    print(f"final output: {(trace.final_output or {}).get('output')}")
-    diff(folder, "detour")
-    diff(folder, "error_retry")
+    console.rule("the error_retry candidate, from the ingest body")
+    console.print(trace_tree(trace))
+    console.print(f"final output: {(trace.final_output or {}).get('output')}")
+
+    for scenario in ("detour", "error_retry"):
+        console.rule(f"{scenario}: baseline vs candidate")
+        report = compare(load_trace(folder / scenario / "baseline.json"),
+                         load_trace(folder / scenario / "candidate.json"))
+        print(render(report, "terminal", RenderOptions(width=console.width)))
 
 
 if __name__ == "__main__":

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agentdiff import load_trace
-from agentdiff.diff.compare import compare
+from agentdiff import compare, load_trace
 from agentdiff.models.trace import AgentTrace, StepType
+from agentdiff.render import RenderOptions, render
 from agentdiff.render.tree import trace_tree
 
 REAL = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "real"
@@ -49,11 +49,7 @@ def main() -> None:
         tokens = trace.total_tokens.total_tokens if trace.total_tokens else None
         console.print(f"{label}: {len(trace.steps)} steps, {tokens} tokens, "
                       f"tools: {', '.join(tool_calls(trace))}")
-    report = compare(baseline, candidate)
-    for loop in report.loops:
-        console.print(f"loop found: {' -> '.join(loop.names)} x{loop.repetitions} "
-                      f"(new in candidate: {loop.new})")
-    console.print(f"divergence {report.divergence:.2f}; gate passed: {report.passed}")
+    print(render(compare(baseline, candidate), "terminal", RenderOptions(width=console.width)))
 
 
 if __name__ == "__main__":

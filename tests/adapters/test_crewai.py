@@ -14,61 +14,38 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.realdata import SHARED, RealSource, document_id, other_documents, tool_steps
 
 from agentdiff.adapters.crewai import CrewAIAdapter
 from agentdiff.errors import AgentDiffError, TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
+from agentdiff.models.trace import StepStatus, StepType
 
-ROOT = Path(__file__).parents[1] / "fixtures" / "real"
-CREWAI = ROOT / "crewai"
-SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
-SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
-SIDES = ("baseline", "candidate")
-SHAPES = tuple(json.loads((CREWAI / "manifest.json").read_text())["shapes"])
-CASES = [(shape, scenario, side) for shape in SHAPES for scenario in SCENARIOS for side in SIDES]
-
-
-def _facts(scenario: str, side: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((CREWAI / scenario / f"{side}.facts.json").read_text())
-    return data
-
-
-def _load(shape: str, scenario: str, side: str) -> AgentTrace:
-    return load_trace(CREWAI / scenario / f"{side}.{shape}.json")
-
-
-def _tools(trace: AgentTrace) -> list[TraceStep]:
-    return [s for s in trace.steps if s.step_type is StepType.TOOL_CALL]
-
-
-@pytest.fixture(scope="module")
-def traces() -> dict[tuple[str, str, str], AgentTrace]:
-    return {case: _load(*case) for case in CASES}
+CREWAI = RealSource("crewai")
+SHAPES = CREWAI.shapes
+CASES = CREWAI.cases()
 
 
 def test_manifest_names_the_shapes_and_versions() -> None:
-    manifest = json.loads((CREWAI / "manifest.json").read_text())
+    manifest = CREWAI.manifest
     assert manifest["produced_by"]["crewai"] == "1.15.30"
     assert set(SHAPES) == {"kickoff", "events"}
     assert all(s["adapter"] == "crewai" and not s["emulated"] for s in manifest["shapes"].values())
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
-def test_detected_and_forced_agree(shape: str, scenario: str, side: str,
-                                   traces: dict[tuple[str, str, str], AgentTrace]) -> None:
-    auto = traces[shape, scenario, side]
-    forced = load_trace(CREWAI / scenario / f"{side}.{shape}.json", adapter_name="crewai")
+def test_detected_and_forced_agree(shape: str, scenario: str, side: str) -> None:
+    auto = CREWAI.load(shape, scenario, side)
+    forced = load_trace(CREWAI.path(shape, scenario, side), adapter_name="crewai")
     assert auto.metadata is not None
     assert auto.metadata["source_format"] == "crewai"
     assert auto.model_dump() == forced.model_dump()
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
-def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str,
-                                       traces: dict[tuple[str, str, str], AgentTrace]) -> None:
-    facts, trace = _facts(scenario, side), traces[shape, scenario, side]
-    tools = _tools(trace)
+def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> None:
+    facts, trace = CREWAI.facts(scenario, side), CREWAI.load(shape, scenario, side)
+    tools = tool_steps(trace)
     assert [s.name for s in tools] == [f"{c['agent']}/{c['name']}" for c in facts["tool_calls"]]
     assert [s.input_payload for s in tools] == [c["arguments"] for c in facts["tool_calls"]]
     for step, call in zip(tools, facts["tool_calls"], strict=True):
@@ -82,9 +59,8 @@ def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str,
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
-def test_llm_calls_and_tokens(shape: str, scenario: str, side: str,
-                              traces: dict[tuple[str, str, str], AgentTrace]) -> None:
-    facts, trace = _facts(scenario, side), traces[shape, scenario, side]
+def test_llm_calls_and_tokens(shape: str, scenario: str, side: str) -> None:
+    facts, trace = CREWAI.facts(scenario, side), CREWAI.load(shape, scenario, side)
     assert trace.total_tokens is not None
     assert trace.total_tokens.prompt_tokens == facts["prompt_tokens"]
     assert trace.total_tokens.completion_tokens == facts["completion_tokens"]
@@ -106,9 +82,8 @@ def test_llm_calls_and_tokens(shape: str, scenario: str, side: str,
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
-def test_structure_parents_and_order(shape: str, scenario: str, side: str,
-                                     traces: dict[tuple[str, str, str], AgentTrace]) -> None:
-    trace = traces[shape, scenario, side]
+def test_structure_parents_and_order(shape: str, scenario: str, side: str) -> None:
+    trace = CREWAI.load(shape, scenario, side)
     by_id = {s.step_id: s for s in trace.steps}
     assert [s.step_index for s in trace.steps] == list(range(len(trace.steps)))
     assert all(s.parent_id is None or s.parent_id in by_id for s in trace.steps)
@@ -117,7 +92,7 @@ def test_structure_parents_and_order(shape: str, scenario: str, side: str,
                                        "Travel Advisor/packing_advice"]
     assert all(t.step_type is StepType.ROUTING for t in tasks)
     asker = StepType.LLM_CALL if shape == "events" else StepType.ROUTING
-    for tool in _tools(trace):
+    for tool in tool_steps(trace):
         parent = by_id[tool.parent_id or ""]
         role = tool.name.split("/")[0]
         assert parent.step_type is asker
@@ -132,9 +107,8 @@ def test_structure_parents_and_order(shape: str, scenario: str, side: str,
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
-def test_output_name_and_timing(shape: str, scenario: str, side: str,
-                                traces: dict[tuple[str, str, str], AgentTrace]) -> None:
-    facts, trace = _facts(scenario, side), traces[shape, scenario, side]
+def test_output_name_and_timing(shape: str, scenario: str, side: str) -> None:
+    facts, trace = CREWAI.facts(scenario, side), CREWAI.load(shape, scenario, side)
     assert trace.final_output == {"value": facts["final_output"]}
     if shape == "events":
         assert trace.agent_name == facts["agent_name"]
@@ -150,7 +124,7 @@ def test_output_name_and_timing(shape: str, scenario: str, side: str,
 
 def test_identical_pair_differs_only_in_ids() -> None:
     for shape in SHAPES:
-        base, cand = _load(shape, "identical", "baseline"), _load(shape, "identical", "candidate")
+        base, cand = (CREWAI.load(shape, "identical", side) for side in ("baseline", "candidate"))
         assert base.trace_id != cand.trace_id
         assert [(s.name, s.step_type, s.status) for s in base.steps] == [
             (s.name, s.step_type, s.status) for s in cand.steps]
@@ -163,31 +137,21 @@ def test_reference_fixtures_detour() -> None:
     for name in ("{}.json", "{}.events.json"):
         base = load_trace(folder / name.format("baseline"))
         cand = load_trace(folder / name.format("candidate"))
-        extra = [s.name for s in _tools(cand)]
+        extra = [s.name for s in tool_steps(cand)]
         assert extra == ["Weather Researcher/geocode", "Weather Researcher/search",
                          "Weather Researcher/get_weather", "Travel Advisor/calculator"]
-        assert len(_tools(base)) == len(extra) - 1
+        assert len(tool_steps(base)) == len(extra) - 1
         assert base.final_output == cand.final_output
 
 
-def _other_documents() -> list[Path]:
-    files = [p for p in sorted(ROOT.glob("*/*/*.json"))
-             if p.parts[-3] != "crewai" and not p.name.endswith("facts.json")]
-    shared = [p for p in sorted(SHARED.glob("*/*/*.json")) if p.parts[-3] != "crewai"]
-    picked: dict[str, Path] = {}
-    for path in files + shared:  # one file per source and shape keeps this fast
-        picked.setdefault(f"{path.parents[1]}:{path.name.split('.', 1)[1]}", path)
-    return list(picked.values())
-
-
-@pytest.mark.parametrize("path", _other_documents(), ids=lambda p: f"{p.parts[-3]}/{p.name}")
+@pytest.mark.parametrize("path", other_documents("crewai"), ids=document_id)
 def test_detect_does_not_claim_other_formats(path: Path) -> None:
     assert not CrewAIAdapter.detect(read_document(path))
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_truncated_file_names_the_file(shape: str, tmp_path: Path) -> None:
-    text = (CREWAI / "detour" / f"candidate.{shape}.json").read_text()
+    text = CREWAI.path(shape, "detour", "candidate").read_text()
     broken = tmp_path / f"broken.{shape}.json"
     broken.write_text(text[: len(text) // 2])
     with pytest.raises(AgentDiffError) as info:
@@ -207,7 +171,7 @@ def test_truncated_file_names_the_file(shape: str, tmp_path: Path) -> None:
 ])
 def test_garbled_document_names_file_and_path(shape: str, damage: Any, where: str,
                                               tmp_path: Path) -> None:
-    data = json.loads((CREWAI / "loop" / f"baseline.{shape}.json").read_text())
+    data = json.loads(CREWAI.path(shape, "loop", "baseline").read_text())
     damage(data)
     broken = tmp_path / f"garbled.{shape}.json"
     broken.write_text(json.dumps(data))
@@ -220,7 +184,7 @@ def test_garbled_document_names_file_and_path(shape: str, damage: Any, where: st
 
 
 def _kickoff(scenario: str = "identical", side: str = "baseline") -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((CREWAI / scenario / f"{side}.kickoff.json").read_text())
+    data: dict[str, Any] = json.loads(CREWAI.path("kickoff", scenario, side).read_text())
     return data
 
 
@@ -230,7 +194,7 @@ def test_tool_failure_marks_a_normal_looking_message_as_error() -> None:
         "tool_name": "get_weather", "tool_args": {"latitude": 48.8566, "longitude": 2.3522},
         "failure": {"message": "stale data", "reason": "validation", "code": "Stale"}}]
     trace = parse_trace_data(data)
-    failed = [s for s in _tools(trace) if s.status is StepStatus.ERROR]
+    failed = [s for s in tool_steps(trace) if s.status is StepStatus.ERROR]
     assert [(s.name, s.error_message) for s in failed] == [
         ("Weather Researcher/get_weather", "stale data")]
     assert failed[0].output_payload is not None  # the message text is kept as it was
@@ -242,7 +206,7 @@ def test_tool_failure_prefers_the_call_whose_output_shows_it() -> None:
     assert "Error executing tool" in messages[5]["content"]
     messages[4:6], messages[6:8] = messages[6:8], messages[4:6]
     trace = parse_trace_data(data)
-    weather = [s for s in _tools(trace) if s.name.endswith("/get_weather")]
+    weather = [s for s in tool_steps(trace) if s.name.endswith("/get_weather")]
     assert [s.status for s in weather] == [StepStatus.SUCCESS, StepStatus.ERROR]
 
 
@@ -258,7 +222,8 @@ def test_export_without_messages_degrades_to_one_step_per_task() -> None:
     assert trace.steps[1].status is StepStatus.ERROR
     assert [s.step_index for s in trace.steps] == [0, 1, 2]
     assert trace.total_tokens is not None
-    assert trace.total_tokens.total_tokens == _facts("error_retry", "candidate")["total_tokens"]
+    facts = CREWAI.facts("error_retry", "candidate")
+    assert trace.total_tokens.total_tokens == facts["total_tokens"]
 
 
 def test_untracked_usage_is_unknown_not_zero() -> None:

@@ -8,43 +8,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.realdata import (
+    REAL,
+    SHARED,
+    SIDES,
+    RealSource,
+    llm_steps,
+    load,
+    other_documents,
+    tool_steps,
+)
 
 from agentdiff.adapters.langfuse import LangfuseAdapter
 from agentdiff.adapters.langfuse_records import usage_from
 from agentdiff.errors import AgentDiffError, MultipleTracesError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType
+from agentdiff.models.trace import StepStatus, StepType
 
-ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-FIXTURES = ROOT / "langfuse"
-SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
-MANIFEST = json.loads((FIXTURES / "manifest.json").read_text(encoding="utf-8"))
-SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
-SIDES = ("baseline", "candidate")
-CASES = [(shape, scenario, side) for shape in MANIFEST["shapes"] for scenario in SCENARIOS
-         for side in SIDES]
-
-
-def _path(shape: str, scenario: str, side: str) -> Path:
-    pattern = MANIFEST["shapes"][shape]["file"]
-    return FIXTURES / scenario / pattern.replace("<side>", side)
-
-
-def _facts(scenario: str, side: str) -> dict[str, Any]:
-    return json.loads((FIXTURES / scenario / f"{side}.facts.json").read_text(encoding="utf-8"))
-
-
-_CACHE: dict[Path, AgentTrace] = {}
-
-
-def _load(path: Path) -> AgentTrace:
-    if path not in _CACHE:
-        _CACHE[path] = load_trace(path)
-    return _CACHE[path]
-
-
-def _tools(trace: AgentTrace) -> list[Any]:
-    return [s for s in trace.steps if s.step_type is StepType.TOOL_CALL]
+LANGFUSE = RealSource("langfuse")
+MANIFEST = LANGFUSE.manifest
+CASES = LANGFUSE.cases()
 
 
 def test_manifest_names_real_and_emulated_shapes() -> None:
@@ -57,10 +40,10 @@ def test_manifest_names_real_and_emulated_shapes() -> None:
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_tool_calls_match_live_facts(shape: str, scenario: str, side: str) -> None:
-    trace, facts = _load(_path(shape, scenario, side)), _facts(scenario, side)
+    trace, facts = LANGFUSE.load(shape, scenario, side), LANGFUSE.facts(scenario, side)
     assert trace.metadata is not None
     assert trace.metadata["source_format"] == "langfuse"
-    tools = _tools(trace)
+    tools = tool_steps(trace)
     assert [t.name for t in tools] == [c["name"] for c in facts["tool_calls"]]
     assert [t.input_payload for t in tools] == [c["arguments"] for c in facts["tool_calls"]]
     assert [t.error_message for t in tools] == [c["error"] for c in facts["tool_calls"]]
@@ -72,8 +55,8 @@ def test_tool_calls_match_live_facts(shape: str, scenario: str, side: str) -> No
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_llm_calls_tokens_and_cost_match_live_facts(shape: str, scenario: str, side: str) -> None:
-    trace, facts = _load(_path(shape, scenario, side)), _facts(scenario, side)
-    llm = [s for s in trace.steps if s.step_type is StepType.LLM_CALL]
+    trace, facts = LANGFUSE.load(shape, scenario, side), LANGFUSE.facts(scenario, side)
+    llm = llm_steps(trace)
     assert len(llm) == facts["llm_calls"]
     assert all(s.tokens is not None for s in llm)
     assert all(s.tokens is None for s in trace.steps if s.step_type is not StepType.LLM_CALL)
@@ -87,7 +70,7 @@ def test_llm_calls_tokens_and_cost_match_live_facts(shape: str, scenario: str, s
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_tree_order_timing_and_trace_fields(shape: str, scenario: str, side: str) -> None:
-    trace, facts = _load(_path(shape, scenario, side)), _facts(scenario, side)
+    trace, facts = LANGFUSE.load(shape, scenario, side), LANGFUSE.facts(scenario, side)
     steps = trace.step_map()
     assert [s.step_index for s in trace.steps] == list(range(len(trace.steps)))
     for step in trace.steps:
@@ -117,13 +100,13 @@ def test_tree_order_timing_and_trace_fields(shape: str, scenario: str, side: str
 
 @pytest.mark.parametrize("shape", list(MANIFEST["shapes"]))
 def test_forced_adapter_gives_the_same_trace(shape: str) -> None:
-    path = _path(shape, "error_retry", "candidate")
+    path = LANGFUSE.path(shape, "error_retry", "candidate")
     forced = load_trace(path, adapter_name="langfuse")
-    assert forced.model_dump() == _load(path).model_dump()
+    assert forced.model_dump() == load(path).model_dump()
 
 
 def test_all_shapes_of_one_run_agree() -> None:
-    traces = [_load(_path(shape, "loop", "candidate")) for shape in MANIFEST["shapes"]]
+    traces = [LANGFUSE.load(shape, "loop", "candidate") for shape in MANIFEST["shapes"]]
     views = [[(s.step_id, s.parent_id, s.step_type, s.name, s.input_payload, s.status)
               for s in t.steps] for t in traces]
     assert all(v == views[0] for v in views)
@@ -131,8 +114,8 @@ def test_all_shapes_of_one_run_agree() -> None:
 
 
 def test_identical_pair_differs_only_in_ids_and_times() -> None:
-    base = _load(_path("json", "identical", "baseline"))
-    cand = _load(_path("json", "identical", "candidate"))
+    base = LANGFUSE.load("json", "identical", "baseline")
+    cand = LANGFUSE.load("json", "identical", "candidate")
     assert base.trace_id != cand.trace_id
     assert [(s.name, s.step_type, s.input_payload, s.output_payload) for s in base.steps] == [
         (s.name, s.step_type, s.input_payload, s.output_payload) for s in cand.steps]
@@ -148,63 +131,56 @@ def test_shared_reference_fixtures_load() -> None:
         for suffix in ("json", "snake.json", "v2_observations.json", "otlp.json"):
             trace = load_trace(folder / f"{side}.{suffix}")
             # the RETRIEVER observation maps to a tool call too
-            assert [t.name for t in _tools(trace)] == ["load-user-preferences", *expected]
-
-
-def _other_format_files() -> list[Path]:
-    """Every shape of the detour baseline of every other source, ours and the shared ones."""
-    ours = [p for p in ROOT.glob("*/detour/baseline.*") if "langfuse" not in p.parts
-            and not p.name.endswith("facts.json")]
-    shared = [p for p in SHARED.glob("*/*/*.json") if "langfuse" not in p.parts]
-    return sorted(ours) + sorted(shared)
+            assert [t.name for t in tool_steps(trace)] == ["load-user-preferences", *expected]
 
 
 def test_detect_does_not_claim_other_formats() -> None:
-    files = _other_format_files()
-    if not files:
-        pytest.skip("no fixtures of other sources yet")
+    files = other_documents("langfuse")
+    assert {p.relative_to(REAL).parts[0] for p in files if p.is_relative_to(REAL)} >= {
+        "crewai", "genai", "langgraph", "langsmith", "openai_agents", "openinference"}
     claimed = [p for p in files if LangfuseAdapter.detect(read_document(p))]
     assert claimed == []
 
 
 def test_detect_claims_every_own_shape_and_rejects_junk() -> None:
     for shape in MANIFEST["shapes"]:
-        assert LangfuseAdapter.detect(read_document(_path(shape, "detour", "baseline")))
+        assert LangfuseAdapter.detect(read_document(LANGFUSE.path(shape, "detour", "baseline")))
     for junk in ({}, [], {"data": []}, {"data": [{"object": "trace", "traceId": 1, "type": 1}]},
                  [{"traceId": "t", "type": "SPAN"}], {"resourceSpans": []}, "text", 3, None):
         assert not LangfuseAdapter.detect(junk)
 
 
 def test_several_traces_in_one_v2_list_need_a_trace_id() -> None:
-    first = read_document(_path("v2_observations", "detour", "baseline"))["data"]
-    second = read_document(_path("v2_observations", "detour", "candidate"))["data"]
+    first = read_document(LANGFUSE.path("v2_observations", "detour", "baseline"))["data"]
+    second = read_document(LANGFUSE.path("v2_observations", "detour", "candidate"))["data"]
     data = {"data": [*first, *second], "meta": {}}
     ids = LangfuseAdapter.trace_ids(data)
     assert len(ids) == 2
     with pytest.raises(MultipleTracesError):
         parse_trace_data(data)
     picked = parse_trace_data(data, trace_id=ids[1])
-    assert [t.name for t in _tools(picked)] == ["geocode", "web_search", "get_weather"]
+    assert [t.name for t in tool_steps(picked)] == ["geocode", "web_search", "get_weather"]
 
 
 def test_several_traces_in_otlp_need_a_trace_id() -> None:
-    docs = [read_document(_path("otlp", "loop", side)) for side in SIDES]
+    docs = [read_document(LANGFUSE.path("otlp", "loop", side)) for side in SIDES]
     ids = LangfuseAdapter.trace_ids(docs)
     assert len(ids) == 2
     with pytest.raises(MultipleTracesError):
         parse_trace_data(docs)
     picked = parse_trace_data(docs, trace_id=ids[1])
-    assert [t.name for t in _tools(picked)] == ["geocode", *["get_weather"] * 4]
+    assert [t.name for t in tool_steps(picked)] == ["geocode", *["get_weather"] * 4]
 
 
 def test_observations_listed_twice_are_kept_once() -> None:
-    items = read_document(_path("v2_observations", "detour", "candidate"))["data"]
+    items = read_document(LANGFUSE.path("v2_observations", "detour", "candidate"))["data"]
     trace = parse_trace_data([*items, *items[:3]])
     assert len(trace.steps) == len(items)
 
 
 def test_bare_v2_list_with_naive_and_aware_timestamps() -> None:
-    items = copy.deepcopy(read_document(_path("v2_observations", "detour", "baseline"))["data"])
+    path = LANGFUSE.path("v2_observations", "detour", "baseline")
+    items = copy.deepcopy(read_document(path)["data"])
     for i, item in enumerate(items):
         if i % 2:
             item["startTime"] = item["startTime"].replace("Z", "")
@@ -215,7 +191,7 @@ def test_bare_v2_list_with_naive_and_aware_timestamps() -> None:
 
 
 def test_unknown_observation_types_and_tool_named_spans() -> None:
-    data = copy.deepcopy(read_document(_path("json", "detour", "baseline")))
+    data = copy.deepcopy(read_document(LANGFUSE.path("json", "detour", "baseline")))
     data["observations"][0]["type"] = "SOMETHING_NEW"
     tool = next(o for o in data["observations"] if o["type"] == "TOOL")
     tool["type"], tool["name"] = "SPAN", "lookup_tool"
@@ -237,7 +213,7 @@ def test_usage_details_keys(details: Any, expected: tuple[int | None, ...]) -> N
 
 @pytest.mark.parametrize("shape", list(MANIFEST["shapes"]))
 def test_truncated_file_is_a_one_line_error_naming_it(shape: str, tmp_path: Path) -> None:
-    source = _path(shape, "detour", "candidate")
+    source = LANGFUSE.path(shape, "detour", "candidate")
     broken = tmp_path / source.name
     text = source.read_text(encoding="utf-8")
     broken.write_text(text[: len(text) // 2], encoding="utf-8")
@@ -255,7 +231,7 @@ def test_truncated_file_is_a_one_line_error_naming_it(shape: str, tmp_path: Path
 ])
 def test_garbled_document_is_a_one_line_error_naming_it(
         shape: str, breakage: Any, tmp_path: Path) -> None:
-    source = _path(shape, "detour", "candidate")
+    source = LANGFUSE.path(shape, "detour", "candidate")
     data = read_document(source)
     breakage(data)
     broken = tmp_path / source.name
@@ -268,7 +244,7 @@ def test_garbled_document_is_a_one_line_error_naming_it(
 
 
 def test_fixtures_hold_no_machine_paths() -> None:
-    for path in FIXTURES.glob("*/*.json"):
+    for path in LANGFUSE.folder.glob("*/*.json"):
         text = path.read_text(encoding="utf-8")
         assert str(Path(__file__).parents[3]) not in text
         assert "/home/" not in text

@@ -13,43 +13,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.realdata import SHARED, SIDES, RealSource, other_documents, tool_steps
 
 from agentdiff.adapters.langgraph import LangGraphAdapter
 from agentdiff.errors import AgentDiffError, TraceFormatError
 from agentdiff.loader import load_trace, read_document
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType
+from agentdiff.models.trace import StepStatus, StepType
 
-ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-HERE = ROOT / "langgraph"
-SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
-MANIFEST = json.loads((HERE / "manifest.json").read_text())
-SHAPES = {name: spec["file"] for name, spec in MANIFEST["shapes"].items()}
-SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
-SIDES = ("baseline", "candidate")
+LANGGRAPH = RealSource("langgraph")
+MANIFEST = LANGGRAPH.manifest
+SHAPES = LANGGRAPH.shapes
 NO_USAGE_SHAPES = {"openai"}  # convert_to_openai_messages drops usage_metadata
 TIMED_SHAPES = {"state", "checkpoint", "channel_values"}  # carry created_at / ts
-
-CASES = [(shape, scenario, side) for shape in SHAPES for scenario in SCENARIOS for side in SIDES]
-_CACHE: dict[tuple[str, str, str], AgentTrace] = {}
-
-
-def fixture_path(shape: str, scenario: str, side: str) -> Path:
-    return HERE / scenario / SHAPES[shape].replace("<side>", side)
-
-
-def facts(scenario: str, side: str) -> dict[str, Any]:
-    return json.loads((HERE / scenario / f"{side}.facts.json").read_text())
-
-
-def loaded(shape: str, scenario: str, side: str) -> AgentTrace:
-    key = (shape, scenario, side)
-    if key not in _CACHE:
-        _CACHE[key] = load_trace(fixture_path(*key))
-    return _CACHE[key]
-
-
-def tool_steps(trace: AgentTrace) -> list[Any]:
-    return [s for s in trace.steps if s.step_type is StepType.TOOL_CALL]
+CASES = LANGGRAPH.cases()
 
 
 def test_manifest_covers_every_shape_and_version() -> None:
@@ -63,8 +39,8 @@ def test_manifest_covers_every_shape_and_version() -> None:
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_auto_detected_and_named_load_agree(shape: str, scenario: str, side: str) -> None:
-    auto = loaded(shape, scenario, side)
-    named = load_trace(fixture_path(shape, scenario, side), adapter_name="langgraph")
+    auto = LANGGRAPH.load(shape, scenario, side)
+    named = load_trace(LANGGRAPH.path(shape, scenario, side), adapter_name="langgraph")
     assert auto.metadata is not None
     assert auto.metadata["source_format"] == "langgraph"
     assert auto.model_dump() == named.model_dump()
@@ -72,7 +48,7 @@ def test_auto_detected_and_named_load_agree(shape: str, scenario: str, side: str
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> None:
-    trace, fact = loaded(shape, scenario, side), facts(scenario, side)
+    trace, fact = LANGGRAPH.load(shape, scenario, side), LANGGRAPH.facts(scenario, side)
     tools = tool_steps(trace)
     assert [(s.name, s.input_payload) for s in tools] == [
         (c["name"], c["arguments"]) for c in fact["tool_calls"]]
@@ -85,7 +61,7 @@ def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_llm_turns_answer_and_agent(shape: str, scenario: str, side: str) -> None:
-    trace, fact = loaded(shape, scenario, side), facts(scenario, side)
+    trace, fact = LANGGRAPH.load(shape, scenario, side), LANGGRAPH.facts(scenario, side)
     turns = [s for s in trace.steps if s.step_type in (StepType.ROUTING, StepType.RESPONSE)]
     assert len(turns) == fact["llm_calls"]
     assert [s.step_type for s in trace.steps].count(StepType.RESPONSE) == 1
@@ -97,7 +73,7 @@ def test_llm_turns_answer_and_agent(shape: str, scenario: str, side: str) -> Non
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_tokens_counted_once_per_ai_message(shape: str, scenario: str, side: str) -> None:
-    trace, fact = loaded(shape, scenario, side), facts(scenario, side)
+    trace, fact = LANGGRAPH.load(shape, scenario, side), LANGGRAPH.facts(scenario, side)
     if shape in NO_USAGE_SHAPES:
         assert trace.total_tokens is None
         assert all(s.tokens is None for s in trace.steps)
@@ -115,7 +91,7 @@ def test_tokens_counted_once_per_ai_message(shape: str, scenario: str, side: str
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_parents_order_and_timing(shape: str, scenario: str, side: str) -> None:
-    trace = loaded(shape, scenario, side)
+    trace = LANGGRAPH.load(shape, scenario, side)
     steps = trace.step_map()
     assert [s.step_index for s in trace.steps] == list(range(len(trace.steps)))
     for step in tool_steps(trace):
@@ -133,19 +109,19 @@ def test_parents_order_and_timing(shape: str, scenario: str, side: str) -> None:
 
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_identical_pair_has_the_same_trajectory(shape: str) -> None:
-    base, cand = (loaded(shape, "identical", side) for side in SIDES)
+    base, cand = (LANGGRAPH.load(shape, "identical", side) for side in SIDES)
     assert [(s.step_type, s.name, s.input_payload) for s in base.steps] == [
         (s.step_type, s.name, s.input_payload) for s in cand.steps]
 
 
 def test_thread_id_is_the_trace_id_where_the_shape_has_one() -> None:
-    state = loaded("state", "detour", "candidate")
-    snapshot = json.loads(fixture_path("state", "detour", "candidate").read_text())
+    state = LANGGRAPH.load("state", "detour", "candidate")
+    snapshot = json.loads(LANGGRAPH.path("state", "detour", "candidate").read_text())
     assert state.trace_id == snapshot["config"]["configurable"]["thread_id"]
-    assert loaded("checkpoint", "detour", "candidate").trace_id == state.trace_id
+    assert LANGGRAPH.load("checkpoint", "detour", "candidate").trace_id == state.trace_id
     # message lists have no thread: a stable hash of the message ids, equal across serializations
-    ids = {loaded(shape, "detour", "candidate").trace_id for shape in ("messages", "lc_dumps",
-                                                                        "model_dump")}
+    ids = {LANGGRAPH.load(shape, "detour", "candidate").trace_id
+           for shape in ("messages", "lc_dumps", "model_dump")}
     assert len(ids) == 1
     assert ids.pop().startswith("langgraph-")
 
@@ -164,27 +140,18 @@ def test_shared_reference_fixtures(folder: str) -> None:
     assert trace.total_tokens.total_tokens == 1860
 
 
-def other_sources() -> list[Path]:
-    mine = set(HERE.rglob("*"))
-    ours = [p for p in ROOT.rglob("*.json*") if p not in mine and p.name != "manifest.json"
-            and not p.name.endswith(".facts.json")]
-    shared = [p for p in SHARED.rglob("*.json")
-              if not p.parent.parent.name.startswith("langgraph_")] if SHARED.exists() else []
-    return sorted(ours + shared)
-
-
 def test_detect_claims_no_other_format() -> None:
-    others = other_sources()
+    others = other_documents("langgraph")
     assert others, "expected fixtures of other sources"
     claimed = [str(p) for p in others if LangGraphAdapter.detect(read_document(p))]
     assert claimed == []
-    canonical = loaded("messages", "detour", "candidate").model_dump(mode="json")
+    canonical = LANGGRAPH.load("messages", "detour", "candidate").model_dump(mode="json")
     assert not LangGraphAdapter.detect(canonical)
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_truncated_file_names_the_file(shape: str, tmp_path: Path) -> None:
-    source = fixture_path(shape, "detour", "candidate")
+    source = LANGGRAPH.path(shape, "detour", "candidate")
     broken = tmp_path / source.name
     broken.write_bytes(source.read_bytes()[: source.stat().st_size // 2])
     with pytest.raises(AgentDiffError) as info:
@@ -205,7 +172,7 @@ def _garble(data: Any) -> Any:
 
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_garbled_message_names_file_and_json_path(shape: str, tmp_path: Path) -> None:
-    source = fixture_path(shape, "loop", "baseline")
+    source = LANGGRAPH.path(shape, "loop", "baseline")
     broken = tmp_path / source.name
     shutil.copy(source, broken)
     broken.write_text(json.dumps(_garble(json.loads(source.read_text()))))

@@ -8,40 +8,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.realdata import SCENARIOS, SHARED, SIDES, RealSource, load, of_type, other_documents
 
 from agentdiff.adapters.langsmith import LangSmithAdapter
 from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType
+from agentdiff.models.trace import StepStatus, StepType
 
-ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-HERE = ROOT / "langsmith"
-SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
-SHAPES = {"nested": "{side}.nested.json", "flat": "{side}.flat.json"}
-SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
-SIDES = ("baseline", "candidate")
-CASES = [(shape, scenario, side) for shape in SHAPES for scenario in SCENARIOS for side in SIDES]
+LANGSMITH = RealSource("langsmith")
+SHAPES = LANGSMITH.shapes
+CASES = LANGSMITH.cases()
 
 
-def _facts(scenario: str, side: str) -> dict[str, Any]:
-    return json.loads((HERE / scenario / f"{side}.facts.json").read_text(encoding="utf-8"))
-
-
-def _path(shape: str, scenario: str, side: str) -> Path:
-    return HERE / scenario / SHAPES[shape].format(side=side)
-
-
-_CACHE: dict[Path, AgentTrace] = {}
-
-
-def _load(path: Path) -> AgentTrace:
-    if path not in _CACHE:
-        _CACHE[path] = load_trace(path)
-    return _CACHE[path]
-
-
-def _of(trace: AgentTrace, step_type: StepType) -> list[Any]:
-    return [s for s in trace.steps if s.step_type is step_type]
+def test_manifest_names_both_shapes() -> None:
+    manifest = LANGSMITH.manifest
+    assert {shape: spec["file"] for shape, spec in manifest["shapes"].items()} == {
+        "nested": "<side>.nested.json", "flat": "<side>.flat.json"}
+    assert all(spec["adapter"] == "langsmith" for spec in manifest["shapes"].values())
 
 
 def _runs(tree: dict[str, Any]) -> list[dict[str, Any]]:
@@ -55,8 +38,8 @@ def _runs(tree: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_auto_detected_and_forced_agree(shape: str, scenario: str, side: str) -> None:
-    path = _path(shape, scenario, side)
-    auto = _load(path)
+    path = LANGSMITH.path(shape, scenario, side)
+    auto = load(path)
     assert auto.metadata is not None
     assert auto.metadata["source_format"] == "langsmith"
     assert auto.model_dump() == load_trace(path, adapter_name="langsmith").model_dump()
@@ -64,8 +47,8 @@ def test_auto_detected_and_forced_agree(shape: str, scenario: str, side: str) ->
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> None:
-    facts, trace = _facts(scenario, side), _load(_path(shape, scenario, side))
-    tools = _of(trace, StepType.TOOL_CALL)
+    facts, trace = LANGSMITH.facts(scenario, side), LANGSMITH.load(shape, scenario, side)
+    tools = of_type(trace, StepType.TOOL_CALL)
     assert [(t.name, t.input_payload) for t in tools] == [
         (c["name"], c["arguments"]) for c in facts["tool_calls"]]
     for step, call in zip(tools, facts["tool_calls"], strict=True):
@@ -84,8 +67,8 @@ def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_llm_calls_and_tokens_match_the_live_run(shape: str, scenario: str, side: str) -> None:
-    facts, trace = _facts(scenario, side), _load(_path(shape, scenario, side))
-    llms = _of(trace, StepType.LLM_CALL)
+    facts, trace = LANGSMITH.facts(scenario, side), LANGSMITH.load(shape, scenario, side)
+    llms = of_type(trace, StepType.LLM_CALL)
     assert len(llms) == facts["llm_calls"]
     assert trace.total_tokens is not None
     assert (trace.total_tokens.prompt_tokens, trace.total_tokens.completion_tokens,
@@ -99,7 +82,7 @@ def test_llm_calls_and_tokens_match_the_live_run(shape: str, scenario: str, side
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_tree_order_and_timing(shape: str, scenario: str, side: str) -> None:
-    facts, trace = _facts(scenario, side), _load(_path(shape, scenario, side))
+    facts, trace = LANGSMITH.facts(scenario, side), LANGSMITH.load(shape, scenario, side)
     steps, by_id = trace.steps, trace.step_map()
     assert [s.step_index for s in steps] == list(range(len(steps)))
     roots = [s for s in steps if s.parent_id is None]
@@ -112,10 +95,10 @@ def test_tree_order_and_timing(shape: str, scenario: str, side: str) -> None:
     assert starts == sorted(starts)  # sequential run: dotted order is chronological
     assert all(s.latency_ms is not None for s in steps)
     assert trace.total_latency_ms is not None
-    for tool in _of(trace, StepType.TOOL_CALL):  # tools hang under LangGraph's tools node
+    for tool in of_type(trace, StepType.TOOL_CALL):  # tools hang under LangGraph's tools node
         assert by_id[tool.parent_id].name == "tools"
         assert by_id[tool.parent_id].step_type is StepType.ROUTING
-    for llm in _of(trace, StepType.LLM_CALL):
+    for llm in of_type(trace, StepType.LLM_CALL):
         assert by_id[llm.parent_id].step_type is StepType.ROUTING
     assert trace.agent_name == facts["agent_name"]
     assert trace.final_output == {"output": facts["final_output"]}
@@ -124,8 +107,8 @@ def test_tree_order_and_timing(shape: str, scenario: str, side: str) -> None:
 
 @pytest.mark.parametrize(("scenario", "side"), [(s, d) for s in SCENARIOS for d in SIDES])
 def test_nested_and_flat_shapes_give_the_same_steps(scenario: str, side: str) -> None:
-    nested = _load(_path("nested", scenario, side))
-    flat = _load(_path("flat", scenario, side))
+    nested = LANGSMITH.load("nested", scenario, side)
+    flat = LANGSMITH.load("flat", scenario, side)
     assert [s.model_dump() for s in nested.steps] == [s.model_dump() for s in flat.steps]
     assert nested.trace_id == flat.trace_id
 
@@ -134,9 +117,9 @@ def test_nested_and_flat_shapes_give_the_same_steps(scenario: str, side: str) ->
 def test_reference_detour_fixture() -> None:
     folder = SHARED / "langsmith" / "extra_tool_detour"
     base, cand = load_trace(folder / "baseline.json"), load_trace(folder / "candidate.json")
-    assert [t.name for t in _of(cand, StepType.TOOL_CALL)] == ["geocode", "web_search",
+    assert [t.name for t in of_type(cand, StepType.TOOL_CALL)] == ["geocode", "web_search",
                                                                "get_weather"]
-    assert (len(_of(base, StepType.LLM_CALL)), len(_of(cand, StepType.LLM_CALL))) == (3, 4)
+    assert (len(of_type(base, StepType.LLM_CALL)), len(of_type(cand, StepType.LLM_CALL))) == (3, 4)
     assert base.total_tokens is not None
     assert cand.total_tokens is not None
     assert (base.total_tokens.total_tokens, cand.total_tokens.total_tokens) == (1201, 1860)
@@ -146,7 +129,7 @@ def test_reference_detour_fixture() -> None:
 
 
 def _tree(scenario: str = "identical", side: str = "baseline") -> dict[str, Any]:
-    return read_document(_path("nested", scenario, side))
+    return read_document(LANGSMITH.path("nested", scenario, side))
 
 
 def test_tool_input_string_is_unwrapped() -> None:
@@ -154,7 +137,7 @@ def test_tool_input_string_is_unwrapped() -> None:
     tools = [r for r in _runs(tree) if r["run_type"] == "tool"]
     tools[0]["inputs"] = {"input": json.dumps({"city": "Paris"})}
     tools[1]["inputs"] = {"input": "Paris, FR"}
-    steps = _of(parse_trace_data(tree), StepType.TOOL_CALL)
+    steps = of_type(parse_trace_data(tree), StepType.TOOL_CALL)
     assert [s.input_payload for s in steps] == [{"city": "Paris"}, {"input": "Paris, FR"}]
 
 
@@ -164,13 +147,13 @@ def test_token_sources_are_read_once_and_unknown_stays_none() -> None:
     llm["outputs"]["generations"] = []
     llm["extra"]["metadata"].pop("usage_metadata")
     # only llm_output.token_usage is left for this run
-    first = _of(parse_trace_data(tree), StepType.LLM_CALL)[0]
+    first = of_type(parse_trace_data(tree), StepType.LLM_CALL)[0]
     assert first.tokens is not None
     assert (first.tokens.prompt_tokens, first.tokens.completion_tokens) == (
         llm["outputs"]["llm_output"]["token_usage"]["input_tokens"],
         llm["outputs"]["llm_output"]["token_usage"]["output_tokens"])
     llm["outputs"].pop("llm_output")
-    assert _of(parse_trace_data(tree), StepType.LLM_CALL)[0].tokens is None
+    assert of_type(parse_trace_data(tree), StepType.LLM_CALL)[0].tokens is None
     for run in _runs(tree):
         if run["run_type"] == "llm":
             run["outputs"] = {}
@@ -185,7 +168,7 @@ def test_server_fields_give_cost_and_chain_aggregates_are_ignored() -> None:
     for run in llms:
         run.update(prompt_cost="0.001", completion_cost="0.0005")
     trace = parse_trace_data(tree)
-    facts = _facts("identical", "baseline")
+    facts = LANGSMITH.facts("identical", "baseline")
     assert trace.total_tokens is not None
     assert trace.total_tokens.total_tokens == facts["total_tokens"]
     assert trace.total_tokens.estimated_cost_usd == pytest.approx(0.0015 * len(llms))
@@ -195,8 +178,8 @@ def test_server_fields_give_cost_and_chain_aggregates_are_ignored() -> None:
 
 
 def test_flat_list_with_two_traces_needs_a_trace_id(tmp_path: Path) -> None:
-    first = read_document(_path("flat", "identical", "baseline"))
-    second = read_document(_path("flat", "detour", "candidate"))
+    first = read_document(LANGSMITH.path("flat", "identical", "baseline"))
+    second = read_document(LANGSMITH.path("flat", "detour", "candidate"))
     runs = first + second
     ids = LangSmithAdapter.trace_ids(runs)
     assert ids == [first[0]["trace_id"], second[0]["trace_id"]]
@@ -205,7 +188,7 @@ def test_flat_list_with_two_traces_needs_a_trace_id(tmp_path: Path) -> None:
     with pytest.raises(MultipleTracesError, match=r"runs\.json"):
         load_trace(path)
     picked = load_trace(path, trace_id=ids[1])
-    assert [t.name for t in _of(picked, StepType.TOOL_CALL)] == ["geocode", "web_search",
+    assert [t.name for t in of_type(picked, StepType.TOOL_CALL)] == ["geocode", "web_search",
                                                                  "get_weather"]
     assert not LangSmithAdapter.detect({"runs": runs})  # an envelope of traces is not a run
     assert LangSmithAdapter.detect({"runs": first})
@@ -213,16 +196,8 @@ def test_flat_list_with_two_traces_needs_a_trace_id(tmp_path: Path) -> None:
     assert one.trace_id == first[0]["trace_id"]
 
 
-def _other_sources() -> list[Path]:
-    mine = {"langsmith"}
-    files = [p for p in ROOT.glob("*/*/*.json") if p.parts[-3] not in mine]
-    if SHARED.is_dir():
-        files += [p for p in SHARED.glob("*/*/*.json") if p.parts[-3] not in mine]
-    return sorted(p for p in files if not p.name.endswith(("facts.json", "manifest.json")))
-
-
 def test_detection_does_not_claim_other_formats() -> None:
-    others = _other_sources()
+    others = other_documents("langsmith")
     assert others, "expected fixtures of other sources to check against"
     for path in others:
         assert not LangSmithAdapter.detect(read_document(path)), path
@@ -232,7 +207,7 @@ def test_detection_does_not_claim_other_formats() -> None:
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_truncated_file_gives_one_line_error_naming_it(shape: str, tmp_path: Path) -> None:
-    raw = _path(shape, "detour", "candidate").read_bytes()
+    raw = LANGSMITH.path(shape, "detour", "candidate").read_bytes()
     path = tmp_path / f"cut.{shape}.json"
     path.write_bytes(raw[: len(raw) // 2])
     with pytest.raises(AgentDiffError) as info:
@@ -260,7 +235,7 @@ def _drop_flat_run_type(d: Any) -> None:
 ])
 def test_malformed_document_names_the_json_path(shape: str, broken: Any, where: str,
                                                  tmp_path: Path) -> None:
-    data = read_document(_path(shape, "identical", "baseline"))
+    data = read_document(LANGSMITH.path(shape, "identical", "baseline"))
     broken(data)
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(data), encoding="utf-8")

@@ -9,58 +9,31 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.realdata import SHARED, RealSource, llm_steps, load, other_documents, tool_steps
 
 from agentdiff.adapters.openai_agents import OpenAIAgentsAdapter
 from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType
 
-ROOT = Path(__file__).resolve().parents[1] / "fixtures" / "real"
-HERE = ROOT / "openai_agents"
-SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
-SHAPES = {"export": "{side}.json", "ingest": "{side}.ingest.json"}
-SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
-SIDES = ("baseline", "candidate")
-CASES = [(shape, scenario, side) for shape in SHAPES for scenario in SCENARIOS for side in SIDES]
-
-
-def _facts(scenario: str, side: str) -> dict[str, Any]:
-    return json.loads((HERE / scenario / f"{side}.facts.json").read_text(encoding="utf-8"))
-
-
-def _path(shape: str, scenario: str, side: str) -> Path:
-    return HERE / scenario / SHAPES[shape].format(side=side)
-
-
-_CACHE: dict[Path, AgentTrace] = {}
-
-
-def _load(path: Path) -> AgentTrace:
-    if path not in _CACHE:
-        _CACHE[path] = load_trace(path)
-    return _CACHE[path]
-
-
-def _tools(trace: AgentTrace) -> list[Any]:
-    return [s for s in trace.steps if s.step_type is StepType.TOOL_CALL]
-
-
-def _llms(trace: AgentTrace) -> list[Any]:
-    return [s for s in trace.steps if s.step_type is StepType.LLM_CALL]
+AGENTS = RealSource("openai_agents")
+SHAPES = AGENTS.shapes
+CASES = AGENTS.cases()
 
 
 def test_manifest_names_every_shape_and_version() -> None:
-    manifest = json.loads((HERE / "manifest.json").read_text(encoding="utf-8"))
+    manifest = AGENTS.manifest
     assert manifest["produced_by"]["openai-agents"] == "0.24.0"
-    assert set(manifest["shapes"]) == set(SHAPES)
+    assert {shape: spec["file"] for shape, spec in manifest["shapes"].items()} == {
+        "export": "<side>.json", "ingest": "<side>.ingest.json"}
     assert all(s["adapter"] == "openai_agents" and not s["emulated"]
                for s in manifest["shapes"].values())
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_auto_detected_and_forced_agree(shape: str, scenario: str, side: str) -> None:
-    path = _path(shape, scenario, side)
-    auto = _load(path)
+    path = AGENTS.path(shape, scenario, side)
+    auto = load(path)
     forced = load_trace(path, adapter_name="openai_agents")
     assert auto.metadata is not None
     assert auto.metadata["source_format"] == "openai_agents"
@@ -69,8 +42,8 @@ def test_auto_detected_and_forced_agree(shape: str, scenario: str, side: str) ->
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> None:
-    facts, trace = _facts(scenario, side), _load(_path(shape, scenario, side))
-    tools = _tools(trace)
+    facts, trace = AGENTS.facts(scenario, side), AGENTS.load(shape, scenario, side)
+    tools = tool_steps(trace)
     assert [(t.name, t.input_payload) for t in tools] == [
         (c["name"], c["arguments"]) for c in facts["tool_calls"]]
     for step, call in zip(tools, facts["tool_calls"], strict=True):
@@ -87,8 +60,8 @@ def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_llm_calls_and_tokens_match_the_live_run(shape: str, scenario: str, side: str) -> None:
-    facts, trace = _facts(scenario, side), _load(_path(shape, scenario, side))
-    llms = _llms(trace)
+    facts, trace = AGENTS.facts(scenario, side), AGENTS.load(shape, scenario, side)
+    llms = llm_steps(trace)
     assert len(llms) == facts["llm_calls"]
     assert trace.total_tokens is not None
     assert trace.total_tokens.prompt_tokens == facts["prompt_tokens"]
@@ -101,20 +74,20 @@ def test_llm_calls_and_tokens_match_the_live_run(shape: str, scenario: str, side
 
 
 def test_ingest_response_spans_take_their_turn_usage() -> None:
-    export = _load(_path("export", "detour", "candidate"))
-    ingest = _load(_path("ingest", "detour", "candidate"))
-    response = next(s for s in _llms(ingest) if s.name == "response")
+    export = AGENTS.load("export", "detour", "candidate")
+    ingest = AGENTS.load("ingest", "detour", "candidate")
+    response = next(s for s in llm_steps(ingest) if s.name == "response")
     assert response.metadata is not None
     assert response.metadata["usage_source"] == "turn"
-    assert response.tokens == next(s for s in _llms(export) if s.name == "response").tokens
-    generation = next(s for s in _llms(ingest) if s.name == "gpt-4o-mini")
+    assert response.tokens == next(s for s in llm_steps(export) if s.name == "response").tokens
+    generation = next(s for s in llm_steps(ingest) if s.name == "gpt-4o-mini")
     assert generation.metadata is not None
     assert "usage_source" not in generation.metadata
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
 def test_tree_order_and_timing(shape: str, scenario: str, side: str) -> None:
-    facts, trace = _facts(scenario, side), _load(_path(shape, scenario, side))
+    facts, trace = AGENTS.facts(scenario, side), AGENTS.load(shape, scenario, side)
     steps = trace.steps
     ids = {s.step_id for s in steps}
     by_id = trace.step_map()
@@ -126,7 +99,7 @@ def test_tree_order_and_timing(shape: str, scenario: str, side: str) -> None:
     assert all(s.latency_ms is not None for s in steps)
     assert trace.total_latency_ms is not None
     assert trace.total_latency_ms >= max(s.latency_ms or 0 for s in steps)
-    for tool in _tools(trace):  # tools hang under the agent that ran them
+    for tool in tool_steps(trace):  # tools hang under the agent that ran them
         assert tool.parent_id is not None
         assert by_id[tool.parent_id].name == "Weather Agent"
         assert by_id[tool.parent_id].step_type is StepType.ROUTING
@@ -143,7 +116,7 @@ def test_tree_order_and_timing(shape: str, scenario: str, side: str) -> None:
 
 
 def test_tool_outputs_are_data_not_python_reprs() -> None:
-    geocode = _tools(_load(_path("export", "identical", "baseline")))[0]
+    geocode = tool_steps(AGENTS.load("export", "identical", "baseline"))[0]
     assert geocode.output_payload == {"latitude": 48.8566, "longitude": 2.3522,
                                       "display_name": "Paris, Île-de-France, France"}
 
@@ -153,8 +126,8 @@ def test_identical_pair_differs_only_in_ids_and_times() -> None:
         return [(s.step_type, s.name, s.input_payload, s.output_payload, s.status, s.tokens)
                 for s in trace.steps]
     for shape in SHAPES:
-        base = _load(_path(shape, "identical", "baseline"))
-        cand = _load(_path(shape, "identical", "candidate"))
+        base = AGENTS.load(shape, "identical", "baseline")
+        cand = AGENTS.load(shape, "identical", "candidate")
         assert base.trace_id != cand.trace_id
         assert shape_of(base) == shape_of(cand)
 
@@ -164,8 +137,9 @@ def test_reference_detour_fixture() -> None:
     folder = SHARED / "openai_agents" / "extra_tool_detour"
     export, ingest = load_trace(folder / "candidate.json"), load_trace(folder / "candidate.ingest.json")
     for trace in (export, ingest):
-        assert [t.name for t in _tools(trace)] == ["geocode", "search", "get_weather", "calculator"]
-        assert len(_llms(trace)) == 6
+        assert [t.name for t in tool_steps(trace)] == [
+            "geocode", "search", "get_weather", "calculator"]
+        assert len(llm_steps(trace)) == 6
         assert trace.total_tokens == export.total_tokens
     assert export.total_tokens is not None
     assert export.total_tokens.total_tokens == 3619
@@ -175,7 +149,7 @@ def test_reference_detour_fixture() -> None:
 
 
 def test_missing_usage_stays_unknown() -> None:
-    data = read_document(_path("export", "identical", "baseline"))
+    data = read_document(AGENTS.path("export", "identical", "baseline"))
     for span in data["spans"]:
         span["span_data"].pop("usage", None)
         if isinstance(span["span_data"].get("data"), dict):
@@ -186,7 +160,7 @@ def test_missing_usage_stays_unknown() -> None:
 
 
 def test_unknown_and_other_span_types_never_crash() -> None:
-    data = read_document(_path("export", "identical", "baseline"))
+    data = read_document(AGENTS.path("export", "identical", "baseline"))
     template = data["spans"][0]
     extra = [("future_kind", {"type": "future_kind", "payload": 1}, StepType.THOUGHT),
              ("mcp_tools", {"type": "mcp_tools", "server": "fs", "result": ["read"]},
@@ -210,8 +184,8 @@ def test_unknown_and_other_span_types_never_crash() -> None:
 
 
 def _two_trace_body() -> dict[str, Any]:
-    first = read_document(_path("ingest", "identical", "baseline"))["data"]
-    second = read_document(_path("ingest", "detour", "candidate"))["data"]
+    first = read_document(AGENTS.path("ingest", "identical", "baseline"))["data"]
+    second = read_document(AGENTS.path("ingest", "detour", "candidate"))["data"]
     return {"data": first + second}
 
 
@@ -225,32 +199,25 @@ def test_multi_trace_ingest_body_needs_a_trace_id(tmp_path: Path) -> None:
         load_trace(path)
     picked = load_trace(path, trace_id=ids[1])
     assert picked.trace_id == ids[1]
-    assert [t.name for t in _tools(picked)] == ["geocode", "search", "get_weather", "calculator"]
+    assert [t.name for t in tool_steps(picked)] == [
+        "geocode", "search", "get_weather", "calculator"]
 
 
 def test_json_lines_of_exported_items(tmp_path: Path) -> None:
-    items = read_document(_path("ingest", "loop", "candidate"))["data"]
+    items = read_document(AGENTS.path("ingest", "loop", "candidate"))["data"]
     path = tmp_path / "items.jsonl"
     path.write_text("\n".join(json.dumps(i) for i in items) + "\n", encoding="utf-8")
     trace = load_trace(path)
     assert trace.metadata is not None
     assert trace.metadata["source_format"] == "openai_agents"
-    assert [t.name for t in _tools(trace)].count("get_weather") == 4
+    assert [t.name for t in tool_steps(trace)].count("get_weather") == 4
 
 
 # ---------------------------------------------------------------- detection and bad input
 
 
-def _other_sources() -> list[Path]:
-    mine = {"openai_agents"}
-    files = [p for p in ROOT.glob("*/*/*.json") if p.parts[-3] not in mine]
-    if SHARED.is_dir():
-        files += [p for p in SHARED.glob("*/*/*.json") if p.parts[-3] not in mine]
-    return sorted(p for p in files if not p.name.endswith(("facts.json", "manifest.json")))
-
-
 def test_detection_does_not_claim_other_formats() -> None:
-    others = _other_sources()
+    others = other_documents("openai_agents")
     assert others, "expected fixtures of other sources to check against"
     for path in others:
         assert not OpenAIAgentsAdapter.detect(read_document(path)), path
@@ -262,7 +229,7 @@ def test_detection_does_not_claim_other_formats() -> None:
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_truncated_file_gives_one_line_error_naming_it(shape: str, tmp_path: Path) -> None:
-    raw = _path(shape, "detour", "candidate").read_bytes()
+    raw = AGENTS.path(shape, "detour", "candidate").read_bytes()
     path = tmp_path / f"cut.{shape}.json"
     path.write_bytes(raw[: len(raw) // 2])
     with pytest.raises(AgentDiffError) as info:
@@ -279,7 +246,7 @@ def test_truncated_file_gives_one_line_error_naming_it(shape: str, tmp_path: Pat
 ])
 def test_malformed_document_names_the_json_path(shape: str, broken: Any, where: str,
                                                  tmp_path: Path) -> None:
-    data = read_document(_path(shape, "identical", "baseline"))
+    data = read_document(AGENTS.path(shape, "identical", "baseline"))
     broken(data)
     path = tmp_path / "broken.json"
     path.write_text(json.dumps(data), encoding="utf-8")

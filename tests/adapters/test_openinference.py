@@ -9,53 +9,31 @@ span inserted, kinds renamed, two traces in one file) are made in memory or in `
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from tests.realdata import (
+    REAL,
+    SCENARIOS,
+    SHARED,
+    RealSource,
+    document_id,
+    load,
+    of_type,
+    other_documents,
+)
 
 from agentdiff.adapters.openinference import OpenInferenceAdapter
 from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
-REAL = Path(__file__).parents[1] / "fixtures" / "real"
-SHARED = Path(__file__).parents[3] / "shared" / "fixtures" / "real"
-SOURCES = ("genai", "openinference")
-SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
+SOURCES = {name: RealSource(name) for name in ("genai", "openinference")}
 AGENT_KINDS = {"AGENT", "genai:invoke_agent"}
-
-
-def _cases() -> list[Any]:
-    cases = []
-    for source in SOURCES:
-        manifest_path = REAL / source / "manifest.json"
-        if not manifest_path.exists():
-            continue
-        manifest = json.loads(manifest_path.read_text())
-        for shape, info in manifest["shapes"].items():
-            cases.extend(
-                pytest.param(source, scenario, side, info["file"].replace("<side>", side),
-                             id=f"{source}-{shape}-{scenario}-{side}")
-                for scenario in SCENARIOS for side in ("baseline", "candidate"))
-    return cases
-
-
-CASES = _cases()
-
-
-def _facts(source: str, scenario: str, side: str) -> dict[str, Any]:
-    return json.loads((REAL / source / scenario / f"{side}.facts.json").read_text())
-
-
-def _load(path: Path, adapter: str | None = None) -> AgentTrace:
-    return load_trace(path, adapter)
-
-
-def _of_type(trace: AgentTrace, step_type: StepType) -> list[TraceStep]:
-    return [s for s in trace.steps if s.step_type is step_type]
+CASES = [pytest.param(name, shape, scenario, side, id=f"{name}-{shape}-{scenario}-{side}")
+         for name, source in SOURCES.items() for shape, scenario, side in source.cases()]
 
 
 def test_genai_matrix_is_complete() -> None:
@@ -64,16 +42,16 @@ def test_genai_matrix_is_complete() -> None:
     assert sum(1 for c in CASES if c.values[0] == "genai") == 3 * len(SCENARIOS) * 2
 
 
-@pytest.mark.parametrize(("source", "scenario", "side", "name"), CASES)
-def test_real_fixture_matches_live_facts(source: str, scenario: str, side: str, name: str) -> None:
-    path = REAL / source / scenario / name
-    facts = _facts(source, scenario, side)
-    trace = _load(path)
+@pytest.mark.parametrize(("source", "shape", "scenario", "side"), CASES)
+def test_real_fixture_matches_live_facts(source: str, shape: str, scenario: str, side: str) -> None:
+    path = SOURCES[source].path(shape, scenario, side)
+    facts = SOURCES[source].facts(scenario, side)
+    trace = load(path)
     assert trace.metadata is not None
     assert trace.metadata["source_format"] == "openinference"
-    assert _load(path, "openinference").model_dump() == trace.model_dump()
+    assert load_trace(path, "openinference").model_dump() == trace.model_dump()
 
-    tools = _of_type(trace, StepType.TOOL_CALL)
+    tools = of_type(trace, StepType.TOOL_CALL)
     assert [t.name for t in tools] == [c["name"] for c in facts["tool_calls"]]
     assert [t.input_payload for t in tools] == [c["arguments"] for c in facts["tool_calls"]]
     for step, call in zip(tools, facts["tool_calls"], strict=True):
@@ -85,7 +63,7 @@ def test_real_fixture_matches_live_facts(source: str, scenario: str, side: str, 
             assert step.error_message is not None
             assert call["error"] in step.error_message
             assert "\n" not in step.error_message
-    assert len(_of_type(trace, StepType.LLM_CALL)) == facts["llm_calls"]
+    assert len(of_type(trace, StepType.LLM_CALL)) == facts["llm_calls"]
     _check_tokens(trace, facts)
     assert trace.agent_name == facts["agent_name"]
     if facts["final_output"] is not None:
@@ -104,9 +82,9 @@ def _check_tokens(trace: AgentTrace, facts: dict[str, Any]) -> None:
     assert all(s.tokens is None for s in trace.steps if s.step_type is not StepType.LLM_CALL)
 
 
-@pytest.mark.parametrize(("source", "scenario", "side", "name"), CASES)
-def test_real_fixture_structure(source: str, scenario: str, side: str, name: str) -> None:
-    trace = _load(REAL / source / scenario / name)
+@pytest.mark.parametrize(("source", "shape", "scenario", "side"), CASES)
+def test_real_fixture_structure(source: str, shape: str, scenario: str, side: str) -> None:
+    trace = SOURCES[source].load(shape, scenario, side)
     by_id = trace.step_map()
     assert [s.step_index for s in trace.steps] == list(range(len(trace.steps)))
     assert trace.metadata is not None
@@ -122,7 +100,7 @@ def test_real_fixture_structure(source: str, scenario: str, side: str, name: str
     assert len(roots) == 1
     assert roots[0].metadata is not None
     assert roots[0].metadata["span_kind"] in AGENT_KINDS
-    for tool in _of_type(trace, StepType.TOOL_CALL):
+    for tool in of_type(trace, StepType.TOOL_CALL):
         assert _ancestors(tool, by_id)[-1] is roots[0]
     leaves = [s for s in trace.steps if s.step_type in (StepType.TOOL_CALL, StepType.LLM_CALL)]
     starts = [s.metadata["started_at"] for s in leaves if s.metadata]
@@ -184,7 +162,7 @@ def test_old_genai_token_and_provider_names() -> None:
     trace = parse_trace_data(doc, "otel")
     assert trace.total_tokens is not None
     assert trace.total_tokens.total_tokens == expected
-    llm = _of_type(trace, StepType.LLM_CALL)
+    llm = of_type(trace, StepType.LLM_CALL)
     assert len(llm) == len(chats)
     assert all(s.metadata and s.metadata["provider"] == "function" for s in llm)
 
@@ -277,8 +255,8 @@ def test_two_traces_in_otlp_json_lines(tmp_path: Path) -> None:
     ids = OpenInferenceAdapter.trace_ids(read_document(path))
     assert len(ids) == 2
     picked = load_trace(path, trace_id=ids[1])
-    facts = _facts("genai", "loop", "candidate")
-    assert [s.name for s in _of_type(picked, StepType.TOOL_CALL)] == [
+    facts = SOURCES["genai"].facts("loop", "candidate")
+    assert [s.name for s in of_type(picked, StepType.TOOL_CALL)] == [
         c["name"] for c in facts["tool_calls"]]
 
 
@@ -295,14 +273,8 @@ def test_otlp_with_zero_spans_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def _shape_files() -> list[Path]:
-    files = {}
-    for source in SOURCES:
-        manifest_path = REAL / source / "manifest.json"
-        if manifest_path.exists():
-            for shape, info in json.loads(manifest_path.read_text())["shapes"].items():
-                files[f"{source}-{shape}"] = REAL / source / "detour" / info["file"].replace(
-                    "<side>", "candidate")
-    return list(files.values())
+    return [source.path(shape, "detour", "candidate")
+            for source in SOURCES.values() for shape in source.shapes]
 
 
 @pytest.mark.parametrize("original", _shape_files(), ids=lambda p: p.name)
@@ -336,25 +308,14 @@ def test_garbled_spans_give_a_format_error(original: Path, tmp_path: Path) -> No
     assert where in str(info.value)
 
 
-def _other_formats() -> list[Path]:
-    mine = {"genai", "openinference", "openinference_spans", "otlp_json"}
-    found = []
-    for root in (SHARED, REAL):
-        if root.is_dir():
-            found += [p for p in sorted(root.glob("*/*/*.json"))
-                      if p.parts[-3] not in mine and not p.name.endswith("facts.json")
-                      and p.name != "manifest.json"]
-    return found
-
-
-OTHERS = _other_formats()
+OTHERS = other_documents("openinference")
 
 
 def test_other_formats_exist_to_check() -> None:
     assert len({p.parts[-3] for p in OTHERS}) >= 2
 
 
-@pytest.mark.parametrize("path", OTHERS, ids=lambda p: f"{p.parts[-3]}/{p.name}")
+@pytest.mark.parametrize("path", OTHERS, ids=document_id)
 def test_detect_does_not_claim_other_formats(path: Path) -> None:
     assert OpenInferenceAdapter.detect(read_document(path)) is False
 
@@ -380,11 +341,11 @@ def test_shared_reference_detour(folder: str, side: str, llm_calls: int, tokens:
     if not path.exists():
         pytest.skip("the shared reference fixtures are not beside this checkout")
     trace = load_trace(path)
-    assert [s.name for s in _of_type(trace, StepType.TOOL_CALL)] == tools
-    assert _of_type(trace, StepType.TOOL_CALL)[0].input_payload == {"city": "Paris"}
-    assert _of_type(trace, StepType.TOOL_CALL)[-1].input_payload == {
+    assert [s.name for s in of_type(trace, StepType.TOOL_CALL)] == tools
+    assert of_type(trace, StepType.TOOL_CALL)[0].input_payload == {"city": "Paris"}
+    assert of_type(trace, StepType.TOOL_CALL)[-1].input_payload == {
         "lat": 48.8566, "lon": 2.3522, "units": "imperial"}
-    assert len(_of_type(trace, StepType.LLM_CALL)) == llm_calls
+    assert len(of_type(trace, StepType.LLM_CALL)) == llm_calls
     assert trace.total_tokens is not None
     assert trace.total_tokens.total_tokens == tokens
     assert trace.agent_name == "weather_agent"

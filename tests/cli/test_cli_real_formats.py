@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
-from tests.diff.real_pairs import real_pairs
+from tests.realdata import real_pairs
 
 runner = CliRunner()
 PAIRS = real_pairs("detour")

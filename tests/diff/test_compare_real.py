@@ -8,7 +8,7 @@ import pytest
 
 from agentdiff import StepStatus, StepType, compare, load_trace
 from agentdiff.models.report import DiffReport, Op
-from tests.diff.real_pairs import RealPair, real_pairs
+from tests.realdata import RealPair, real_pairs
 
 ON_PATH = {Op.MATCH, Op.REORDER}
 
