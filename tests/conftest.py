@@ -11,6 +11,8 @@ from agentdiff.adapters import registry
 DATA = Path(__file__).parent / "data"
 REAL = Path(__file__).parent / "fixtures" / "real"
 
+pytest.register_assert_rewrite("tests.realdata")  # its checks report like test asserts
+
 
 @pytest.fixture
 def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> registry._Registry:

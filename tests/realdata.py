@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdiff.loader import load_trace
-from agentdiff.models.trace import AgentTrace, StepType, TraceStep
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
 REAL = Path(__file__).parent / "fixtures" / "real"
 SHARED = Path(__file__).parents[2] / "shared" / "fixtures" / "real"
@@ -101,6 +101,21 @@ def tool_steps(trace: AgentTrace) -> list[TraceStep]:
 def llm_steps(trace: AgentTrace) -> list[TraceStep]:
     """The LLM-call steps, in order."""
     return of_type(trace, StepType.LLM_CALL)
+
+
+def check_tool_outcomes(tools: list[TraceStep], calls: list[dict[str, Any]]) -> None:
+    """Each tool step against the live run's call: success with no error, or an error whose
+    one-line message contains the error the tool raised."""
+    assert len(tools) == len(calls)
+    for step, call in zip(tools, calls, strict=True):
+        if call["error"] is None:
+            assert step.status is StepStatus.SUCCESS, step.name
+            assert step.error_message is None, step.name
+        else:
+            assert step.status is StepStatus.ERROR, step.name
+            assert step.error_message is not None, step.name
+            assert call["error"] in step.error_message
+            assert "\n" not in step.error_message
 
 
 def other_documents(adapter: str) -> list[Path]:

@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.realdata import SHARED, RealSource, document_id, other_documents, tool_steps
+from tests.realdata import (
+    SHARED,
+    RealSource,
+    check_tool_outcomes,
+    document_id,
+    other_documents,
+    tool_steps,
+)
 
 from agentdiff.adapters.crewai import CrewAIAdapter
 from agentdiff.errors import AgentDiffError, TraceFormatError
@@ -48,14 +55,7 @@ def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> 
     tools = tool_steps(trace)
     assert [s.name for s in tools] == [f"{c['agent']}/{c['name']}" for c in facts["tool_calls"]]
     assert [s.input_payload for s in tools] == [c["arguments"] for c in facts["tool_calls"]]
-    for step, call in zip(tools, facts["tool_calls"], strict=True):
-        if call["error"] is None:
-            assert step.status is StepStatus.SUCCESS
-            assert step.error_message is None
-        else:
-            assert step.status is StepStatus.ERROR
-            assert step.error_message is not None
-            assert call["error"] in step.error_message
+    check_tool_outcomes(tools, facts["tool_calls"])
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)

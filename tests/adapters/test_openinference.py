@@ -19,6 +19,7 @@ from tests.realdata import (
     SCENARIOS,
     SHARED,
     RealSource,
+    check_tool_outcomes,
     document_id,
     load,
     of_type,
@@ -54,15 +55,7 @@ def test_real_fixture_matches_live_facts(source: str, shape: str, scenario: str,
     tools = of_type(trace, StepType.TOOL_CALL)
     assert [t.name for t in tools] == [c["name"] for c in facts["tool_calls"]]
     assert [t.input_payload for t in tools] == [c["arguments"] for c in facts["tool_calls"]]
-    for step, call in zip(tools, facts["tool_calls"], strict=True):
-        if call["error"] is None:
-            assert step.status is StepStatus.SUCCESS
-            assert step.error_message is None
-        else:
-            assert step.status is StepStatus.ERROR
-            assert step.error_message is not None
-            assert call["error"] in step.error_message
-            assert "\n" not in step.error_message
+    check_tool_outcomes(tools, facts["tool_calls"])
     assert len(of_type(trace, StepType.LLM_CALL)) == facts["llm_calls"]
     _check_tokens(trace, facts)
     assert trace.agent_name == facts["agent_name"]
