@@ -93,9 +93,15 @@ class Normalizer:
 def _strip(value: Any) -> Any:
     """`normalize` without user ignores: no paths to track, so it is much cheaper."""
     if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if not is_volatile(str(k), v)}
+        out = {}
+        for key, item in value.items():
+            kind = _key_kind(key) if isinstance(key, str) else ""
+            if kind and is_volatile(key, item):
+                continue
+            out[key] = _strip(item) if isinstance(item, (dict, list)) else item
+        return out
     if isinstance(value, list):
-        return [_strip(item) for item in value]
+        return [_strip(item) if isinstance(item, (dict, list)) else item for item in value]
     return value
 
 
