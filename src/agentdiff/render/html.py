@@ -87,7 +87,7 @@ def _html_row(
 ) -> _HtmlRow:
     entry = row.entry
     if entry is None:
-        return _HtmlRow(row.number, "skip", "…", False, row.skipped, None, None, [])
+        return _HtmlRow(row.number, "skip", row.elision, False, row.skipped, None, None, [])
     changes: list[tuple[str, str, str, str]] = [
         (c.kind, one_line(c.path), short_json(c.baseline, 400), short_json(c.candidate, 400))
         for c in entry.changes

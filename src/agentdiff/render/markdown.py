@@ -86,7 +86,7 @@ def _step_details(report: DiffReport, options: RenderOptions) -> list[str]:
     for row in rows(report, options.max_rows):
         entry = row.entry
         if entry is None:
-            body.append(f"| {row.number} | | … {row.skipped} unchanged … | | |")
+            body.append(f"| {row.number} | | {row.elision} | | |")
             continue
         marker = md(MARKERS[entry.op])
         op = f"**{marker}**" if row.first else marker

@@ -113,7 +113,7 @@ def _alignment(report: DiffReport, options: RenderOptions) -> Table:
 def _add_row(table: Table, row: Row) -> None:
     entry = row.entry
     if entry is None:
-        gap = Text(f"… {row.skipped} unchanged step{'s' if row.skipped > 1 else ''} …", "dim")
+        gap = Text(row.elision, "dim")
         table.add_row(Text(str(row.number), "dim"), Text(""), gap, Text(""))
         return
     style = _OP_STYLE[entry.op]

@@ -51,6 +51,16 @@ class Row:
     first: bool = False
     """True on the first divergence."""
     skipped: int = 0
+    cut: bool = False
+    """True when the elision is the tail cut at `max_rows` (it may hide changes too)."""
+
+    @property
+    def elision(self) -> str:
+        """What an elided row says."""
+        plural = "s" if self.skipped != 1 else ""
+        if self.cut:
+            return f"… {self.skipped} more step{plural} not shown (the JSON report has all) …"
+        return f"… {self.skipped} unchanged step{plural} …"
 
 
 def headline(report: DiffReport) -> tuple[str, str]:
@@ -94,7 +104,11 @@ def rows(report: DiffReport, max_rows: int) -> list[Row]:
             shown[-1] = Row(last.number, None, skipped=last.skipped + 1)
         else:
             shown.append(Row(row.number, None, skipped=1))
-    return shown[:max_rows]
+    if len(shown) <= max_rows:
+        return shown
+    kept = shown[: max_rows - 1]
+    hidden = len(entries) - (shown[max_rows - 1].number - 1)
+    return [*kept, Row(shown[max_rows - 1].number, None, skipped=hidden, cut=True)]
 
 
 def _count(value: float) -> str:
