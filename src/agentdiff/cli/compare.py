@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from agentdiff.baselines import write_baseline
-from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors
+from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, state
 from agentdiff.cli.options import AdapterOpt, OutputOpt
 from agentdiff.cli.output import write_output
 from agentdiff.cli.settings import setting_flags
@@ -89,6 +89,7 @@ def compare(
             write_output(ERROR_RENDERERS[name](str(exc)), output)
         raise
     report = compare_traces(base, cand, options=options)
+    state.retained.append((base, cand, report))
     write_output(render(report, name, _render_options(output, color)), output)
     if update_baseline:
         _update_baseline(baseline, cand, report, force)

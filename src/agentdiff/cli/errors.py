@@ -25,6 +25,8 @@ R = TypeVar("R")
 
 class _State:
     debug: bool = bool(os.environ.get("AGENTDIFF_DEBUG"))
+    retained: list[object] = []  # noqa: RUF012 - process-wide on purpose
+    """Large results kept alive until the process exits (see `app.main`)."""
 
 
 state = _State()
