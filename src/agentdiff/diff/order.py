@@ -27,6 +27,7 @@ __all__ = ["Side", "prepare"]
 _TOOL = StepType.TOOL_CALL
 _STEP_INDEX = attrgetter("step.step_index")
 _START = attrgetter("start")
+_END = attrgetter("end")
 
 
 @dataclass
@@ -65,12 +66,11 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     side = Side(wall_clock=_wall_clock(nodes))
     for kids in children.values():
         _canonicalize(kids, side.rank, timed=timed)
-    for position, node in enumerate(_preorder(children)):
-        side.steps.append(node.step)
-        side.base.append(node.base)
-        side.exact.append(signer.exact(node.base, node.step, node.call))
-        if node.call is not None:
-            side.call[position] = node.call
+    ordered = list(_preorder(children))
+    side.steps = [node.step for node in ordered]
+    side.base = [node.base for node in ordered]
+    side.exact = [signer.exact(node.base, node.step, node.call) for node in ordered]
+    side.call = {i: node.call for i, node in enumerate(ordered) if node.call is not None}
     return side
 
 
@@ -88,10 +88,12 @@ def _preorder(children: dict[str | None, list[_Node]]) -> Iterator[_Node]:
 
 def _node(step: TraceStep, signer: Signer) -> _Node:
     meta = step.metadata
-    start = meta.get("started_at") if meta else None
-    end = meta.get("ended_at") if meta else None
+    if meta:
+        start, end = meta.get("started_at"), meta.get("ended_at")
+    else:
+        start = end = None
     call = signer.call_key(step) if step.step_type is _TOOL else None
-    return _Node(step, signer.base(step), call, start, end if end is not None else start)
+    return _Node(step, signer.base(step), call, start, start if end is None else end)
 
 
 def _uniform_utc(nodes: list[_Node]) -> bool:
@@ -100,18 +102,11 @@ def _uniform_utc(nodes: list[_Node]) -> bool:
     Such strings order exactly like the instants they name, so they are compared as they are
     and only the earliest and latest are parsed.
     """
-    layout = None
-    for node in nodes:
-        for value in (node.start, node.end):
-            if value is None:
-                continue
-            if not (isinstance(value, str) and value.endswith("Z") and value[10:11] == "T"):
-                return False
-            if layout is None:
-                layout = len(value)
-            elif len(value) != layout:
-                return False
-    return True
+    values = [v for v in map(_START, nodes) if v is not None]
+    values += [v for v in map(_END, nodes) if v is not None]
+    if not all(isinstance(v, str) for v in values):
+        return False
+    return len(set(map(len, values))) <= 1 and {v[10:11] + v[-1:] for v in values} <= {"TZ"}
 
 
 def _epoch(value: object) -> float | None:
