@@ -7,13 +7,15 @@ routing/thought payloads and tool outputs are **content** — recorded, but a `c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from agentdiff.diff.normalize import Normalizer, is_volatile
 from agentdiff.models.report import Change
 from agentdiff.models.trace import StepType, TraceStep
 
 __all__ = ["MAX_CHANGES", "step_changes"]
+
+_Kind = Literal["argument", "status", "content"]
 
 MAX_CHANGES = 20
 """Field differences kept per step pair (the rest are summarized by the count)."""
@@ -29,7 +31,7 @@ def step_changes(
     changes: list[Change] = []
     if base.status is not cand.status:
         changes.append(
-            Change.trusted(
+            Change(
                 path="status",
                 kind="status",
                 baseline=base.status.value,
@@ -38,7 +40,7 @@ def step_changes(
         )
     tool = base.step_type is StepType.TOOL_CALL
     if not (tool and same_arguments):
-        kind = "argument" if tool else "content"
+        kind: _Kind = "argument" if tool else "content"
         _payload(base.input_payload, cand.input_payload, "input_payload", kind, normalizer, changes)
     _payload(
         base.output_payload, cand.output_payload, "output_payload", "content", normalizer, changes
@@ -47,7 +49,7 @@ def step_changes(
 
 
 def _payload(
-    a: Any, b: Any, path: str, kind: str, normalizer: Normalizer, out: list[Change]
+    a: Any, b: Any, path: str, kind: _Kind, normalizer: Normalizer, out: list[Change]
 ) -> None:
     if a == b:
         return
@@ -57,7 +59,7 @@ def _payload(
     _diff(a, b, path, kind, out)
 
 
-def _diff(a: Any, b: Any, path: str, kind: str, out: list[Change]) -> None:
+def _diff(a: Any, b: Any, path: str, kind: _Kind, out: list[Change]) -> None:
     """Leaf differences, volatile fields left out as it walks (no normalized copies)."""
     if len(out) >= MAX_CHANGES or a == b:
         return
@@ -74,7 +76,7 @@ def _diff(a: Any, b: Any, path: str, kind: str, out: list[Change]) -> None:
             _diff(x, y, f"{path}.{i}", kind, out)
         return
     out.append(
-        Change.trusted(
+        Change(
             path=path,
             kind=kind,
             baseline=None if a is _MISSING else a,

@@ -85,21 +85,17 @@ def _entry(
 ) -> Aligned:
     if pair.candidate is None:
         base = b_side.steps[pair.baseline or 0]
-        return Aligned.trusted(op=Op.DELETE, baseline=StepRef.of(base), candidate=None, changes=[])
+        return Aligned.of(Op.DELETE, StepRef.of(base), None, [])
     cand = c_side.steps[pair.candidate]
     if pair.baseline is None:
-        return Aligned.trusted(op=Op.INSERT, baseline=None, candidate=StepRef.of(cand), changes=[])
+        return Aligned.of(Op.INSERT, None, StepRef.of(cand), [])
     base = b_side.steps[pair.baseline]
     same_call = pair.baseline in b_side.call and b_side.call[pair.baseline] == c_side.call.get(
         pair.candidate
     )
     changes = step_changes(base, cand, normalizer, same_arguments=same_call)
-    return Aligned.trusted(
-        op=_op(changes, base, cand, b_side, c_side, options),
-        baseline=StepRef.of(base),
-        candidate=StepRef.of(cand),
-        changes=changes,
-    )
+    op = _op(changes, base, cand, b_side, c_side, options)
+    return Aligned.of(op, StepRef.of(base), StepRef.of(cand), changes)
 
 
 def _op(

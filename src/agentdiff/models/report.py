@@ -7,6 +7,8 @@ serialized) so renderers can show payloads and the DAG without recomputing anyth
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, Literal, TypeVar
 
@@ -52,10 +54,9 @@ class _Record(BaseModel):
 
     @classmethod
     def trusted(cls, **values: Any) -> Self:
-        """Build from values the engine derived from validated steps, skipping validation.
+        """Build from values the engine derived from validated data, skipping validation.
 
-        Every field must be given. This is how `compare()` builds 100,000-step alignments
-        without paying for a second validation of data that is already valid.
+        Every field must be given.
         """
         return _trusted(cls, values)
 
@@ -75,8 +76,29 @@ def _trusted(cls: type[_R], values: dict[str, Any]) -> _R:
     return record
 
 
-class StepRef(_Record):
+# The alignment holds one `Aligned` and two `StepRef`s per step: 300,000 records for 100,000
+# steps. They are frozen slots dataclasses (pydantic validates, serializes and documents them
+# like models: same JSON, same schema) because a pydantic record costs ~1 µs and three tracked
+# objects to build. `_FORBID` keeps unknown keys out when pydantic validates one.
+_FORBID = ConfigDict(extra="forbid")
+_new = object.__new__
+
+
+def _slot_setters(cls: type) -> tuple[Callable[[object, Any], None], ...]:
+    """The slot setters of a frozen slots dataclass, in field order.
+
+    They fill a fresh instance (`object.__new__`) without the generated `__init__`'s
+    per-field `object.__setattr__` calls: the engine's fast path for records it builds by the
+    hundred thousand.
+    """
+    return tuple(cls.__dict__[f.name].__set__ for f in fields(cls))
+
+
+@dataclass(frozen=True, slots=True)
+class StepRef:
     """Enough of a step to name it; the full step is in the report's traces."""
+
+    __pydantic_config__ = _FORBID
 
     step_id: str
     parent_id: str | None
@@ -87,22 +109,26 @@ class StepRef(_Record):
 
     @classmethod
     def of(cls, step: TraceStep) -> StepRef:
-        """The reference of `step` (built without re-validating the already valid step)."""
-        return _trusted(
-            cls,
-            {
-                "step_id": step.step_id,
-                "parent_id": step.parent_id,
-                "step_index": step.step_index,
-                "step_type": step.step_type,
-                "name": step.name,
-                "status": step.status,
-            },
-        )
+        """The reference of `step`."""
+        ref = _new(cls)
+        set_id, set_parent, set_index, set_type, set_name, set_status = _STEP_REF_SLOTS
+        set_id(ref, step.step_id)
+        set_parent(ref, step.parent_id)
+        set_index(ref, step.step_index)
+        set_type(ref, step.step_type)
+        set_name(ref, step.name)
+        set_status(ref, step.status)
+        return ref
 
 
-class Change(_Record):
+_STEP_REF_SLOTS = _slot_setters(StepRef)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
     """One field that differs between an aligned pair of steps."""
+
+    __pydantic_config__ = _FORBID
 
     path: str
     """Dotted path, e.g. `input_payload.units`."""
@@ -111,13 +137,32 @@ class Change(_Record):
     candidate: Any = None
 
 
-class Aligned(_Record):
+@dataclass(frozen=True, slots=True)
+class Aligned:
     """One entry of the alignment (in candidate execution order)."""
+
+    __pydantic_config__ = _FORBID
 
     op: Op
     baseline: StepRef | None
     candidate: StepRef | None
-    changes: list[Change] = Field(default_factory=list)
+    changes: list[Change] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls, op: Op, baseline: StepRef | None, candidate: StepRef | None, changes: list[Change]
+    ) -> Aligned:
+        """The same as `Aligned(op, baseline, candidate, changes)`, about twice as fast."""
+        entry = _new(cls)
+        set_op, set_baseline, set_candidate, set_changes = _ALIGNED_SLOTS
+        set_op(entry, op)
+        set_baseline(entry, baseline)
+        set_candidate(entry, candidate)
+        set_changes(entry, changes)
+        return entry
+
+
+_ALIGNED_SLOTS = _slot_setters(Aligned)
 
 
 class LoopFinding(_Record):
