@@ -20,7 +20,8 @@ difflib.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from itertools import repeat
+from typing import NamedTuple
 
 from rapidfuzz.distance import Indel, Levenshtein
 
@@ -32,8 +33,7 @@ REPAIR_WINDOW = 64
 """How far the repair pass looks for a better partner on each side of a pair."""
 
 
-@dataclass(frozen=True, slots=True)
-class Pair:
+class Pair(NamedTuple):
     """One entry of the edit script: indexes into the baseline and candidate sequences."""
 
     baseline: int | None
@@ -66,8 +66,11 @@ def _matches(
             if gap is not None:
                 yield from _matches(b, c, gap[0], gap[1], gap[2], gap[3])
                 gap = None
-            for k in range(op.src_end - op.src_start):
-                yield b0 + op.src_start + k, c0 + op.dest_start + k
+            yield from zip(
+                range(b0 + op.src_start, b0 + op.src_end),
+                range(c0 + op.dest_start, c0 + op.dest_end),
+                strict=True,
+            )
         elif n * m > LCS_CELLS:
             span = [b0 + op.src_start, b0 + op.src_end, c0 + op.dest_start, c0 + op.dest_end]
             gap = span if gap is None else [gap[0], span[1], gap[2], span[3]]
@@ -115,11 +118,14 @@ def _nearest(exact: list[int], want: int, at: int, lo: int, hi: int) -> int | No
 
 def _emit(matched: list[tuple[int, int]], n: int, m: int) -> list[Pair]:
     pairs: list[Pair] = []
+    extend, append, make = pairs.extend, pairs.append, Pair._make
     b_next = c_next = 0
     for b, c in [*matched, (n, m)]:
-        pairs.extend(Pair(k, None) for k in range(b_next, b))
-        pairs.extend(Pair(None, k) for k in range(c_next, c))
+        if b > b_next:
+            extend(map(make, zip(range(b_next, b), repeat(None))))
+        if c > c_next:
+            extend(map(make, zip(repeat(None), range(c_next, c))))
         if b < n and c < m:
-            pairs.append(Pair(b, c))
+            append(Pair(b, c))
         b_next, c_next = b + 1, c + 1
     return pairs

@@ -49,10 +49,11 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
     b_side, c_side = prepare(baseline, signer), prepare(candidate, signer)
     pairs = align(b_side.exact, c_side.exact, b_side.base, c_side.base)
-    entries = [_entry(p, b_side, c_side, normalizer, options) for p in pairs]
+    entries = _entries(pairs, b_side, c_side, normalizer, options)
     ops = [e.op for e in entries]
     sizes = len(b_side.steps) + len(c_side.steps)
-    divergence = 1.0 - 2.0 * sum(op in _ON_PATH for op in ops) / sizes if sizes else 0.0
+    on_path = ops.count(Op.MATCH) + ops.count(Op.REORDER)
+    divergence = 1.0 - 2.0 * on_path / sizes if sizes else 0.0
     b_sum = summarize(baseline, options.prices, b_side.wall_clock)
     c_sum = summarize(candidate, options.prices, c_side.wall_clock)
     loops = _loops(b_side, c_side) if options.detect_loops else []
@@ -69,7 +70,9 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
         baseline=b_sum,
         candidate=c_sum,
         divergence=divergence,
-        content_changes=sum(any(c.kind == "content" for c in e.changes) for e in entries),
+        content_changes=sum(
+            any(c.kind == "content" for c in e.changes) for e in entries if e.changes
+        ),
         first_divergence=next((e for e in entries if e.op not in _ON_PATH), None),
         alignment=entries,
         loops=loops,
@@ -80,22 +83,26 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
     return report.attach_traces(baseline, candidate)
 
 
-def _entry(
-    pair: Pair, b_side: Side, c_side: Side, normalizer: Normalizer, options: CompareOptions
-) -> Aligned:
-    if pair.candidate is None:
-        base = b_side.steps[pair.baseline or 0]
-        return Aligned.of(Op.DELETE, StepRef.of(base), None, [])
-    cand = c_side.steps[pair.candidate]
-    if pair.baseline is None:
-        return Aligned.of(Op.INSERT, None, StepRef.of(cand), [])
-    base = b_side.steps[pair.baseline]
-    same_call = pair.baseline in b_side.call and b_side.call[pair.baseline] == c_side.call.get(
-        pair.candidate
-    )
-    changes = step_changes(base, cand, normalizer, same_arguments=same_call)
-    op = _op(changes, base, cand, b_side, c_side, options)
-    return Aligned.of(op, StepRef.of(base), StepRef.of(cand), changes)
+def _entries(
+    pairs: list[Pair], b_side: Side, c_side: Side, normalizer: Normalizer, options: CompareOptions
+) -> list[Aligned]:
+    """The alignment: one entry per pair of the edit script, in its order."""
+    b_steps, c_steps, b_calls, c_calls = b_side.steps, c_side.steps, b_side.call, c_side.call
+    ref, entry = StepRef.of, Aligned.of
+    out = []
+    for b, c in pairs:
+        if c is None:
+            out.append(entry(Op.DELETE, ref(b_steps[b or 0]), None, []))
+        elif b is None:
+            out.append(entry(Op.INSERT, None, ref(c_steps[c]), []))
+        else:
+            base, cand = b_steps[b], c_steps[c]
+            call = b_calls.get(b)
+            same_call = call is not None and call == c_calls.get(c)
+            changes = step_changes(base, cand, normalizer, same_arguments=same_call)
+            op = _op(changes, base, cand, b_side, c_side, options)
+            out.append(entry(op, ref(base), ref(cand), changes))
+    return out
 
 
 def _op(
@@ -106,7 +113,7 @@ def _op(
     c_side: Side,
     options: CompareOptions,
 ) -> Op:
-    if any(c.kind != "content" or options.compare_content for c in changes):
+    if changes and (options.compare_content or any(c.kind != "content" for c in changes)):
         return Op.CHANGE
     b_rank, c_rank = b_side.rank.get(base.step_id), c_side.rank.get(cand.step_id)
     if b_rank is not None and c_rank is not None and b_rank != c_rank:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
-from operator import attrgetter
-from typing import Any
+from functools import partial
+from operator import attrgetter, is_not
 
 from agentdiff.diff.pricing import ModelPrice, estimate_cost
 from agentdiff.models.report import Delta, Deltas, Summary
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
 __all__ = ["MODEL_KEYS", "deltas", "summarize"]
 
@@ -42,8 +42,10 @@ def summarize(
     # attrgetter on `_value_` counts plain strings at C speed (enum hashing is Python-level)
     counts = Counter(map(_TYPE_OF, trace.steps))
     statuses = Counter(map(_STATUS_OF, trace.steps))
-    prompt, completion, total = _tokens(trace)
-    cost, estimated = _cost(trace, prices)
+    llm_steps = _llm_steps(trace)
+    usages: list[TokenUsage] = list(map(_TOKENS, llm_steps))
+    prompt, completion, total = _tokens(trace.total_tokens, usages)
+    cost, estimated = _cost(trace, llm_steps, usages, prices)
     return Summary(
         trace_id=trace.trace_id,
         agent_name=trace.agent_name,
@@ -65,6 +67,13 @@ def summarize(
 
 _TYPE_OF = attrgetter("step_type._value_")
 _STATUS_OF = attrgetter("status._value_")
+_TOKENS = attrgetter("tokens")
+_PROMPT = attrgetter("prompt_tokens")
+_COMPLETION = attrgetter("completion_tokens")
+_TOTAL = attrgetter("total_tokens")
+_COST = attrgetter("estimated_cost_usd")
+_KNOWN = partial(is_not, None)
+"""`_KNOWN(v)`: v is not None, at C speed (in `filter`)."""
 
 
 def _llm_steps(trace: AgentTrace) -> list[TraceStep]:
@@ -78,64 +87,63 @@ def _sum(values: list[int | None]) -> int | None:
     return sum(known) if known else None
 
 
-def _tokens(trace: AgentTrace) -> tuple[int | None, int | None, int | None]:
-    given = trace.total_tokens
-    usages = [s.tokens for s in _llm_steps(trace) if s.tokens is not None]
-    prompt = (
-        given.prompt_tokens
-        if given and given.prompt_tokens is not None
-        else _sum([u.prompt_tokens for u in usages])
-    )
-    completion = (
-        given.completion_tokens
-        if given and given.completion_tokens is not None
-        else (_sum([u.completion_tokens for u in usages]))
-    )
-    total = (
-        given.total_tokens
-        if given and given.total_tokens is not None
-        else _sum(
-            [
-                u.total_tokens
-                if u.total_tokens is not None
-                else _add(u.prompt_tokens, u.completion_tokens)
-                for u in usages
-            ]
-        )
-    )
-    return prompt, completion, total
+def _tokens(
+    given: TokenUsage | None, usages: list[TokenUsage]
+) -> tuple[int | None, int | None, int | None]:
+    """Each total from `given` when it has it, else summed over the LLM steps' `usages`."""
+    prompt: int | None
+    completion: int | None
+    if given and given.prompt_tokens is not None:
+        prompt = given.prompt_tokens
+    else:
+        prompt = _sum(list(map(_PROMPT, usages)))
+    if given and given.completion_tokens is not None:
+        completion = given.completion_tokens
+    else:
+        completion = _sum(list(map(_COMPLETION, usages)))
+    if given and given.total_tokens is not None:
+        return prompt, completion, given.total_tokens
+    totals = list(map(_TOTAL, usages))
+    if None in totals:
+        totals = [
+            u.total_tokens
+            if u.total_tokens is not None
+            else _add(u.prompt_tokens, u.completion_tokens)
+            for u in usages
+        ]
+    return prompt, completion, _sum(totals)
 
 
 def _add(a: int | None, b: int | None) -> int | None:
     return a + b if a is not None and b is not None else None
 
 
-def _cost(trace: AgentTrace, prices: Mapping[str, ModelPrice]) -> tuple[float | None, bool]:
+def _cost(
+    trace: AgentTrace,
+    steps: list[TraceStep],
+    usages: list[TokenUsage],
+    prices: Mapping[str, ModelPrice],
+) -> tuple[float | None, bool]:
     if trace.total_tokens and trace.total_tokens.estimated_cost_usd is not None:
         return trace.total_tokens.estimated_cost_usd, False
-    steps = _llm_steps(trace)
-    given = [
-        s.tokens.estimated_cost_usd
-        for s in steps
-        if s.tokens and s.tokens.estimated_cost_usd is not None
-    ]
+    given = list(filter(_KNOWN, map(_COST, usages)))
     if given:
         return math.fsum(given), False
-    return _estimate(steps, prices)
+    return _estimate(steps, usages, prices)
 
 
 def _estimate(
-    steps: list[TraceStep], prices: Mapping[str, ModelPrice]
+    steps: list[TraceStep], usages: list[TokenUsage], prices: Mapping[str, ModelPrice]
 ) -> tuple[float | None, bool]:
     """Tokens summed per model, each model priced once; any unpriceable step → unknown."""
+    prompts, completions = list(map(_PROMPT, usages)), list(map(_COMPLETION, usages))
+    if None in prompts or None in completions:
+        return None, False
     per_model: dict[str | None, list[int]] = {}
-    for step in steps:
-        usage = step.tokens
-        if usage is None or usage.prompt_tokens is None or usage.completion_tokens is None:
-            return None, False
-        sums = per_model.setdefault(_model(step), [0, 0])
-        sums[0] += usage.prompt_tokens
-        sums[1] += usage.completion_tokens
+    for model, prompt, completion in zip(map(_model, steps), prompts, completions, strict=True):
+        sums = per_model.setdefault(model, [0, 0])
+        sums[0] += prompt
+        sums[1] += completion
     if not per_model:
         return None, False
     costs = [estimate_cost(model, p, c, prices) for model, (p, c) in per_model.items()]
@@ -144,12 +152,16 @@ def _estimate(
     return math.fsum(c for c in costs if c is not None), True
 
 
+_MODEL_KEY_SET = frozenset(MODEL_KEYS)
+
+
 def _model(step: TraceStep) -> str | None:
-    meta: dict[str, Any] = step.metadata or {}
-    for key in MODEL_KEYS:
-        value = meta.get(key)
-        if isinstance(value, str) and value:
-            return value
+    meta = step.metadata
+    if meta and not _MODEL_KEY_SET.isdisjoint(meta):
+        for key in MODEL_KEYS:
+            value = meta.get(key)
+            if isinstance(value, str) and value:
+                return value
     return step.name if step.step_type is StepType.LLM_CALL else None
 
 

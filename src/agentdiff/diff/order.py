@@ -12,22 +12,26 @@ Every timestamp is parsed once and every tool call's arguments normalized once, 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from operator import attrgetter
+from functools import partial
+from itertools import islice, repeat
+from operator import attrgetter, is_not, itemgetter, le
 from typing import Any
 
 from agentdiff.adapters.timestamps import parse_iso
 from agentdiff.diff.signatures import Signer
-from agentdiff.models.trace import AgentTrace, StepType, TraceStep
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
 __all__ = ["Side", "prepare"]
 
 _TOOL = StepType.TOOL_CALL
-_STEP_INDEX = attrgetter("step.step_index")
+_ERROR = StepStatus.ERROR
+_INDEX = attrgetter("index")
 _START = attrgetter("start")
 _END = attrgetter("end")
+_KNOWN = partial(is_not, None)
+"""`_KNOWN(v)`: v is not None, at C speed (in `filter`)."""
 
 
 @dataclass
@@ -47,9 +51,15 @@ class Side:
 
 @dataclass(slots=True)
 class _Node:
+    """What ordering needs of one step, read off the step once."""
+
     step: TraceStep
+    step_id: str
+    parent_id: str | None
+    index: int
     base: int
     call: str | None
+    failed: bool
     # One kind per trace: ISO UTC strings of one layout (ordered as text), else epoch floats.
     start: Any
     end: Any
@@ -57,56 +67,86 @@ class _Node:
 
 def prepare(trace: AgentTrace, signer: Signer) -> Side:
     """Parse, sign and order `trace` once."""
-    nodes = [_node(step, signer) for step in trace.steps]
-    timed = bool(nodes) and all(n.start is not None for n in nodes)
-    if not _uniform_utc(nodes):
+    nodes = _nodes(trace.steps, signer)
+    starts, ends = list(map(_START, nodes)), list(map(_END, nodes))
+    timed = bool(nodes) and None not in starts
+    if not _uniform_utc(starts, ends):
         for node in nodes:
             node.start, node.end = _epoch(node.start), _epoch(node.end)
+        starts, ends = list(map(_START, nodes)), list(map(_END, nodes))
     children = _children(nodes, timed=timed)
-    side = Side(wall_clock=_wall_clock(nodes))
+    side = Side(wall_clock=_wall_clock(starts, ends))
     for kids in children.values():
-        _canonicalize(kids, side.rank, timed=timed)
-    ordered = list(_preorder(children))
-    side.steps = [node.step for node in ordered]
-    side.base = [node.base for node in ordered]
-    side.exact = [signer.exact(node.base, node.step, node.call) for node in ordered]
-    side.call = {i: node.call for i, node in enumerate(ordered) if node.call is not None}
+        if len(kids) > 1:
+            _canonicalize(kids, side.rank, timed=timed)
+    _preorder(children, side, signer)
     return side
 
 
-def _preorder(children: dict[str | None, list[_Node]]) -> Iterator[_Node]:
-    """Depth-first pre-order from the roots: every parent before its children."""
+def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
+    """One pass over the steps: everything later passes need, so they never touch a step."""
+    base_of, call_of = signer.base, signer.call_key
+    nodes = []
+    for step in steps:
+        meta = step.metadata
+        if meta:
+            start, end = meta.get("started_at"), meta.get("ended_at")
+        else:
+            start = end = None
+        nodes.append(
+            _Node(
+                step,
+                step.step_id,
+                step.parent_id,
+                step.step_index,
+                base_of(step),
+                call_of(step) if step.step_type is _TOOL else None,
+                step.status is _ERROR,
+                start,
+                start if end is None else end,
+            )
+        )
+    return nodes
+
+
+def _preorder(children: dict[str | None, list[_Node]], side: Side, signer: Signer) -> None:
+    """Depth-first pre-order from the roots (every parent before its children) into `side`."""
+    steps, base, exact, call = side.steps, side.base, side.exact, side.call
+    exact_of = signer.exact_of
     stack = list(reversed(children.get(None, [])))
     pop, extend, kids_of = stack.pop, stack.extend, children.get
     while stack:
         node = pop()
-        yield node
-        kids = kids_of(node.step.step_id)
+        key = node.call
+        if key is not None:
+            call[len(steps)] = key
+        steps.append(node.step)
+        base.append(node.base)
+        exact.append(exact_of(node.base, node.failed, key))
+        kids = kids_of(node.step_id)
         if kids:
             extend(reversed(kids))
 
 
-def _node(step: TraceStep, signer: Signer) -> _Node:
-    meta = step.metadata
-    if meta:
-        start, end = meta.get("started_at"), meta.get("ended_at")
-    else:
-        start = end = None
-    call = signer.call_key(step) if step.step_type is _TOOL else None
-    return _Node(step, signer.base(step), call, start, start if end is None else end)
-
-
-def _uniform_utc(nodes: list[_Node]) -> bool:
+def _uniform_utc(starts: list[Any], ends: list[Any]) -> bool:
     """Every timestamp is an ISO UTC string of one fixed layout (what adapters write).
 
     Such strings order exactly like the instants they name, so they are compared as they are
     and only the earliest and latest are parsed.
     """
-    values = [v for v in map(_START, nodes) if v is not None]
-    values += [v for v in map(_END, nodes) if v is not None]
-    if not all(isinstance(v, str) for v in values):
+    values = [*filter(_KNOWN, starts), *filter(_KNOWN, ends)]
+    if not values:
+        return True
+    if not all(map(isinstance, values, repeat(str))):
         return False
-    return len(set(map(len, values))) <= 1 and {v[10:11] + v[-1:] for v in values} <= {"TZ"}
+    lengths = set(map(len, values))
+    if len(lengths) > 1 or lengths.pop() < _ISO_MIN:
+        return False
+    return set(map(itemgetter(10), values)) == {"T"} and set(map(itemgetter(-1), values)) == {"Z"}
+
+
+_ISO_MIN = 11
+"""Shortest length with both a 11th character (the "T") and a different last one (the "Z")."""
 
 
 def _epoch(value: object) -> float | None:
@@ -128,23 +168,33 @@ def _epoch(value: object) -> float | None:
 
 def _children(nodes: list[_Node], *, timed: bool) -> dict[str | None, list[_Node]]:
     """Children of each step (None = roots), by start time when timed, then `step_index`."""
-    ids = {n.step.step_id for n in nodes}
+    ids = set(map(attrgetter("step_id"), nodes))
+    indexes = list(map(_INDEX, nodes))
+    if not all(map(le, indexes, islice(indexes, 1, None))):
+        nodes = sorted(nodes, key=_INDEX)
     children: dict[str | None, list[_Node]] = {}
-    for node in sorted(nodes, key=_STEP_INDEX):
-        parent = node.step.parent_id
-        children.setdefault(parent if parent in ids else None, []).append(node)
+    kids_of = children.get
+    for node in nodes:
+        parent = node.parent_id
+        if parent not in ids:
+            parent = None
+        kids = kids_of(parent)
+        if kids is None:
+            children[parent] = [node]
+        else:
+            kids.append(node)
     if timed:
         for kids in children.values():
-            kids.sort(key=_START)  # stable: equal starts keep step_index order
+            if len(kids) > 1:
+                kids.sort(key=_START)  # stable: equal starts keep step_index order
     return children
 
 
-def _wall_clock(nodes: list[_Node]) -> tuple[float, float] | None:
-    starts = [n.start for n in nodes if n.start is not None]
-    ends = [n.end for n in nodes if n.end is not None]
-    if not (starts and ends):
+def _wall_clock(starts: list[Any], ends: list[Any]) -> tuple[float, float] | None:
+    known_starts, known_ends = list(filter(_KNOWN, starts)), list(filter(_KNOWN, ends))
+    if not (known_starts and known_ends):
         return None
-    first, last = _epoch(min(starts)), _epoch(max(ends))
+    first, last = _epoch(min(known_starts)), _epoch(max(known_ends))
     return (first, last) if first is not None and last is not None else None
 
 
@@ -157,14 +207,18 @@ def _canonicalize(kids: list[_Node], rank: dict[str, int], *, timed: bool) -> No
         if end - start > 1:
             group = kids[start:end]
             for position, node in enumerate(group):
-                rank[node.step.step_id] = position
+                rank[node.step_id] = position
             # an intrinsic key (not interning order), so both sides sort alike whichever is first
-            group.sort(key=lambda n: (n.step.step_type.value, n.step.name, n.call or ""))
+            group.sort(key=_canonical_key)
             kids[start:end] = group
         start = end
 
 
+def _canonical_key(node: _Node) -> tuple[str, str, str]:
+    return (node.step.step_type._value_, node.step.name, node.call or "")
+
+
 def _concurrent(a: _Node, b: _Node, *, timed: bool) -> bool:
-    if a.step.step_type is _TOOL and b.step.step_type is _TOOL:
+    if a.call is not None and b.call is not None:
         return True  # consecutive tool-call siblings: the calls of one LLM turn
     return timed and b.start is not None and a.end is not None and b.start < a.end

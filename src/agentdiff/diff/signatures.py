@@ -32,7 +32,8 @@ class Signer:
 
     def base(self, step: TraceStep) -> int:
         """The interned type + name (+ sorted input keys when strict)."""
-        key: tuple[Hashable, ...] = (step.step_type.value, step.name)  # str: enum hash is slow
+        # `_value_`: the plain string (an enum's hash and `.value` run Python code)
+        key: tuple[Hashable, ...] = (step.step_type._value_, step.name)
         if self._strict:
             key = (*key, tuple(sorted(step.input_payload)))
         return self._ids.setdefault(key, len(self._ids))
@@ -43,7 +44,10 @@ class Signer:
         Other steps need no interning (`2·base + failed`, never negative); tool calls intern
         their call key into negative ids, so the two kinds never collide.
         """
-        failed = step.status is StepStatus.ERROR
+        return self.exact_of(base, step.status is StepStatus.ERROR, call)
+
+    def exact_of(self, base: int, failed: bool, call: str | None) -> int:
+        """`exact` from the step's failed-or-not flag."""
         if call is None:
             return 2 * base + failed
         key = (base, failed, call)
