@@ -38,21 +38,24 @@ def step_changes(
                 candidate=cand.status.value,
             )
         )
-    tool = base.step_type is StepType.TOOL_CALL
+    tool = base.step_type is _TOOL
     if not (tool and same_arguments):
-        kind: _Kind = "argument" if tool else "content"
-        _payload(base.input_payload, cand.input_payload, "input_payload", kind, normalizer, changes)
-    _payload(
-        base.output_payload, cand.output_payload, "output_payload", "content", normalizer, changes
-    )
+        a, b = base.input_payload, cand.input_payload
+        if a != b:
+            _payload(a, b, "input_payload", "argument" if tool else "content", normalizer, changes)
+    x, y = base.output_payload, cand.output_payload
+    if x != y:
+        _payload(x, y, "output_payload", "content", normalizer, changes)
     return changes
+
+
+_TOOL = StepType.TOOL_CALL
 
 
 def _payload(
     a: Any, b: Any, path: str, kind: _Kind, normalizer: Normalizer, out: list[Change]
 ) -> None:
-    if a == b:
-        return
+    """The differences of two unequal payloads."""
     if normalizer.has_ignores:
         root = (path,)
         a, b = normalizer.normalize(a, root), normalizer.normalize(b, root)

@@ -16,7 +16,7 @@ from agentdiff.diff.signatures import Signer
 from agentdiff.gate import evaluate_gate
 from agentdiff.gcpause import no_gc_pauses
 from agentdiff.models.report import Aligned, Change, DiffReport, LoopFinding, Op, StepRef
-from agentdiff.models.trace import AgentTrace, TraceStep
+from agentdiff.models.trace import AgentTrace
 
 __all__ = ["compare"]
 
@@ -54,8 +54,8 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
     sizes = len(b_side.steps) + len(c_side.steps)
     on_path = ops.count(Op.MATCH) + ops.count(Op.REORDER)
     divergence = 1.0 - 2.0 * on_path / sizes if sizes else 0.0
-    b_sum = summarize(baseline, options.prices, b_side.wall_clock)
-    c_sum = summarize(candidate, options.prices, c_side.wall_clock)
+    b_sum = summarize(baseline, options.prices, b_side.wall_clock, b_side.refs)
+    c_sum = summarize(candidate, options.prices, c_side.wall_clock, c_side.refs)
     loops = _loops(b_side, c_side) if options.detect_loops else []
     found_deltas = deltas(b_sum, c_sum)
     gate = evaluate_gate(
@@ -87,28 +87,28 @@ def _entries(
     pairs: list[Pair], b_side: Side, c_side: Side, normalizer: Normalizer, options: CompareOptions
 ) -> list[Aligned]:
     """The alignment: one entry per pair of the edit script, in its order."""
-    b_steps, c_steps, b_calls, c_calls = b_side.steps, c_side.steps, b_side.call, c_side.call
-    ref, entry = StepRef.of, Aligned.of
+    b_refs, c_refs, b_calls, c_calls = b_side.refs, c_side.refs, b_side.call, c_side.call
+    b_steps, c_steps, entry = b_side.steps, c_side.steps, Aligned.of
     out = []
     for b, c in pairs:
         if c is None:
-            out.append(entry(Op.DELETE, ref(b_steps[b or 0]), None, []))
+            out.append(entry(Op.DELETE, b_refs[b or 0], None, []))
         elif b is None:
-            out.append(entry(Op.INSERT, None, ref(c_steps[c]), []))
+            out.append(entry(Op.INSERT, None, c_refs[c], []))
         else:
-            base, cand = b_steps[b], c_steps[c]
             call = b_calls.get(b)
             same_call = call is not None and call == c_calls.get(c)
-            changes = step_changes(base, cand, normalizer, same_arguments=same_call)
+            changes = step_changes(b_steps[b], c_steps[c], normalizer, same_arguments=same_call)
+            base, cand = b_refs[b], c_refs[c]
             op = _op(changes, base, cand, b_side, c_side, options)
-            out.append(entry(op, ref(base), ref(cand), changes))
+            out.append(entry(op, base, cand, changes))
     return out
 
 
 def _op(
     changes: list[Change],
-    base: TraceStep,
-    cand: TraceStep,
+    base: StepRef,
+    cand: StepRef,
     b_side: Side,
     c_side: Side,
     options: CompareOptions,
@@ -124,6 +124,7 @@ def _op(
 def _loops(b_side: Side, c_side: Side) -> list[LoopFinding]:
     def found(side: Side) -> list[Loop]:
         positions = sorted(side.call)
-        return find_loops([side.steps[i] for i in positions], [side.call[i] for i in positions])
+        calls = list(map(side.refs.__getitem__, positions))
+        return find_loops(calls, list(map(side.call.__getitem__, positions)))
 
     return label_loops(found(c_side), found(b_side))

@@ -13,12 +13,16 @@ repetitions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress, count, islice
+from operator import eq
+from typing import Protocol
 
 from agentdiff.models.report import LoopFinding
-from agentdiff.models.trace import StepStatus, TraceStep
+from agentdiff.models.trace import StepStatus
 
-__all__ = ["MIN_REPETITIONS", "Loop", "find_loops", "label_loops"]
+__all__ = ["MIN_REPETITIONS", "Call", "Loop", "find_loops", "label_loops"]
 
 MIN_REPETITIONS = 3
 MAX_WINDOW = 5
@@ -35,7 +39,23 @@ class Loop:
     kind: str
 
 
-def find_loops(calls: list[TraceStep], keys: list[str]) -> list[Loop]:
+class Call(Protocol):
+    """What loop detection reads of a tool call: a `TraceStep` or its `StepRef`."""
+
+    @property
+    def step_id(self) -> str:
+        """The step's id."""
+
+    @property
+    def name(self) -> str:
+        """The tool's name."""
+
+    @property
+    def status(self) -> StepStatus:
+        """How the call ended."""
+
+
+def find_loops(calls: Sequence[Call], keys: list[str]) -> list[Loop]:
     """Single-call runs first, then windows of 2..5 calls over the positions not yet covered."""
     covered = [False] * len(calls)
     loops = _single_runs(calls, keys, covered)
@@ -44,11 +64,14 @@ def find_loops(calls: list[TraceStep], keys: list[str]) -> list[Loop]:
     return loops
 
 
-def _single_runs(calls: list[TraceStep], keys: list[str], covered: list[bool]) -> list[Loop]:
+def _single_runs(calls: Sequence[Call], keys: list[str], covered: list[bool]) -> list[Loop]:
+    """Runs of 2+ equal keys (found at C speed: a lone call is never a loop nor a retry)."""
     loops = []
-    start = 0
-    while start < len(keys):
-        end = start + 1
+    end = 0
+    for start in compress(count(), map(eq, keys, islice(keys, 1, None))):
+        if start < end:
+            continue  # inside the run already handled
+        end = start + 2
         while end < len(keys) and keys[end] == keys[start]:
             end += 1
         run = calls[start:end]
@@ -63,13 +86,11 @@ def _single_runs(calls: list[TraceStep], keys: list[str], covered: list[bool]) -
                     kind=kind,
                 )
             )
-        if end - start > 1:
-            covered[start:end] = [True] * (end - start)
-        start = end
+        covered[start:end] = [True] * (end - start)
     return loops
 
 
-def _run_kind(run: list[TraceStep]) -> str | None:
+def _run_kind(run: Sequence[Call]) -> str | None:
     failures = sum(s.status is StepStatus.ERROR for s in run)
     if failures and failures >= len(run) - 1:
         return "retry_storm" if failures >= MIN_REPETITIONS else None
@@ -77,14 +98,14 @@ def _run_kind(run: list[TraceStep]) -> str | None:
 
 
 def _windows(
-    calls: list[TraceStep], keys: list[str], covered: list[bool], window: int
+    calls: Sequence[Call], keys: list[str], covered: list[bool], window: int
 ) -> list[Loop]:
+    """Blocks of `window` calls repeated in a row; only where a key recurs `window` later."""
     loops = []
-    i = 0
     n = len(keys)
-    while i + window < n:
-        if covered[i] or keys[i] != keys[i + window]:
-            i += 1
+    resume = 0
+    for i in compress(count(), map(eq, keys, islice(keys, window, None))):
+        if i < resume or covered[i]:
             continue
         matched = 0
         while i + window + matched < n and keys[i + matched] == keys[i + window + matched]:
@@ -103,9 +124,7 @@ def _windows(
                 )
             )
             covered[i : i + length] = [True] * length
-            i += length
-        else:
-            i += 1
+            resume = i + length
     return loops
 
 

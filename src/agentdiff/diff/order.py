@@ -21,13 +21,14 @@ from typing import Any
 
 from agentdiff.adapters.timestamps import parse_iso
 from agentdiff.diff.signatures import Signer
+from agentdiff.models.report import StepRef
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
 __all__ = ["Side", "prepare"]
 
 _TOOL = StepType.TOOL_CALL
 _ERROR = StepStatus.ERROR
-_INDEX = attrgetter("index")
+_INDEX = attrgetter("ref.step_index")
 _START = attrgetter("start")
 _END = attrgetter("end")
 _KNOWN = partial(is_not, None)
@@ -39,6 +40,8 @@ class Side:
     """A trace in execution order with its per-step keys (lists index-aligned with `steps`)."""
 
     steps: list[TraceStep] = field(default_factory=list)
+    refs: list[StepRef] = field(default_factory=list)
+    """`StepRef.of(step)` of each step (built while the step was being read anyway)."""
     base: list[int] = field(default_factory=list)
     exact: list[int] = field(default_factory=list)
     call: dict[int, str] = field(default_factory=dict)
@@ -54,9 +57,7 @@ class _Node:
     """What ordering needs of one step, read off the step once."""
 
     step: TraceStep
-    step_id: str
-    parent_id: str | None
-    index: int
+    ref: StepRef
     base: int
     call: str | None
     failed: bool
@@ -85,7 +86,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
 
 def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
     """One pass over the steps: everything later passes need, so they never touch a step."""
-    base_of, call_of = signer.base, signer.call_key
+    base_of, call_of, ref_of = signer.base, signer.call_key, StepRef.of
     nodes = []
     for step in steps:
         meta = step.metadata
@@ -93,15 +94,14 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
             start, end = meta.get("started_at"), meta.get("ended_at")
         else:
             start = end = None
+        ref = ref_of(step)
         nodes.append(
             _Node(
                 step,
-                step.step_id,
-                step.parent_id,
-                step.step_index,
+                ref,
                 base_of(step),
-                call_of(step) if step.step_type is _TOOL else None,
-                step.status is _ERROR,
+                call_of(step) if ref.step_type is _TOOL else None,
+                ref.status is _ERROR,
                 start,
                 start if end is None else end,
             )
@@ -111,7 +111,7 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
 
 def _preorder(children: dict[str | None, list[_Node]], side: Side, signer: Signer) -> None:
     """Depth-first pre-order from the roots (every parent before its children) into `side`."""
-    steps, base, exact, call = side.steps, side.base, side.exact, side.call
+    steps, refs, base, exact, call = side.steps, side.refs, side.base, side.exact, side.call
     exact_of = signer.exact_of
     stack = list(reversed(children.get(None, [])))
     pop, extend, kids_of = stack.pop, stack.extend, children.get
@@ -121,9 +121,10 @@ def _preorder(children: dict[str | None, list[_Node]], side: Side, signer: Signe
         if key is not None:
             call[len(steps)] = key
         steps.append(node.step)
+        refs.append(node.ref)
         base.append(node.base)
         exact.append(exact_of(node.base, node.failed, key))
-        kids = kids_of(node.step_id)
+        kids = kids_of(node.ref.step_id)
         if kids:
             extend(reversed(kids))
 
@@ -168,14 +169,14 @@ def _epoch(value: object) -> float | None:
 
 def _children(nodes: list[_Node], *, timed: bool) -> dict[str | None, list[_Node]]:
     """Children of each step (None = roots), by start time when timed, then `step_index`."""
-    ids = set(map(attrgetter("step_id"), nodes))
+    ids = set(map(attrgetter("ref.step_id"), nodes))
     indexes = list(map(_INDEX, nodes))
     if not all(map(le, indexes, islice(indexes, 1, None))):
         nodes = sorted(nodes, key=_INDEX)
     children: dict[str | None, list[_Node]] = {}
     kids_of = children.get
     for node in nodes:
-        parent = node.parent_id
+        parent = node.ref.parent_id
         if parent not in ids:
             parent = None
         kids = kids_of(parent)
@@ -207,7 +208,7 @@ def _canonicalize(kids: list[_Node], rank: dict[str, int], *, timed: bool) -> No
         if end - start > 1:
             group = kids[start:end]
             for position, node in enumerate(group):
-                rank[node.step_id] = position
+                rank[node.ref.step_id] = position
             # an intrinsic key (not interning order), so both sides sort alike whichever is first
             group.sort(key=_canonical_key)
             kids[start:end] = group
@@ -215,7 +216,7 @@ def _canonicalize(kids: list[_Node], rank: dict[str, int], *, timed: bool) -> No
 
 
 def _canonical_key(node: _Node) -> tuple[str, str, str]:
-    return (node.step.step_type._value_, node.step.name, node.call or "")
+    return (node.ref.step_type._value_, node.ref.name, node.call or "")
 
 
 def _concurrent(a: _Node, b: _Node, *, timed: bool) -> bool:

@@ -23,7 +23,7 @@ def recoveries(pairs: list[Pair], ops: list[Op], candidate: Side) -> list[Recove
     next_on_path = _next_on_path(pairs, ops)
     for i, pair in enumerate(pairs):
         position = pair.candidate
-        if position is None or candidate.steps[position].status is not StepStatus.ERROR:
+        if position is None or candidate.refs[position].status is not StepStatus.ERROR:
             continue
         target = i if ops[i] in _ON_PATH else next_on_path[i]
         steps = None
@@ -31,7 +31,7 @@ def recoveries(pairs: list[Pair], ops: list[Op], candidate: Side) -> list[Recove
             steps = sum(1 for p in pairs[i:target] if p.candidate is not None)
         out.append(
             Recovery(
-                error_step_id=candidate.steps[position].step_id,
+                error_step_id=candidate.refs[position].step_id,
                 steps_to_recover=steps,
                 recovered=target is not None,
                 retry=_retried(candidate, position),
