@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
-from itertools import islice, repeat
-from operator import attrgetter, is_not, itemgetter, le
+from itertools import islice
+from operator import attrgetter, is_not, le
 from typing import Any
 
 from agentdiff.adapters.timestamps import parse_iso
@@ -64,6 +64,8 @@ class _Node:
     # One kind per trace: ISO UTC strings of one layout (ordered as text), else epoch floats.
     start: Any
     end: Any
+    kids: list[_Node] | None = None
+    """Its children, in order (None: a leaf)."""
 
 
 def prepare(trace: AgentTrace, signer: Signer) -> Side:
@@ -75,12 +77,12 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
         for node in nodes:
             node.start, node.end = _epoch(node.start), _epoch(node.end)
         starts, ends = list(map(_START, nodes)), list(map(_END, nodes))
-    children = _children(nodes, timed=timed)
+    groups = _children(nodes, timed=timed)
     side = Side(wall_clock=_wall_clock(starts, ends))
-    for kids in children.values():
+    for kids in groups:
         if len(kids) > 1:
             _canonicalize(kids, side.rank, timed=timed)
-    _preorder(children, side, signer)
+    _preorder(groups[0], side, signer)
     return side
 
 
@@ -109,12 +111,12 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
     return nodes
 
 
-def _preorder(children: dict[str | None, list[_Node]], side: Side, signer: Signer) -> None:
+def _preorder(roots: list[_Node], side: Side, signer: Signer) -> None:
     """Depth-first pre-order from the roots (every parent before its children) into `side`."""
     steps, refs, base, exact, call = side.steps, side.refs, side.base, side.exact, side.call
     exact_of = signer.exact_of
-    stack = list(reversed(children.get(None, [])))
-    pop, extend, kids_of = stack.pop, stack.extend, children.get
+    stack = list(reversed(roots))
+    pop, extend = stack.pop, stack.extend
     while stack:
         node = pop()
         key = node.call
@@ -124,7 +126,7 @@ def _preorder(children: dict[str | None, list[_Node]], side: Side, signer: Signe
         refs.append(node.ref)
         base.append(node.base)
         exact.append(exact_of(node.base, node.failed, key))
-        kids = kids_of(node.ref.step_id)
+        kids = node.kids
         if kids:
             extend(reversed(kids))
 
@@ -138,16 +140,21 @@ def _uniform_utc(starts: list[Any], ends: list[Any]) -> bool:
     values = [*filter(_KNOWN, starts), *filter(_KNOWN, ends)]
     if not values:
         return True
-    if not all(map(isinstance, values, repeat(str))):
+    try:
+        text = "".join(values)  # every value is a string, or TypeError
+    except TypeError:
         return False
     lengths = set(map(len, values))
-    if len(lengths) > 1 or lengths.pop() < _ISO_MIN:
+    size = lengths.pop()
+    if lengths or size < _ISO_MIN:
         return False
-    return set(map(itemgetter(10), values)) == {"T"} and set(map(itemgetter(-1), values)) == {"Z"}
+    # the 11th and the last character of every value, read off the joined text at C speed
+    n = len(values)
+    return text[10::size].count("T") == n and text[size - 1 :: size].count("Z") == n
 
 
 _ISO_MIN = 11
-"""Shortest length with both a 11th character (the "T") and a different last one (the "Z")."""
+"""From this length on every value has an 11th character (which must be the "T")."""
 
 
 def _epoch(value: object) -> float | None:
@@ -167,28 +174,33 @@ def _epoch(value: object) -> float | None:
     return moment.timestamp()
 
 
-def _children(nodes: list[_Node], *, timed: bool) -> dict[str | None, list[_Node]]:
-    """Children of each step (None = roots), by start time when timed, then `step_index`."""
-    ids = set(map(attrgetter("ref.step_id"), nodes))
+def _children(nodes: list[_Node], *, timed: bool) -> list[list[_Node]]:
+    """Every sibling group, the roots first (a step whose parent is unknown is a root).
+
+    Each group is ordered by start time when timed, then by `step_index`, and is also the
+    `kids` of its parent node.
+    """
+    by_id = dict(zip(map(attrgetter("ref.step_id"), nodes), nodes, strict=True))
     indexes = list(map(_INDEX, nodes))
     if not all(map(le, indexes, islice(indexes, 1, None))):
         nodes = sorted(nodes, key=_INDEX)
-    children: dict[str | None, list[_Node]] = {}
-    kids_of = children.get
+    roots: list[_Node] = []
+    groups = [roots]
+    parent_of = by_id.get
     for node in nodes:
-        parent = node.ref.parent_id
-        if parent not in ids:
-            parent = None
-        kids = kids_of(parent)
-        if kids is None:
-            children[parent] = [node]
+        parent = parent_of(node.ref.parent_id)  # None for a root
+        if parent is None:
+            roots.append(node)
+        elif parent.kids is None:
+            parent.kids = [node]
+            groups.append(parent.kids)
         else:
-            kids.append(node)
+            parent.kids.append(node)
     if timed:
-        for kids in children.values():
+        for kids in groups:
             if len(kids) > 1:
                 kids.sort(key=_START)  # stable: equal starts keep step_index order
-    return children
+    return groups
 
 
 def _wall_clock(starts: list[Any], ends: list[Any]) -> tuple[float, float] | None:
