@@ -15,7 +15,7 @@ from agentdiff.diff.recovery import recoveries
 from agentdiff.diff.signatures import Signer
 from agentdiff.gate import evaluate_gate
 from agentdiff.gcpause import no_gc_pauses
-from agentdiff.models.report import Aligned, Change, DiffReport, LoopFinding, Op, StepRef
+from agentdiff.models.report import Aligned, Change, DiffReport, LoopFinding, Op
 from agentdiff.models.trace import AgentTrace
 
 __all__ = ["compare"]
@@ -62,7 +62,7 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
         divergence=divergence,
         loops=loops,
         deltas=found_deltas,
-        tool_counts=Counter(c_side.steps[i].name for i in c_side.call),
+        tool_counts=Counter(c_side.refs[i].name for i in c_side.call),
         thresholds=options.gate,
     )
     # every part is validated (summaries, gate) or built from validated steps (alignment)
@@ -99,23 +99,16 @@ def _entries(
             call = b_calls.get(b)
             same_call = call is not None and call == c_calls.get(c)
             changes = step_changes(b_steps[b], c_steps[c], normalizer, same_arguments=same_call)
-            base, cand = b_refs[b], c_refs[c]
-            op = _op(changes, base, cand, b_side, c_side, options)
-            out.append(entry(op, base, cand, changes))
+            op = _op(changes, b_side.rank[b], c_side.rank[c], options)
+            out.append(entry(op, b_refs[b], c_refs[c], changes))
     return out
 
 
 def _op(
-    changes: list[Change],
-    base: StepRef,
-    cand: StepRef,
-    b_side: Side,
-    c_side: Side,
-    options: CompareOptions,
+    changes: list[Change], b_rank: int | None, c_rank: int | None, options: CompareOptions
 ) -> Op:
     if changes and (options.compare_content or any(c.kind != "content" for c in changes)):
         return Op.CHANGE
-    b_rank, c_rank = b_side.rank.get(base.step_id), c_side.rank.get(cand.step_id)
     if b_rank is not None and c_rank is not None and b_rank != c_rank:
         return Op.REORDER
     return Op.MATCH

@@ -46,8 +46,8 @@ class Side:
     exact: list[int] = field(default_factory=list)
     call: dict[int, str] = field(default_factory=dict)
     """Position of each tool call → its call key."""
-    rank: dict[str, int] = field(default_factory=dict)
-    """step_id → original position inside its concurrent group (grouped steps only)."""
+    rank: list[int | None] = field(default_factory=list)
+    """Each step's original position inside its concurrent group (None: not grouped)."""
     wall_clock: tuple[float, float] | None = None
     """Earliest start and latest end over the steps that have them (epoch seconds)."""
 
@@ -66,6 +66,8 @@ class _Node:
     end: Any
     kids: list[_Node] | None = None
     """Its children, in order (None: a leaf)."""
+    rank: int | None = None
+    """Its original position inside its concurrent group (None: not grouped)."""
 
 
 def prepare(trace: AgentTrace, signer: Signer) -> Side:
@@ -81,7 +83,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     side = Side(wall_clock=_wall_clock(starts, ends))
     for kids in groups:
         if len(kids) > 1:
-            _canonicalize(kids, side.rank, timed=timed)
+            _canonicalize(kids, timed=timed)
     _preorder(groups[0], side, signer)
     return side
 
@@ -114,6 +116,7 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
 def _preorder(roots: list[_Node], side: Side, signer: Signer) -> None:
     """Depth-first pre-order from the roots (every parent before its children) into `side`."""
     steps, refs, base, exact, call = side.steps, side.refs, side.base, side.exact, side.call
+    rank = side.rank
     exact_of = signer.exact_of
     stack = list(reversed(roots))
     pop, extend = stack.pop, stack.extend
@@ -124,6 +127,7 @@ def _preorder(roots: list[_Node], side: Side, signer: Signer) -> None:
             call[len(steps)] = key
         steps.append(node.step)
         refs.append(node.ref)
+        rank.append(node.rank)
         base.append(node.base)
         exact.append(exact_of(node.base, node.failed, key))
         kids = node.kids
@@ -211,7 +215,7 @@ def _wall_clock(starts: list[Any], ends: list[Any]) -> tuple[float, float] | Non
     return (first, last) if first is not None and last is not None else None
 
 
-def _canonicalize(kids: list[_Node], rank: dict[str, int], *, timed: bool) -> None:
+def _canonicalize(kids: list[_Node], *, timed: bool) -> None:
     start = 0
     while start < len(kids):
         end = start + 1
@@ -220,7 +224,7 @@ def _canonicalize(kids: list[_Node], rank: dict[str, int], *, timed: bool) -> No
         if end - start > 1:
             group = kids[start:end]
             for position, node in enumerate(group):
-                rank[node.ref.step_id] = position
+                node.rank = position
             # an intrinsic key (not interning order), so both sides sort alike whichever is first
             group.sort(key=_canonical_key)
             kids[start:end] = group
