@@ -49,7 +49,11 @@ def _key_kind(key: str) -> str:
 
 def is_volatile(key: str, value: Any) -> bool:
     """True when `value` under `key` is an id or a timestamp/duration: never behaviour."""
-    kind = _key_kind(key)
+    return _volatile(_key_kind(key), value)
+
+
+def _volatile(kind: str, value: Any) -> bool:
+    """`is_volatile` once the key's kind is known."""
     if kind == "time":
         return True
     if kind == "id":
@@ -96,7 +100,7 @@ def _strip(value: Any) -> Any:
         out = {}
         for key, item in value.items():
             kind = _key_kind(key) if isinstance(key, str) else ""
-            if kind and is_volatile(key, item):
+            if kind and _volatile(kind, item):
                 continue
             out[key] = _strip(item) if isinstance(item, (dict, list)) else item
         return out
