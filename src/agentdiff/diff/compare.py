@@ -15,12 +15,10 @@ from agentdiff.diff.recovery import recoveries
 from agentdiff.diff.signatures import Signer
 from agentdiff.gate import evaluate_gate
 from agentdiff.gcpause import no_gc_pauses
-from agentdiff.models.report import Aligned, Change, DiffReport, LoopFinding, Op
+from agentdiff.models.report import ON_PATH, Aligned, Change, DiffReport, LoopFinding, Op
 from agentdiff.models.trace import AgentTrace
 
 __all__ = ["compare"]
-
-_ON_PATH = (Op.MATCH, Op.REORDER)
 
 
 def compare(
@@ -73,7 +71,7 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
         content_changes=sum(
             any(c.kind == "content" for c in e.changes) for e in entries if e.changes
         ),
-        first_divergence=next((e for e in entries if e.op not in _ON_PATH), None),
+        first_divergence=next((e for e in entries if e.op not in ON_PATH), None),
         alignment=entries,
         loops=loops,
         recovery=recoveries(pairs, ops, c_side),

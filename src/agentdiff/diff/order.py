@@ -117,7 +117,7 @@ def _preorder(roots: list[_Node], side: Side, signer: Signer) -> None:
     """Depth-first pre-order from the roots (every parent before its children) into `side`."""
     steps, refs, base, exact, call = side.steps, side.refs, side.base, side.exact, side.call
     rank = side.rank
-    exact_of = signer.exact_of
+    exact_of = signer.exact
     stack = list(reversed(roots))
     pop, extend = stack.pop, stack.extend
     while stack:

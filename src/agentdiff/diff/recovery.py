@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from agentdiff.diff.align import Pair
 from agentdiff.diff.order import Side
-from agentdiff.models.report import Op, Recovery
+from agentdiff.models.report import ON_PATH, Op, Recovery
 from agentdiff.models.trace import StepStatus
 
 __all__ = ["recoveries"]
-
-_ON_PATH = frozenset((Op.MATCH, Op.REORDER))
 
 
 def recoveries(pairs: list[Pair], ops: list[Op], candidate: Side) -> list[Recovery]:
@@ -25,7 +23,7 @@ def recoveries(pairs: list[Pair], ops: list[Op], candidate: Side) -> list[Recove
         position = pair.candidate
         if position is None or candidate.refs[position].status is not StepStatus.ERROR:
             continue
-        target = i if ops[i] in _ON_PATH else next_on_path[i]
+        target = i if ops[i] in ON_PATH else next_on_path[i]
         steps = None
         if target is not None:
             steps = sum(1 for p in pairs[i:target] if p.candidate is not None)
@@ -45,7 +43,7 @@ def _next_on_path(pairs: list[Pair], ops: list[Op]) -> list[int | None]:
     upcoming: int | None = None
     for i in range(len(pairs) - 1, -1, -1):
         out[i] = upcoming
-        if ops[i] in _ON_PATH and pairs[i].candidate is not None:
+        if ops[i] in ON_PATH and pairs[i].candidate is not None:
             upcoming = i
     return out
 

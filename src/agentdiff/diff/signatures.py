@@ -16,7 +16,7 @@ from collections.abc import Hashable
 import orjson
 
 from agentdiff.diff.normalize import Normalizer
-from agentdiff.models.trace import StepStatus, TraceStep
+from agentdiff.models.trace import TraceStep
 
 __all__ = ["Signer"]
 
@@ -38,16 +38,12 @@ class Signer:
             key = (*key, tuple(sorted(step.input_payload)))
         return self._ids.setdefault(key, len(self._ids))
 
-    def exact(self, base: int, step: TraceStep, call: str | None) -> int:
+    def exact(self, base: int, failed: bool, call: str | None) -> int:
         """Base + failed-or-not (+ the call key of a tool call), as an integer.
 
         Other steps need no interning (`2·base + failed`, never negative); tool calls intern
         their call key into negative ids, so the two kinds never collide.
         """
-        return self.exact_of(base, step.status is StepStatus.ERROR, call)
-
-    def exact_of(self, base: int, failed: bool, call: str | None) -> int:
-        """`exact` from the step's failed-or-not flag."""
         if call is None:
             return 2 * base + failed
         key = (base, failed, call)

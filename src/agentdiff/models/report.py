@@ -10,17 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
-from typing_extensions import Self
 
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
-_R = TypeVar("_R", bound="_Record")
-
 __all__ = [
+    "ON_PATH",
     "REPORT_VERSION",
     "Aligned",
     "Change",
@@ -49,31 +47,12 @@ class Op(str, Enum):
     REORDER = "reorder"
 
 
+ON_PATH = frozenset((Op.MATCH, Op.REORDER))
+"""Ops that keep the candidate on the baseline's path (they count as agreement)."""
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-    @classmethod
-    def trusted(cls, **values: Any) -> Self:
-        """Build from values the engine derived from validated data, skipping validation.
-
-        Every field must be given.
-        """
-        return _trusted(cls, values)
-
-
-_FIELDS_SET: dict[type[BaseModel], set[str]] = {}
-
-
-def _trusted(cls: type[_R], values: dict[str, Any]) -> _R:
-    record = object.__new__(cls)
-    fields_set = _FIELDS_SET.get(cls)
-    if fields_set is None:
-        fields_set = _FIELDS_SET[cls] = set(cls.model_fields)
-    object.__setattr__(record, "__dict__", values)
-    object.__setattr__(record, "__pydantic_fields_set__", fields_set)
-    object.__setattr__(record, "__pydantic_extra__", None)
-    object.__setattr__(record, "__pydantic_private__", None)
-    return record
 
 
 # The alignment holds one `Aligned` and two `StepRef`s per step: 300,000 records for 100,000
