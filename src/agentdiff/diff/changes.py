@@ -18,7 +18,7 @@ __all__ = ["MAX_CHANGES", "step_changes"]
 _Kind = Literal["argument", "status", "content"]
 
 MAX_CHANGES = 20
-"""Field differences kept per step pair (the rest are summarized by the count)."""
+"""Field differences listed per step pair; further differences of that pair are not listed."""
 
 
 def step_changes(
