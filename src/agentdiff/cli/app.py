@@ -60,6 +60,7 @@ def main() -> None:
     delay the exit (about a second on 100,000 steps), so the process ends without doing it once
     its output is flushed and closed.
     """
+    state.exiting = True
     with no_gc_pauses():
         try:
             app()

@@ -89,7 +89,8 @@ def compare(
             write_output(ERROR_RENDERERS[name](str(exc)), output)
         raise
     report = compare_traces(base, cand, options=options)
-    state.retained.append((base, cand, report))
+    if state.exiting:
+        state.retained.append((base, cand, report))
     write_output(render(report, name, _render_options(output, color)), output)
     if update_baseline:
         _update_baseline(baseline, cand, report, force)

@@ -25,8 +25,10 @@ R = TypeVar("R")
 
 class _State:
     debug: bool = bool(os.environ.get("AGENTDIFF_DEBUG"))
+    exiting: bool = False
+    """True in the console script, which ends the process right after the command (`app.main`)."""
     retained: list[object] = []  # noqa: RUF012 - process-wide on purpose
-    """Large results kept alive until the process exits (see `app.main`)."""
+    """Large results kept alive until that exit; empty when the app is embedded (tests, calls)."""
 
 
 state = _State()
