@@ -40,6 +40,7 @@ demo: install
 
 lint: install-dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 test: install-dev lint

@@ -32,8 +32,9 @@ CREWAI = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "real" / "
 
 def tool_calls(trace: AgentTrace) -> list[str]:
     """`name(arguments)` for every tool step, in execution order."""
-    return [f"{s.name}({s.input_payload})" for s in trace.steps
-            if s.step_type is StepType.TOOL_CALL]
+    return [
+        f"{s.name}({s.input_payload})" for s in trace.steps if s.step_type is StepType.TOOL_CALL
+    ]
 
 
 def main() -> None:
@@ -42,8 +43,10 @@ def main() -> None:
     kickoff = load_trace(CREWAI / "error_retry" / "candidate.kickoff.json")
     tokens = kickoff.total_tokens
     console.rule("CrewAI kickoff output (error_retry candidate)")
-    console.print(f"format: {(kickoff.metadata or {})['source_format']}, agents: "
-                  f"{kickoff.agent_name}, {tokens.total_tokens if tokens else None} tokens")
+    console.print(
+        f"format: {(kickoff.metadata or {})['source_format']}, agents: "
+        f"{kickoff.agent_name}, {tokens.total_tokens if tokens else None} tokens"
+    )
     console.print(trace_tree(kickoff))
     for step in kickoff.steps:
         if step.status is StepStatus.ERROR:
@@ -52,15 +55,19 @@ def main() -> None:
     events = load_trace(CREWAI / "error_retry" / "candidate.events.json")
     llm = [s for s in events.steps if s.step_type is StepType.LLM_CALL]
     console.rule("the same run as a CrewAI trace-event batch")
-    console.print(f"crew {events.agent_name}: {len(llm)} LLM calls, "
-                  f"{events.total_tokens.total_tokens if events.total_tokens else None} tokens, "
-                  f"{events.total_latency_ms or 0:.0f} ms; "
-                  f"same tool calls {tool_calls(events) == tool_calls(kickoff)}")
+    console.print(
+        f"crew {events.agent_name}: {len(llm)} LLM calls, "
+        f"{events.total_tokens.total_tokens if events.total_tokens else None} tokens, "
+        f"{events.total_latency_ms or 0:.0f} ms; "
+        f"same tool calls {tool_calls(events) == tool_calls(kickoff)}"
+    )
 
     for scenario, shape in (("error_retry", "kickoff"), ("loop", "events")):
         console.rule(f"{scenario}: baseline vs candidate ({shape})")
-        report = compare(load_trace(CREWAI / scenario / f"baseline.{shape}.json"),
-                         load_trace(CREWAI / scenario / f"candidate.{shape}.json"))
+        report = compare(
+            load_trace(CREWAI / scenario / f"baseline.{shape}.json"),
+            load_trace(CREWAI / scenario / f"candidate.{shape}.json"),
+        )
         print(render(report, "terminal", RenderOptions(width=console.width)))
 
 

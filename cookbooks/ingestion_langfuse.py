@@ -32,16 +32,20 @@ def main(folder: Path) -> None:
         trace = load_trace(folder / "error_retry" / f"candidate.{suffix}")
         usage = trace.total_tokens
         cost = usage.estimated_cost_usd if usage else None
-        console.print(f"{suffix:22s} adapter={(trace.metadata or {}).get('source_format')} "
-                      f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None} "
-                      f"cost={'unknown' if cost is None else f'${cost:.7f}'}")
+        console.print(
+            f"{suffix:22s} adapter={(trace.metadata or {}).get('source_format')} "
+            f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None} "
+            f"cost={'unknown' if cost is None else f'${cost:.7f}'}"
+        )
 
     console.rule("the error_retry candidate, from the OTLP export")
     console.print(trace_tree(load_trace(folder / "error_retry" / "candidate.otlp.json")))
 
     console.rule("loop scenario: baseline vs candidate")
-    report = compare(load_trace(folder / "loop" / "baseline.json"),
-                     load_trace(folder / "loop" / "candidate.json"))
+    report = compare(
+        load_trace(folder / "loop" / "baseline.json"),
+        load_trace(folder / "loop" / "candidate.json"),
+    )
     print(render(report, "terminal", RenderOptions(width=console.width)))
 
 

@@ -31,8 +31,9 @@ SHAPES = ("messages", "lc_dumps", "model_dump", "openai", "checkpoint", "channel
 
 def tool_calls(trace: AgentTrace) -> list[str]:
     """`name(arguments)` for every tool step, in execution order."""
-    return [f"{s.name}({s.input_payload})" for s in trace.steps
-            if s.step_type is StepType.TOOL_CALL]
+    return [
+        f"{s.name}({s.input_payload})" for s in trace.steps if s.step_type is StepType.TOOL_CALL
+    ]
 
 
 def main() -> None:
@@ -41,20 +42,26 @@ def main() -> None:
     state = load_trace(LANGGRAPH / "detour" / "candidate.state.json")
     meta = state.metadata or {}
     console.rule("LangGraph state snapshot (detour candidate)")
-    console.print(f"format: {meta['source_format']}, thread {state.trace_id}, "
-                  f"snapshot taken {meta.get('created_at')}")
+    console.print(
+        f"format: {meta['source_format']}, thread {state.trace_id}, "
+        f"snapshot taken {meta.get('created_at')}"
+    )
     console.print(trace_tree(state))
 
     for shape in SHAPES:
         other = load_trace(LANGGRAPH / "detour" / f"candidate.{shape}.json")
         tokens = other.total_tokens.total_tokens if other.total_tokens else None
-        console.print(f"{shape:>15}: same tool calls {tool_calls(other) == tool_calls(state)}, "
-                      f"{tokens} tokens")
+        console.print(
+            f"{shape:>15}: same tool calls {tool_calls(other) == tool_calls(state)}, "
+            f"{tokens} tokens"
+        )
 
     for scenario, shape in (("detour", "state"), ("loop", "messages")):
         console.rule(f"{scenario}: baseline vs candidate ({shape})")
-        report = compare(load_trace(LANGGRAPH / scenario / f"baseline.{shape}.json"),
-                         load_trace(LANGGRAPH / scenario / f"candidate.{shape}.json"))
+        report = compare(
+            load_trace(LANGGRAPH / scenario / f"baseline.{shape}.json"),
+            load_trace(LANGGRAPH / scenario / f"candidate.{shape}.json"),
+        )
         print(render(report, "terminal", RenderOptions(width=console.width)))
 
 

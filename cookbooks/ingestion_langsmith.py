@@ -43,20 +43,26 @@ def main(folder: Path) -> None:
         trace = load_trace(folder / "error_retry" / f"candidate.{shape}.json")
         usage = trace.total_tokens
         tools = [s.name for s in trace.steps if s.step_type is StepType.TOOL_CALL]
-        console.print(f"{shape:6s} adapter={(trace.metadata or {}).get('source_format')} "
-                      f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None} "
-                      f"tools={','.join(tools)}")
+        console.print(
+            f"{shape:6s} adapter={(trace.metadata or {}).get('source_format')} "
+            f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None} "
+            f"tools={','.join(tools)}"
+        )
 
     trace = load_trace(folder / "error_retry" / "candidate.flat.json")
-    console.rule("the error_retry candidate, from the flat run list "
-                 "(LangChain's Prompt and should_continue steps hidden)")
+    console.rule(
+        "the error_retry candidate, from the flat run list "
+        "(LangChain's Prompt and should_continue steps hidden)"
+    )
     console.print(trace_tree(without(trace, {"Prompt", "should_continue"})))
     console.print(f"final output: {(trace.final_output or {}).get('output')}")
 
     for scenario in ("loop", "error_retry"):
         console.rule(f"{scenario}: baseline vs candidate")
-        report = compare(load_trace(folder / scenario / "baseline.nested.json"),
-                         load_trace(folder / scenario / "candidate.nested.json"))
+        report = compare(
+            load_trace(folder / scenario / "baseline.nested.json"),
+            load_trace(folder / scenario / "candidate.nested.json"),
+        )
         print(render(report, "terminal", RenderOptions(width=console.width)))
 
 

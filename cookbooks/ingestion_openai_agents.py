@@ -33,8 +33,10 @@ def main(folder: Path) -> None:
     for shape, suffix in SHAPES.items():
         trace = load_trace(folder / "error_retry" / f"candidate.{suffix}")
         usage = trace.total_tokens
-        console.print(f"{shape:7s} adapter={(trace.metadata or {}).get('source_format')} "
-                      f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None}")
+        console.print(
+            f"{shape:7s} adapter={(trace.metadata or {}).get('source_format')} "
+            f"steps={len(trace.steps)} tokens={usage.total_tokens if usage else None}"
+        )
 
     trace = load_trace(folder / "error_retry" / "candidate.ingest.json")
     console.rule("the error_retry candidate, from the ingest body")
@@ -43,8 +45,10 @@ def main(folder: Path) -> None:
 
     for scenario in ("detour", "error_retry"):
         console.rule(f"{scenario}: baseline vs candidate")
-        report = compare(load_trace(folder / scenario / "baseline.json"),
-                         load_trace(folder / scenario / "candidate.json"))
+        report = compare(
+            load_trace(folder / scenario / "baseline.json"),
+            load_trace(folder / scenario / "candidate.json"),
+        )
         print(render(report, "terminal", RenderOptions(width=console.width)))
 
 

@@ -27,8 +27,9 @@ REAL = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "real"
 
 def tool_calls(trace: AgentTrace) -> list[str]:
     """`name(arguments)` for every tool step, in execution order."""
-    return [f"{s.name}({s.input_payload})" for s in trace.steps
-            if s.step_type is StepType.TOOL_CALL]
+    return [
+        f"{s.name}({s.input_payload})" for s in trace.steps if s.step_type is StepType.TOOL_CALL
+    ]
 
 
 def main() -> None:
@@ -47,8 +48,10 @@ def main() -> None:
     candidate = load_trace(REAL / "genai" / "loop" / "candidate.otlp.json")
     for label, trace in (("baseline", baseline), ("candidate", candidate)):
         tokens = trace.total_tokens.total_tokens if trace.total_tokens else None
-        console.print(f"{label}: {len(trace.steps)} steps, {tokens} tokens, "
-                      f"tools: {', '.join(tool_calls(trace))}")
+        console.print(
+            f"{label}: {len(trace.steps)} steps, {tokens} tokens, "
+            f"tools: {', '.join(tool_calls(trace))}"
+        )
     print(render(compare(baseline, candidate), "terminal", RenderOptions(width=console.width)))
 
 

@@ -46,7 +46,8 @@ class RealSource:
         self.name = name
         self.folder = REAL / name
         self.manifest: dict[str, Any] = json.loads(
-            (self.folder / "manifest.json").read_text(encoding="utf-8"))
+            (self.folder / "manifest.json").read_text(encoding="utf-8")
+        )
         self.shapes: tuple[str, ...] = tuple(self.manifest["shapes"])
 
     def __repr__(self) -> str:
@@ -60,7 +61,8 @@ class RealSource:
     def facts(self, scenario: str, side: str) -> dict[str, Any]:
         """What the live run recorded about this side of the scenario."""
         data: dict[str, Any] = json.loads(
-            (self.folder / scenario / f"{side}.facts.json").read_text(encoding="utf-8"))
+            (self.folder / scenario / f"{side}.facts.json").read_text(encoding="utf-8")
+        )
         return data
 
     def load(self, shape: str, scenario: str, side: str) -> AgentTrace:
@@ -69,8 +71,12 @@ class RealSource:
 
     def cases(self) -> list[tuple[str, str, str]]:
         """Every (shape, scenario, side) of this source."""
-        return [(shape, scenario, side)
-                for shape in self.shapes for scenario in SCENARIOS for side in SIDES]
+        return [
+            (shape, scenario, side)
+            for shape in self.shapes
+            for scenario in SCENARIOS
+            for side in SIDES
+        ]
 
 
 def real_sources() -> list[RealSource]:
@@ -124,10 +130,14 @@ def other_documents(adapter: str) -> list[Path]:
     All shapes, scenarios and sides of every manifest, then the shared reference files (when
     present): the inputs a detection test must not claim.
     """
-    found = [source.path(shape, scenario, side)
-             for source in real_sources() for shape in source.shapes
-             if source.manifest["shapes"][shape]["adapter"] != adapter
-             for scenario in SCENARIOS for side in SIDES]
+    found = [
+        source.path(shape, scenario, side)
+        for source in real_sources()
+        for shape in source.shapes
+        if source.manifest["shapes"][shape]["adapter"] != adapter
+        for scenario in SCENARIOS
+        for side in SIDES
+    ]
     if SHARED.is_dir():
         for folder in sorted(p for p in SHARED.iterdir() if p.is_dir()):
             if SHARED_ADAPTERS[folder.name] != adapter:

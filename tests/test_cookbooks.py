@@ -25,16 +25,23 @@ EXPECTED: dict[str, list[str]] = {
         "loop Weather Researcher/get_weather ×4 (new)",
     ],
     "ingestion_langfuse.py": [
-        "json ", "snake.json ", "v2_observations.json ", "otlp.json ",
+        "json ",
+        "snake.json ",
+        "v2_observations.json ",
+        "otlp.json ",
         "4×adapter=langfuse steps=10 tokens=572",
         "tool_call get_weather",
         r"re:tool_call get_weather +error .*weather service unavailable \(HTTP 503\), please retry",
         "loop get_weather ×4 (new)",
     ],
     "ingestion_langgraph.py": [
-        "format: langgraph", "tool_call geocode", "tool_call web_search",
-        r"re:routing +get_weather", r"re:response +final_answer",
-        "6×same tool calls True", "not:same tool calls False",
+        "format: langgraph",
+        "tool_call geocode",
+        "tool_call web_search",
+        r"re:routing +get_weather",
+        r"re:response +final_answer",
+        "6×same tool calls True",
+        "not:same tool calls False",
         "first divergence: row 3, + web_search",
         "loop get_weather ×4 (new)",
     ],
@@ -55,7 +62,8 @@ EXPECTED: dict[str, list[str]] = {
         "flat   adapter=langsmith steps=31 tokens=2288 tools=geocode,get_weather,get_weather",
         r"re:tool_call get_weather +error .*TimeoutError: weather service timeout",
         "llm_call  ScriptedChatModel",
-        "not:routing   Prompt", "not:routing   should_continue",
+        "not:routing   Prompt",
+        "not:routing   should_continue",
         "final output: It is 65.1°F in Paris right now",
         # the Deltas table of loop
         r"re:tool calls +2 +5 .*\nLLM calls +3 +6 .*\n.*\n.*\n.*\ntotal tokens +1,532 +4,136",
@@ -63,7 +71,8 @@ EXPECTED: dict[str, list[str]] = {
         "error in get_weather: retried after 1 step",
     ],
     "ingestion_openinference.py": [
-        "tool_call geocode", "tool_call web_search",
+        "tool_call geocode",
+        "tool_call web_search",
         "OTLP JSON Lines loads the same tool calls: True",
         "loop get_weather ×4 (new)",
         "baseline: 6 steps, 715 tokens",
@@ -77,8 +86,13 @@ def test_every_cookbook_is_checked():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_cookbook_runs_and_shows_what_it_promises(name):
-    result = subprocess.run([sys.executable, str(COOKBOOKS / name)], capture_output=True,
-                            text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, str(COOKBOOKS / name)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     for expected in EXPECTED[name]:
         _check(result.stdout, expected)
@@ -87,7 +101,7 @@ def test_cookbook_runs_and_shows_what_it_promises(name):
 def _check(out: str, expected: str) -> None:
     count = re.match(r"(\d+)×", expected)
     if count:
-        assert out.count(expected[count.end():]) == int(count.group(1)), expected
+        assert out.count(expected[count.end() :]) == int(count.group(1)), expected
     elif expected.startswith("re:"):
         assert re.search(expected[3:], out), expected
     elif expected.startswith("not:"):

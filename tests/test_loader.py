@@ -103,7 +103,9 @@ def test_validation_error_names_the_json_path(tmp_path, spec_example):
     data["steps"][1]["step_type"] = "dance"
     target = tmp_path / "bad.json"
     target.write_text(json.dumps(data))
-    with pytest.raises(TraceValidationError, match=r"bad.json: steps\[1\]\.step_type: Input should be"):
+    with pytest.raises(
+        TraceValidationError, match=r"bad.json: steps\[1\]\.step_type: Input should be"
+    ):
         load_trace(target)
 
 

@@ -7,8 +7,14 @@ from agentdiff.loader import parse_trace_data
 
 
 def _step(step_id: str, parent: str | None = None, index: int = 0, **extra) -> dict:
-    return {"step_id": step_id, "parent_id": parent, "step_index": index,
-            "step_type": "tool_call", "name": "t", **extra}
+    return {
+        "step_id": step_id,
+        "parent_id": parent,
+        "step_index": index,
+        "step_type": "tool_call",
+        "name": "t",
+        **extra,
+    }
 
 
 def _trace(*steps: dict, **extra) -> dict:
@@ -22,8 +28,9 @@ def test_spec_example_loads_both_ways(spec_example):
     by_data = parse_trace_data(orjson.loads(spec_example.read_bytes()), adapter_name="generic")
     for trace in (by_file, by_data):
         assert list(nx.topological_sort(trace.to_networkx())) == ["step-1", "step-2"]
-        assert trace.steps[1].tokens == TokenUsage(prompt_tokens=150, completion_tokens=80,
-                                                    total_tokens=230, estimated_cost_usd=0.0035)
+        assert trace.steps[1].tokens == TokenUsage(
+            prompt_tokens=150, completion_tokens=80, total_tokens=230, estimated_cost_usd=0.0035
+        )
         assert trace.metadata == {"source_format": "generic"}
 
 
@@ -35,11 +42,23 @@ def test_graph_carries_step_fields_as_node_attributes(spec_example):
 
 
 def test_optional_fields_accept_explicit_null():
-    trace = AgentTrace.model_validate(_trace(
-        _step("a", output_payload=None, error_message=None, latency_ms=None, tokens=None,
-              metadata=None),
-        agent_version=None, final_output=None, total_latency_ms=None, total_tokens=None,
-        metadata=None))
+    trace = AgentTrace.model_validate(
+        _trace(
+            _step(
+                "a",
+                output_payload=None,
+                error_message=None,
+                latency_ms=None,
+                tokens=None,
+                metadata=None,
+            ),
+            agent_version=None,
+            final_output=None,
+            total_latency_ms=None,
+            total_tokens=None,
+            metadata=None,
+        )
+    )
     assert trace.total_tokens is None
     assert trace.steps[0].status is StepStatus.SUCCESS
 
@@ -51,16 +70,24 @@ def test_unknown_is_not_zero():
     assert AgentTrace(trace_id="x", agent_name="y").total_tokens is None
 
 
-@pytest.mark.parametrize("bad", [{"latency_ms": float("nan")}, {"latency_ms": -1.0},
-                                 {"tokens": {"prompt_tokens": -3}},
-                                 {"tokens": {"estimated_cost_usd": float("inf")}}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"latency_ms": float("nan")},
+        {"latency_ms": -1.0},
+        {"tokens": {"prompt_tokens": -3}},
+        {"tokens": {"estimated_cost_usd": float("inf")}},
+    ],
+)
 def test_nan_and_negative_numbers_are_rejected(bad):
     with pytest.raises(ValidationError):
         AgentTrace.model_validate(_trace(_step("a", **bad)))
 
 
 def test_duplicate_step_ids_name_the_steps():
-    with pytest.raises(ValidationError, match=r"duplicate step_id 'a' at steps\[0\] and steps\[1\]"):
+    with pytest.raises(
+        ValidationError, match=r"duplicate step_id 'a' at steps\[0\] and steps\[1\]"
+    ):
         AgentTrace.model_validate(_trace(_step("a"), _step("a", index=1)))
 
 

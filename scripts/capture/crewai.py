@@ -34,13 +34,15 @@ from typing import Any
 
 # This file is named like the package it captures: keep its own folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-os.environ.update({
-    "CREWAI_DISABLE_TELEMETRY": "true",
-    "OTEL_SDK_DISABLED": "true",
-    "CREWAI_TRACING_ENABLED": "false",
-    "CREWAI_TESTING": "true",
-    "OPENAI_API_KEY": "sk-scripted-offline",
-})
+os.environ.update(
+    {
+        "CREWAI_DISABLE_TELEMETRY": "true",
+        "OTEL_SDK_DISABLED": "true",
+        "CREWAI_TRACING_ENABLED": "false",
+        "CREWAI_TESTING": "true",
+        "OPENAI_API_KEY": "sk-scripted-offline",
+    }
+)
 
 from crewai import LLM, Agent, Crew, Process, Task  # noqa: E402
 from crewai.events.event_bus import crewai_event_bus  # noqa: E402
@@ -53,11 +55,15 @@ WEATHER, ADVISOR = "Weather Researcher", "Travel Advisor"
 PRODUCED_BY = {pkg: version(pkg) for pkg in ("crewai", "openai")}
 PARIS = {"latitude": 48.8566, "longitude": 2.3522}
 WEATHER_TEXT = "Paris right now: 18.4°C, light rain, humidity 81%, wind 14 km/h."
-ADVICE_TEXT = ("It's about 65°F (18.4°C) in Paris with light rain. Pack a compact umbrella, a light "
-               "waterproof jacket and shoes that can handle wet pavements.")
+ADVICE_TEXT = (
+    "It's about 65°F (18.4°C) in Paris with light rain. Pack a compact umbrella, a light "
+    "waterproof jacket and shoes that can handle wet pavements."
+)
 REWORDED_WEATHER = "Currently in Paris: light rain at 18.4°C, 81% humidity and a 14 km/h wind."
-REWORDED_ADVICE = ("Expect roughly 65°F (18.4°C) and drizzle in Paris: bring an umbrella, a thin "
-                   "rain jacket and water-resistant shoes.")
+REWORDED_ADVICE = (
+    "Expect roughly 65°F (18.4°C) and drizzle in Paris: bring an umbrella, a thin "
+    "rain jacket and water-resistant shoes."
+)
 TOOL_ERROR = "weather service unavailable (HTTP 503), please retry"
 
 
@@ -76,8 +82,9 @@ class Recorder:
     def tool(self, agent: str, name: str, arguments: dict[str, Any]) -> None:
         error = TOOL_ERROR if name in self.fail_next else None
         self.fail_next.discard(name)
-        self.tool_calls.append({"name": name, "arguments": arguments, "error": error,
-                                "agent": agent})
+        self.tool_calls.append(
+            {"name": name, "arguments": arguments, "error": error, "agent": agent}
+        )
         if error:
             raise RuntimeError(error)
 
@@ -96,9 +103,17 @@ def geocode(city: str) -> str:
 def get_weather(latitude: float, longitude: float) -> str:
     """Get current weather (temperature in Celsius, conditions, humidity, wind) at a location."""
     REC.tool(WEATHER, "get_weather", {"latitude": latitude, "longitude": longitude})
-    return json.dumps({"latitude": latitude, "longitude": longitude,
-                       "observed_at": "2026-11-30T06:00:00Z", "temperature_c": 18.4,
-                       "condition": "light rain", "humidity": 81, "wind_kph": 14})
+    return json.dumps(
+        {
+            "latitude": latitude,
+            "longitude": longitude,
+            "observed_at": "2026-11-30T06:00:00Z",
+            "temperature_c": 18.4,
+            "condition": "light rain",
+            "humidity": 81,
+            "wind_kph": 14,
+        }
+    )
 
 
 @tool("search")
@@ -127,14 +142,27 @@ CALC = [_call("calculator", expression="18.4 * 9 / 5 + 32")]
 BASELINE = {WEATHER: [GEOCODE, WEATHER_CALL, WEATHER_TEXT], ADVISOR: [CALC, ADVICE_TEXT]}
 CANDIDATES: dict[str, dict[str, list[Any]]] = {
     "identical": BASELINE,
-    "detour": {WEATHER: [GEOCODE, [_call("search", query="Paris weather today")], WEATHER_CALL,
-                         WEATHER_TEXT], ADVISOR: [CALC, ADVICE_TEXT]},
-    "loop": {WEATHER: [GEOCODE, WEATHER_CALL, WEATHER_CALL, WEATHER_CALL, WEATHER_CALL,
-                       WEATHER_TEXT], ADVISOR: [CALC, ADVICE_TEXT]},
-    "error_retry": {WEATHER: [GEOCODE, WEATHER_CALL, WEATHER_CALL, WEATHER_TEXT],
-                    ADVISOR: [CALC, ADVICE_TEXT]},
-    "reworded": {WEATHER: [GEOCODE, WEATHER_CALL, REWORDED_WEATHER],
-                 ADVISOR: [CALC, REWORDED_ADVICE]},
+    "detour": {
+        WEATHER: [
+            GEOCODE,
+            [_call("search", query="Paris weather today")],
+            WEATHER_CALL,
+            WEATHER_TEXT,
+        ],
+        ADVISOR: [CALC, ADVICE_TEXT],
+    },
+    "loop": {
+        WEATHER: [GEOCODE, WEATHER_CALL, WEATHER_CALL, WEATHER_CALL, WEATHER_CALL, WEATHER_TEXT],
+        ADVISOR: [CALC, ADVICE_TEXT],
+    },
+    "error_retry": {
+        WEATHER: [GEOCODE, WEATHER_CALL, WEATHER_CALL, WEATHER_TEXT],
+        ADVISOR: [CALC, ADVICE_TEXT],
+    },
+    "reworded": {
+        WEATHER: [GEOCODE, WEATHER_CALL, REWORDED_WEATHER],
+        ADVISOR: [CALC, REWORDED_ADVICE],
+    },
 }
 FAILS = {"error_retry": {"get_weather"}}
 
@@ -155,21 +183,31 @@ def _completion(request: dict[str, Any]) -> dict[str, Any]:
         message["content"], finish = turn, "stop"
     else:
         message["tool_calls"] = [
-            {"id": "call_" + secrets.token_urlsafe(18)[:24], "type": "function",
-             "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}}
-            for c in turn]
+            {
+                "id": "call_" + secrets.token_urlsafe(18)[:24],
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+            }
+            for c in turn
+        ]
         finish = "tool_calls"
     prompt = max(1, len(json.dumps(request["messages"])) // 4)
     completion = max(1, len(json.dumps(message)) // 4)
     REC.llm_calls += 1
     REC.prompt_tokens += prompt
     REC.completion_tokens += completion
-    return {"id": "chatcmpl-" + secrets.token_urlsafe(22)[:29], "object": "chat.completion",
-            "created": int(time.time()), "model": request.get("model", "gpt-4o-mini"),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish,
-                         "logprobs": None}],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion}}
+    return {
+        "id": "chatcmpl-" + secrets.token_urlsafe(22)[:29],
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "gpt-4o-mini"),
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    }
 
 
 class ScriptedChatCompletions(BaseHTTPRequestHandler):
@@ -208,14 +246,25 @@ class EventTap:
     def batch(self) -> dict[str, Any]:
         listener = TraceCollectionListener()
         # CrewAI's own event → TraceEvent conversion (what its tracing backend receives).
-        events = [listener._create_trace_event(e.type, s, e)  # noqa: SLF001
-                  for s, e in self.seen]
-        events.sort(key=lambda e: (e.emission_sequence if e.emission_sequence is not None
-                                   else float("inf"), e.timestamp or ""))
+        events = [
+            listener._create_trace_event(e.type, s, e)  # noqa: SLF001
+            for s, e in self.seen
+        ]
+        events.sort(
+            key=lambda e: (
+                e.emission_sequence if e.emission_sequence is not None else float("inf"),
+                e.timestamp or "",
+            )
+        )
         self.seen.clear()
-        return {"events": [e.to_dict() for e in events],
-                "batch_metadata": {"events_count": len(events), "batch_sequence": 1,
-                                   "is_final_batch": True}}
+        return {
+            "events": [e.to_dict() for e in events],
+            "batch_metadata": {
+                "events_count": len(events),
+                "batch_sequence": 1,
+                "is_final_batch": True,
+            },
+        }
 
 
 # --------------------------------------------------------------------------- the crew
@@ -223,27 +272,54 @@ def build_crew(base_url: str) -> tuple[Crew, list[Task]]:
     # One LLM per agent: when agents share an LLM object, CrewAI 1.15.30 adds the shared
     # usage once per agent and CrewOutput.token_usage comes out doubled.
     def llm() -> LLM:
-        return LLM(model="gpt-4o-mini", base_url=base_url, api_key="sk-scripted-offline",
-                   temperature=0.2)
+        return LLM(
+            model="gpt-4o-mini", base_url=base_url, api_key="sk-scripted-offline", temperature=0.2
+        )
 
-    researcher = Agent(role=WEATHER, goal="Find accurate, current weather for the traveller's "
-                       "destination", backstory="A meteorology analyst who always checks live "
-                       "data sources.", tools=[geocode, get_weather, search], llm=llm(),
-                       allow_delegation=False, max_iter=10, cache=False)
-    advisor = Agent(role=ADVISOR, goal="Turn weather reports into practical packing advice",
-                    backstory="A seasoned travel planner who explains weather in the units "
-                    "travellers use.", tools=[calculator], llm=llm(), allow_delegation=False,
-                    max_iter=10, cache=False)
-    research = Task(name="weather_research", agent=researcher,
-                    description="Find the current weather in {city}: temperature in Celsius, "
-                    "conditions, humidity and wind.",
-                    expected_output="A one-line weather report for {city}.")
-    advice = Task(name="packing_advice", agent=advisor, context=[research],
-                  description="Using the weather report, give the temperature in Fahrenheit and "
-                  "2-3 packing tips for a traveller going to {city} today.",
-                  expected_output="Fahrenheit temperature plus short packing advice.")
-    crew = Crew(name=CREW_NAME, agents=[researcher, advisor], tasks=[research, advice],
-                process=Process.sequential, cache=False, tracing=False, verbose=False)
+    researcher = Agent(
+        role=WEATHER,
+        goal="Find accurate, current weather for the traveller's destination",
+        backstory="A meteorology analyst who always checks live data sources.",
+        tools=[geocode, get_weather, search],
+        llm=llm(),
+        allow_delegation=False,
+        max_iter=10,
+        cache=False,
+    )
+    advisor = Agent(
+        role=ADVISOR,
+        goal="Turn weather reports into practical packing advice",
+        backstory="A seasoned travel planner who explains weather in the units travellers use.",
+        tools=[calculator],
+        llm=llm(),
+        allow_delegation=False,
+        max_iter=10,
+        cache=False,
+    )
+    research = Task(
+        name="weather_research",
+        agent=researcher,
+        description="Find the current weather in {city}: temperature in Celsius, "
+        "conditions, humidity and wind.",
+        expected_output="A one-line weather report for {city}.",
+    )
+    advice = Task(
+        name="packing_advice",
+        agent=advisor,
+        context=[research],
+        description="Using the weather report, give the temperature in Fahrenheit and "
+        "2-3 packing tips for a traveller going to {city} today.",
+        expected_output="Fahrenheit temperature plus short packing advice.",
+    )
+    crew = Crew(
+        name=CREW_NAME,
+        agents=[researcher, advisor],
+        tasks=[research, advice],
+        process=Process.sequential,
+        cache=False,
+        tracing=False,
+        verbose=False,
+    )
     return crew, [research, advice]
 
 
@@ -263,13 +339,21 @@ def run_side(scenario: str, side: str, base_url: str, out: Path, tap: EventTap) 
     crew, _ = build_crew(base_url)
     result = crew.kickoff(inputs={"city": "Paris"})
     crewai_event_bus.flush()
-    facts = {"source": SOURCE, "scenario": scenario, "side": side, "agent_name": CREW_NAME,
-             "tool_calls": list(REC.tool_calls), "llm_calls": REC.llm_calls,
-             "prompt_tokens": REC.prompt_tokens, "completion_tokens": REC.completion_tokens,
-             "total_tokens": REC.prompt_tokens + REC.completion_tokens, "cost_usd": None,
-             "final_output": result.raw, "produced_by": PRODUCED_BY}
-    documents = {"kickoff": result.model_dump(mode="json"), "events": tap.batch(),
-                 "facts": facts}
+    facts = {
+        "source": SOURCE,
+        "scenario": scenario,
+        "side": side,
+        "agent_name": CREW_NAME,
+        "tool_calls": list(REC.tool_calls),
+        "llm_calls": REC.llm_calls,
+        "prompt_tokens": REC.prompt_tokens,
+        "completion_tokens": REC.completion_tokens,
+        "total_tokens": REC.prompt_tokens + REC.completion_tokens,
+        "cost_usd": None,
+        "final_output": result.raw,
+        "produced_by": PRODUCED_BY,
+    }
+    documents = {"kickoff": result.model_dump(mode="json"), "events": tap.batch(), "facts": facts}
     for shape, document in documents.items():
         text = _scrub(json.dumps(document, indent=1, ensure_ascii=False, default=str))
         (out / f"{side}.{shape}.json").write_text(text + "\n", encoding="utf-8")
@@ -277,16 +361,25 @@ def run_side(scenario: str, side: str, base_url: str, out: Path, tap: EventTap) 
 
 def write_manifest(root: Path) -> None:
     manifest = {
-        "source": SOURCE, "capture_script": "scripts/capture/crewai.py",
+        "source": SOURCE,
+        "capture_script": "scripts/capture/crewai.py",
         "produced_by": PRODUCED_BY,
         "shapes": {
-            "kickoff": {"adapter": "crewai", "file": "<side>.kickoff.json", "emulated": False,
-                        "description": "CrewOutput.model_dump(mode='json') of crew.kickoff(); "
-                        "tasks keep messages and tool_failures"},
-            "events": {"adapter": "crewai", "file": "<side>.events.json", "emulated": False,
-                       "description": "CrewAI trace-event batch {events, batch_metadata}: every "
-                       "event-bus event through TraceCollectionListener._create_trace_event, "
-                       "sorted as TraceBatchManager.finalize_batch does"},
+            "kickoff": {
+                "adapter": "crewai",
+                "file": "<side>.kickoff.json",
+                "emulated": False,
+                "description": "CrewOutput.model_dump(mode='json') of crew.kickoff(); "
+                "tasks keep messages and tool_failures",
+            },
+            "events": {
+                "adapter": "crewai",
+                "file": "<side>.events.json",
+                "emulated": False,
+                "description": "CrewAI trace-event batch {events, batch_metadata}: every "
+                "event-bus event through TraceCollectionListener._create_trace_event, "
+                "sorted as TraceBatchManager.finalize_batch does",
+            },
         },
     }
     (root / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")

@@ -44,8 +44,12 @@ SOURCE = "genai"
 AGENT_NAME = "weather_agent"
 MODEL_NAME = "scripted-genai-1"
 PROMPT = "What's the weather like in Paris right now? Give me the temperature in Celsius."
-PACKAGES = ("pydantic-ai-slim", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-common",
-            "protobuf")
+PACKAGES = (
+    "pydantic-ai-slim",
+    "opentelemetry-sdk",
+    "opentelemetry-exporter-otlp-proto-common",
+    "protobuf",
+)
 SHAPES = {  # shape -> (instrumentation version, file suffix, writer)
     "spans": (5, "spans.json", "to_json"),
     "otlp": (6, "otlp.json", "otlp"),
@@ -87,8 +91,10 @@ class Recorder:
     def model(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         """The scripted model: play back the next turn of the plan, with fixed usage."""
         turn = self.plan[self.llm_calls]
-        usage = RequestUsage(input_tokens=180 + 45 * self.llm_calls,
-                             output_tokens=(len(turn) // 4) if isinstance(turn, str) else 14)
+        usage = RequestUsage(
+            input_tokens=180 + 45 * self.llm_calls,
+            output_tokens=(len(turn) // 4) if isinstance(turn, str) else 14,
+        )
         self.llm_calls += 1
         self.prompt_tokens += usage.input_tokens
         self.completion_tokens += usage.output_tokens
@@ -96,27 +102,38 @@ class Recorder:
             self.final_output = turn
             return ModelResponse(parts=[TextPart(turn)], usage=usage, model_name=MODEL_NAME)
         name, args = turn
-        return ModelResponse(parts=[ToolCallPart(name, dict(args))], usage=usage,
-                             model_name=MODEL_NAME)
+        return ModelResponse(
+            parts=[ToolCallPart(name, dict(args))], usage=usage, model_name=MODEL_NAME
+        )
 
     def record(self, name: str, arguments: dict[str, Any], error: str | None = None) -> None:
         self.tool_calls.append({"name": name, "arguments": arguments, "error": error})
 
     def facts(self, scenario: str, side: str) -> dict[str, Any]:
         return {
-            "source": SOURCE, "scenario": scenario, "side": side, "agent_name": AGENT_NAME,
-            "tool_calls": self.tool_calls, "llm_calls": self.llm_calls,
-            "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-            "total_tokens": self.prompt_tokens + self.completion_tokens, "cost_usd": None,
-            "final_output": self.final_output, "produced_by": produced_by(),
+            "source": SOURCE,
+            "scenario": scenario,
+            "side": side,
+            "agent_name": AGENT_NAME,
+            "tool_calls": self.tool_calls,
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+            "cost_usd": None,
+            "final_output": self.final_output,
+            "produced_by": produced_by(),
         }
 
 
 def build_agent(recorder: Recorder, settings: InstrumentationSettings) -> Agent[None, str]:
     """The weather agent with its three tools, instrumented with `settings`."""
-    agent: Agent[None, str] = Agent(FunctionModel(recorder.model, model_name=MODEL_NAME),
-                                    name=AGENT_NAME, retries=2,
-                                    instructions="You are a concise weather assistant.")
+    agent: Agent[None, str] = Agent(
+        FunctionModel(recorder.model, model_name=MODEL_NAME),
+        name=AGENT_NAME,
+        retries=2,
+        instructions="You are a concise weather assistant.",
+    )
     agent.instrument = settings
 
     @agent.tool_plain
@@ -139,8 +156,13 @@ def build_agent(recorder: Recorder, settings: InstrumentationSettings) -> Agent[
     def web_search(query: str) -> list[dict[str, str]]:
         """Search the web and return the top results."""
         recorder.record("web_search", {"query": query})
-        return [{"title": "Paris weather", "url": "https://weather.example/paris",
-                 "snippet": f"Current conditions for: {query}"}]
+        return [
+            {
+                "title": "Paris weather",
+                "url": "https://weather.example/paris",
+                "snippet": f"Current conditions for: {query}",
+            }
+        ]
 
     return agent
 
@@ -153,8 +175,9 @@ def run(scenario: str, side: str, fmt: int) -> tuple[list[ReadableSpan], Recorde
     recorder = Recorder(PLANS[scenario][side], (scenario, side) in FAIL_FIRST_WEATHER)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # version 2 is deprecated; captured on purpose
-        settings = InstrumentationSettings(tracer_provider=provider, version=fmt,
-                                           include_content=True)
+        settings = InstrumentationSettings(
+            tracer_provider=provider, version=fmt, include_content=True
+        )
     result = build_agent(recorder, settings).run_sync(PROMPT)
     assert result.output == recorder.final_output, "final output differs from the script"
     provider.shutdown()
@@ -178,8 +201,10 @@ def to_otlp_json(spans: list[ReadableSpan]) -> Any:
 
 
 WRITERS = {"to_json": to_span_json, "otlp": to_otlp_json}
-WRITTEN_AS = {"to_json": "a JSON list of ReadableSpan.to_json() dicts",
-              "otlp": "OTLP/JSON (encode_spans + MessageToDict, ids as hex)"}
+WRITTEN_AS = {
+    "to_json": "a JSON list of ReadableSpan.to_json() dicts",
+    "otlp": "OTLP/JSON (encode_spans + MessageToDict, ids as hex)",
+}
 
 
 def scrub(text: str) -> str:
@@ -215,11 +240,16 @@ def capture(out: Path) -> None:
 def manifest() -> dict[str, Any]:
     how = "pydantic-ai Agent + scripted FunctionModel, InstrumentationSettings(version={v})"
     return {
-        "source": SOURCE, "capture_script": "scripts/capture/genai.py",
+        "source": SOURCE,
+        "capture_script": "scripts/capture/genai.py",
         "produced_by": produced_by(),
         "shapes": {
-            shape: {"adapter": "openinference", "file": f"<side>.{suffix}", "emulated": False,
-                    "description": f"{how.format(v=fmt)}; {WRITTEN_AS[writer]}"}
+            shape: {
+                "adapter": "openinference",
+                "file": f"<side>.{suffix}",
+                "emulated": False,
+                "description": f"{how.format(v=fmt)}; {WRITTEN_AS[writer]}",
+            }
             for shape, (fmt, suffix, writer) in SHAPES.items()
         },
     }

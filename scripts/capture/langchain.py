@@ -48,9 +48,17 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-PACKAGES = ("langgraph", "langgraph-prebuilt", "langgraph-checkpoint", "langchain-core",
-            "langsmith", "openinference-instrumentation-langchain", "opentelemetry-sdk",
-            "opentelemetry-exporter-otlp-proto-common", "protobuf")
+PACKAGES = (
+    "langgraph",
+    "langgraph-prebuilt",
+    "langgraph-checkpoint",
+    "langchain-core",
+    "langsmith",
+    "openinference-instrumentation-langchain",
+    "opentelemetry-sdk",
+    "opentelemetry-exporter-otlp-proto-common",
+    "protobuf",
+)
 PRODUCED_BY = {name: version(name) for name in PACKAGES}
 SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
 AGENT = "weather_agent"
@@ -100,16 +108,24 @@ def get_weather(lat: float, lon: float, units: str = "metric") -> str:
         _record("get_weather", arguments, TIMEOUT)
         raise TimeoutError(TIMEOUT)
     _record("get_weather", arguments)
-    return json.dumps({"temperature": 65.1, "units": units, "conditions": "light rain",
-                       "humidity": 81})
+    return json.dumps(
+        {"temperature": 65.1, "units": units, "conditions": "light rain", "humidity": 81}
+    )
 
 
 @tool
 def web_search(query: str) -> str:
     """Search the web."""
     _record("web_search", {"query": query})
-    return json.dumps([{"title": "Weather forecast - Meteo", "url": "https://weather.example/f",
-                        "snippet": f"Hourly forecast and current conditions for: {query}."}])
+    return json.dumps(
+        [
+            {
+                "title": "Weather forecast - Meteo",
+                "url": "https://weather.example/f",
+                "snippet": f"Hourly forecast and current conditions for: {query}.",
+            }
+        ]
+    )
 
 
 @tool
@@ -129,16 +145,25 @@ Turn = tuple[str, list[tuple[str, dict[str, Any]]]]
 
 GEOCODE: Turn = ("", [("geocode", {"city": "Paris"})])
 WEATHER: Turn = ("", [("get_weather", WEATHER_ARGS)])
-SEARCH: Turn = ("Let me search for recent reports first.",
-                [("web_search", {"query": "Paris weather right now"})])
+SEARCH: Turn = (
+    "Let me search for recent reports first.",
+    [("web_search", {"query": "Paris weather right now"})],
+)
 BASELINE: list[Turn] = [GEOCODE, WEATHER, (FINAL, [])]
 SCRIPTS: dict[tuple[str, str], list[Turn]] = {
     ("detour", "candidate"): [GEOCODE, SEARCH, WEATHER, (FINAL, [])],
     ("loop", "candidate"): [GEOCODE, WEATHER, WEATHER, WEATHER, WEATHER, (FINAL, [])],
-    ("error_retry", "candidate"): [GEOCODE, WEATHER, ("The service timed out; retrying.",
-                                                      WEATHER[1]), (FINAL, [])],
-    ("reworded", "candidate"): [("I'll look up Paris first.", GEOCODE[1]),
-                                ("Now the current conditions.", WEATHER[1]), (REWORDED, [])],
+    ("error_retry", "candidate"): [
+        GEOCODE,
+        WEATHER,
+        ("The service timed out; retrying.", WEATHER[1]),
+        (FINAL, []),
+    ],
+    ("reworded", "candidate"): [
+        ("I'll look up Paris first.", GEOCODE[1]),
+        ("Now the current conditions.", WEATHER[1]),
+        (REWORDED, []),
+    ],
 }
 
 
@@ -155,8 +180,9 @@ class ScriptedChatModel(BaseChatModel):
     def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
         return self
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         text, calls = self.turns[self.position]
         self.position += 1
         prompt = 250 + 60 * len(messages)
@@ -166,21 +192,32 @@ class ScriptedChatModel(BaseChatModel):
         FACTS.completion_tokens += completion
         if not calls:
             FACTS.final_output = text
-        usage = {"input_tokens": prompt, "output_tokens": completion,
-                 "total_tokens": prompt + completion}
+        usage = {
+            "input_tokens": prompt,
+            "output_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
         message = AIMessage(
             content=text,
-            tool_calls=[{"name": n, "args": a, "id": f"call_{uuid.uuid4().hex[:24]}",
-                         "type": "tool_call"} for n, a in calls],
+            tool_calls=[
+                {"name": n, "args": a, "id": f"call_{uuid.uuid4().hex[:24]}", "type": "tool_call"}
+                for n, a in calls
+            ],
             usage_metadata=usage,
-            response_metadata={"token_usage": {"prompt_tokens": prompt,
-                                               "completion_tokens": completion,
-                                               "total_tokens": prompt + completion},
-                               "model_name": "scripted-chat-1",
-                               "finish_reason": "tool_calls" if calls else "stop"},
+            response_metadata={
+                "token_usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                },
+                "model_name": "scripted-chat-1",
+                "finish_reason": "tool_calls" if calls else "stop",
+            },
         )
-        return ChatResult(generations=[ChatGeneration(message=message)],
-                          llm_output={"token_usage": usage, "model_name": "scripted-chat-1"})
+        return ChatResult(
+            generations=[ChatGeneration(message=message)],
+            llm_output={"token_usage": usage, "model_name": "scripted-chat-1"},
+        )
 
 
 # ---------------------------------------------------------------- observers
@@ -224,11 +261,17 @@ def run_once(scenario: str, side: str) -> dict[str, Any]:
     SPANS.clear()
     model = ScriptedChatModel(turns=SCRIPTS.get((scenario, side), BASELINE))
     saver = InMemorySaver()
-    graph = create_react_agent(model, ToolNode(TOOLS, handle_tool_errors=True), prompt=PROMPT,
-                               checkpointer=saver, name=AGENT)
-    tracer = KeepingTracer(client=SilentClient(api_key="none", api_url="http://localhost:1",
-                                               auto_batch_tracing=False),
-                           project_name="agentdiff-capture")
+    graph = create_react_agent(
+        model,
+        ToolNode(TOOLS, handle_tool_errors=True),
+        prompt=PROMPT,
+        checkpointer=saver,
+        name=AGENT,
+    )
+    tracer = KeepingTracer(
+        client=SilentClient(api_key="none", api_url="http://localhost:1", auto_batch_tracing=False),
+        project_name="agentdiff-capture",
+    )
     config = {"configurable": {"thread_id": str(uuid.uuid4())}, "callbacks": [tracer]}
     result = graph.invoke({"messages": [("user", TASK)]}, config)
     tracer.wait_for_futures()
@@ -239,28 +282,39 @@ def run_once(scenario: str, side: str) -> dict[str, Any]:
     root = tracer.roots[-1]
     return {
         "langgraph": {
-            "messages": messages_to_dict(messages), "lc_dumps": dumpd(result),
+            "messages": messages_to_dict(messages),
+            "lc_dumps": dumpd(result),
             "model_dump": [m.model_dump() for m in messages],
             "openai": convert_to_openai_messages(messages),
-            "state": jsonable(state._asdict()), "checkpoint": dumpd(checkpoint._asdict()),
+            "state": jsonable(state._asdict()),
+            "checkpoint": dumpd(checkpoint._asdict()),
             "channel_values": dumpd(checkpoint.checkpoint),
         },
         "langsmith": {"nested": run_dump(root), "flat": flat_runs(root)},
-        "openinference": {"spans": [json.loads(s.to_json()) for s in spans],
-                          "otlp": otlp_document(spans),
-                          "otlp_jsonl": [otlp_document(spans[i:i + 4])
-                                         for i in range(0, len(spans), 4)]},
+        "openinference": {
+            "spans": [json.loads(s.to_json()) for s in spans],
+            "otlp": otlp_document(spans),
+            "otlp_jsonl": [otlp_document(spans[i : i + 4]) for i in range(0, len(spans), 4)],
+        },
         "facts": facts(scenario, side),
     }
 
 
 def facts(scenario: str, side: str) -> dict[str, Any]:
     """The live-run facts (without `source`, added per source)."""
-    return {"scenario": scenario, "side": side, "agent_name": AGENT,
-            "tool_calls": FACTS.tool_calls, "llm_calls": FACTS.llm_calls,
-            "prompt_tokens": FACTS.prompt_tokens, "completion_tokens": FACTS.completion_tokens,
-            "total_tokens": FACTS.prompt_tokens + FACTS.completion_tokens, "cost_usd": None,
-            "final_output": FACTS.final_output, "produced_by": PRODUCED_BY}
+    return {
+        "scenario": scenario,
+        "side": side,
+        "agent_name": AGENT,
+        "tool_calls": FACTS.tool_calls,
+        "llm_calls": FACTS.llm_calls,
+        "prompt_tokens": FACTS.prompt_tokens,
+        "completion_tokens": FACTS.completion_tokens,
+        "total_tokens": FACTS.prompt_tokens + FACTS.completion_tokens,
+        "cost_usd": None,
+        "final_output": FACTS.final_output,
+        "produced_by": PRODUCED_BY,
+    }
 
 
 def jsonable(value: Any) -> Any:
@@ -278,8 +332,14 @@ def jsonable(value: Any) -> Any:
     return value.isoformat() if isinstance(value, datetime) else str(value)
 
 
-RUN_INTERNALS = {"child_runs", "parent_run", "parent_dotted_order", "ls_client", "address",
-                 "replicas"}
+RUN_INTERNALS = {
+    "child_runs",
+    "parent_run",
+    "parent_dotted_order",
+    "ls_client",
+    "address",
+    "replicas",
+}
 
 
 def run_dump(run: Any) -> dict[str, Any]:
@@ -319,43 +379,94 @@ def otlp_document(spans: Any) -> dict[str, Any]:
 
 SHAPES: dict[str, dict[str, tuple[str, str, bool, str]]] = {
     "langgraph": {
-        "messages": ("langgraph", "<side>.messages.json", False,
-                     "messages_to_dict(result['messages'])"),
-        "lc_dumps": ("langgraph", "<side>.lc_dumps.json", False,
-                     "langchain_core.load.dumpd(result): constructor dumps of the result dict"),
-        "model_dump": ("langgraph", "<side>.model_dump.json", False,
-                       "bare list of message.model_dump()"),
-        "openai": ("langgraph", "<side>.openai.json", False,
-                   "convert_to_openai_messages(result['messages']): no ids, usage or status"),
-        "state": ("langgraph", "<side>.state.json", False,
-                  "graph.get_state(config) as JSON (values.messages as model_dump dicts)"),
-        "checkpoint": ("langgraph", "<side>.checkpoint.json", False,
-                       "dumpd(InMemorySaver.get_tuple(config)._asdict()): the CheckpointTuple"),
-        "channel_values": ("langgraph", "<side>.channel_values.json", False,
-                           "dumpd(checkpoint_tuple.checkpoint): the checkpoint dict"),
+        "messages": (
+            "langgraph",
+            "<side>.messages.json",
+            False,
+            "messages_to_dict(result['messages'])",
+        ),
+        "lc_dumps": (
+            "langgraph",
+            "<side>.lc_dumps.json",
+            False,
+            "langchain_core.load.dumpd(result): constructor dumps of the result dict",
+        ),
+        "model_dump": (
+            "langgraph",
+            "<side>.model_dump.json",
+            False,
+            "bare list of message.model_dump()",
+        ),
+        "openai": (
+            "langgraph",
+            "<side>.openai.json",
+            False,
+            "convert_to_openai_messages(result['messages']): no ids, usage or status",
+        ),
+        "state": (
+            "langgraph",
+            "<side>.state.json",
+            False,
+            "graph.get_state(config) as JSON (values.messages as model_dump dicts)",
+        ),
+        "checkpoint": (
+            "langgraph",
+            "<side>.checkpoint.json",
+            False,
+            "dumpd(InMemorySaver.get_tuple(config)._asdict()): the CheckpointTuple",
+        ),
+        "channel_values": (
+            "langgraph",
+            "<side>.channel_values.json",
+            False,
+            "dumpd(checkpoint_tuple.checkpoint): the checkpoint dict",
+        ),
     },
     "langsmith": {
-        "nested": ("langsmith", "<side>.nested.json", False,
-                   "LangChainTracer root run with nested child_runs (LangSmith's serializer)"),
-        "flat": ("langsmith", "<side>.flat.json", True,
-                 ("list_runs-style flat list of the same runs without child_runs, sorted by "
-                  "dotted_order (built from the real run objects)")),
+        "nested": (
+            "langsmith",
+            "<side>.nested.json",
+            False,
+            "LangChainTracer root run with nested child_runs (LangSmith's serializer)",
+        ),
+        "flat": (
+            "langsmith",
+            "<side>.flat.json",
+            True,
+            (
+                "list_runs-style flat list of the same runs without child_runs, sorted by "
+                "dotted_order (built from the real run objects)"
+            ),
+        ),
     },
     "openinference": {
-        "spans": ("openinference", "<side>.spans.json", False,
-                  "JSON list of ReadableSpan.to_json() dicts (InMemorySpanExporter)"),
-        "otlp": ("openinference", "<side>.otlp.json", False,
-                 "one OTLP/JSON TracesData document (encode_spans + MessageToDict, hex ids)"),
-        "otlp_jsonl": ("openinference", "<side>.otlp_jsonl.jsonl", False,
-                       "JSON Lines, one TracesData document per 4 spans (file-exporter style)"),
+        "spans": (
+            "openinference",
+            "<side>.spans.json",
+            False,
+            "JSON list of ReadableSpan.to_json() dicts (InMemorySpanExporter)",
+        ),
+        "otlp": (
+            "openinference",
+            "<side>.otlp.json",
+            False,
+            "one OTLP/JSON TracesData document (encode_spans + MessageToDict, hex ids)",
+        ),
+        "otlp_jsonl": (
+            "openinference",
+            "<side>.otlp_jsonl.jsonl",
+            False,
+            "JSON Lines, one TracesData document per 4 spans (file-exporter style)",
+        ),
     },
 }
 
 
 def scrub(text: str) -> str:
     """Rewrite this machine's paths (in tracebacks) to `/app/...`."""
-    for prefix in sorted({sys.prefix, sys.base_prefix, str(Path.cwd()), str(Path.home())},
-                         key=len, reverse=True):
+    for prefix in sorted(
+        {sys.prefix, sys.base_prefix, str(Path.cwd()), str(Path.home())}, key=len, reverse=True
+    ):
         text = text.replace(prefix, "/app")
     return re.sub(r'File \\"/(?!app/)[^"\\]*/', 'File \\"/app/', text)
 
@@ -370,12 +481,19 @@ def write_json(path: Path, data: Any, *, lines: bool = False, compact: bool = Fa
 
 
 def write_manifest(out: Path, source: str) -> None:
-    shapes = {name: {"adapter": adapter, "file": file, "emulated": emulated,
-                     "description": description}
-              for name, (adapter, file, emulated, description) in SHAPES[source].items()}
-    write_json(out / source / "manifest.json",
-               {"source": source, "capture_script": "scripts/capture/langchain.py",
-                "produced_by": PRODUCED_BY, "shapes": shapes})
+    shapes = {
+        name: {"adapter": adapter, "file": file, "emulated": emulated, "description": description}
+        for name, (adapter, file, emulated, description) in SHAPES[source].items()
+    }
+    write_json(
+        out / source / "manifest.json",
+        {
+            "source": source,
+            "capture_script": "scripts/capture/langchain.py",
+            "produced_by": PRODUCED_BY,
+            "shapes": shapes,
+        },
+    )
 
 
 def main(out: Path) -> None:
@@ -385,12 +503,17 @@ def main(out: Path) -> None:
             for source, shapes in SHAPES.items():
                 folder = out / source / scenario
                 for shape, (_, file, _, _) in shapes.items():
-                    write_json(folder / file.replace("<side>", side), captured[source][shape],
-                               lines=file.endswith(".jsonl"), compact=source != "langgraph")
-                write_json(folder / f"{side}.facts.json",
-                           {"source": source, **captured["facts"]})
-            print(f"captured {scenario}/{side}: {len(captured['facts']['tool_calls'])} tool "
-                  f"calls, {captured['facts']['llm_calls']} llm calls")
+                    write_json(
+                        folder / file.replace("<side>", side),
+                        captured[source][shape],
+                        lines=file.endswith(".jsonl"),
+                        compact=source != "langgraph",
+                    )
+                write_json(folder / f"{side}.facts.json", {"source": source, **captured["facts"]})
+            print(
+                f"captured {scenario}/{side}: {len(captured['facts']['tool_calls'])} tool "
+                f"calls, {captured['facts']['llm_calls']} llm calls"
+            )
     for source in SHAPES:
         write_manifest(out, source)
 

@@ -47,8 +47,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
 )
 
 SOURCE = "langfuse"
-PACKAGES = ("langfuse", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-common",
-            "protobuf")
+PACKAGES = ("langfuse", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-common", "protobuf")
 PRODUCED_BY = {name: version(name) for name in PACKAGES}
 SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
 TRACE_NAME = "weather-assistant"
@@ -108,8 +107,10 @@ class Agent:
         self.client = client
         self.run: Run = Run(script=[])
         self.model = observe(name="chat-model", as_type="generation")(self._model)
-        self.tools = {name: observe(name=name, as_type="tool")(getattr(self, f"_{name}"))
-                      for name in ("geocode", "get_weather", "web_search")}
+        self.tools = {
+            name: observe(name=name, as_type="tool")(getattr(self, f"_{name}"))
+            for name in ("geocode", "get_weather", "web_search")
+        }
         self.compose = observe(name="compose-answer", as_type="chain")(self._compose)
         self.agent = observe(name="weather-agent", as_type="agent")(self._agent)
 
@@ -125,10 +126,16 @@ class Agent:
         facts.completion_tokens += completion
         facts.cost_usd += cost["total"]
         self.client.update_current_generation(
-            model=MODEL, model_parameters={"temperature": 0},
-            usage_details={"input": prompt, "output": completion, "total": prompt + completion,
-                           "input_cached_tokens": 0},
-            cost_details=cost)
+            model=MODEL,
+            model_parameters={"temperature": 0},
+            usage_details={
+                "input": prompt,
+                "output": completion,
+                "total": prompt + completion,
+                "input_cached_tokens": 0,
+            },
+            cost_details=cost,
+        )
         time.sleep(0.002)
         return {"role": "assistant", **turn}
 
@@ -160,7 +167,8 @@ class Agent:
     def _agent(self, question: str) -> str:
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": "You are a weather assistant. Use the tools."},
-            {"role": "user", "content": question}]
+            {"role": "user", "content": question},
+        ]
         while True:
             reply = self.model(messages)
             messages.append(reply)
@@ -178,10 +186,16 @@ def run_once(agent: Agent, scenario: str, side: str) -> tuple[str, Facts]:
     """Run the agent once; returns its trace id and facts."""
     script, fail_once = _script(scenario, side)
     agent.run = Run(script=script, fail_once=fail_once)
-    with agent.client.start_as_current_observation(name=TRACE_NAME, as_type="span") as root, \
-            propagate_attributes(trace_name=TRACE_NAME, user_id="user-4821",
-                                 session_id=f"sess-{scenario}", tags=["weather", "capture"],
-                                 metadata={"scenario": scenario, "side": side}):
+    with (
+        agent.client.start_as_current_observation(name=TRACE_NAME, as_type="span") as root,
+        propagate_attributes(
+            trace_name=TRACE_NAME,
+            user_id="user-4821",
+            session_id=f"sess-{scenario}",
+            tags=["weather", "capture"],
+            metadata={"scenario": scenario, "side": side},
+        ),
+    ):
         root.update(input={"question": TASK})
         answer = agent.agent(TASK)
         root.update(output={"answer": answer})
@@ -191,6 +205,7 @@ def run_once(agent: Agent, scenario: str, side: str) -> tuple[str, Facts]:
 
 
 # --- OTLP/JSON: the SDK's spans through the OTel protobuf encoder --------------------------------
+
 
 def _hex(value: str) -> str:
     return base64.b64decode(value).hex()
@@ -209,6 +224,7 @@ def otlp_json(spans: list[ReadableSpan]) -> dict[str, Any]:
 
 
 # --- emulated server: OTel spans → observations, as Langfuse ingests them ------------------------
+
 
 def _ns(value: int | None) -> datetime | None:
     return None if value is None else datetime.fromtimestamp(value / 1e9, tz=timezone.utc)
@@ -231,8 +247,9 @@ def _observation(span: ReadableSpan, created: datetime) -> dict[str, Any]:
     """One observation (camelCase API fields) from one SDK span."""
     attrs, obs = _attrs(span), "langfuse.observation."
     status = span.status
-    level = attrs.get(f"{obs}level") or ("ERROR" if status.status_code.name == "ERROR"
-                                         else "DEFAULT")
+    level = attrs.get(f"{obs}level") or (
+        "ERROR" if status.status_code.name == "ERROR" else "DEFAULT"
+    )
     usage = {k: int(v) for k, v in (_loads(attrs.get(f"{obs}usage_details")) or {}).items()}
     cost = {k: float(v) for k, v in (_loads(attrs.get(f"{obs}cost_details")) or {}).items()}
     start, end = _ns(span.start_time), _ns(span.end_time)
@@ -243,32 +260,53 @@ def _observation(span: ReadableSpan, created: datetime) -> dict[str, Any]:
         "traceId": format(span.context.trace_id, "032x"),
         "parentObservationId": format(span.parent.span_id, "016x") if span.parent else None,
         "type": str(attrs.get(f"{obs}type") or "span").upper(),
-        "name": span.name, "startTime": start, "endTime": end,
-        "input": _loads(attrs.get(f"{obs}input")), "output": _loads(attrs.get(f"{obs}output")),
-        "metadata": {"resourceAttributes": resource,
-                     "scope": {"name": scope.name if scope else None,
-                               "version": scope.version if scope else None}},
+        "name": span.name,
+        "startTime": start,
+        "endTime": end,
+        "input": _loads(attrs.get(f"{obs}input")),
+        "output": _loads(attrs.get(f"{obs}output")),
+        "metadata": {
+            "resourceAttributes": resource,
+            "scope": {
+                "name": scope.name if scope else None,
+                "version": scope.version if scope else None,
+            },
+        },
         "level": level,
         "statusMessage": attrs.get(f"{obs}status_message") or status.description,
         "model": attrs.get(f"{obs}model.name"),
         "modelParameters": _loads(attrs.get(f"{obs}model.parameters")),
-        "usageDetails": usage, "costDetails": cost,
+        "usageDetails": usage,
+        "costDetails": cost,
         "environment": attrs.get("langfuse.environment") or "default",
         "latency": (end - start).total_seconds() * 1000 if start and end else None,
-        "createdAt": created, "updatedAt": created,
+        "createdAt": created,
+        "updatedAt": created,
     }
 
 
 def _observation_view(obs: dict[str, Any]) -> ObservationsView:
     usage, cost = obs["usageDetails"], obs["costDetails"]
-    view = {**obs, "usage": {"input": usage.get("input", 0), "output": usage.get("output", 0),
-                             "total": usage.get("total", 0), "unit": "TOKENS",
-                             "inputCost": cost.get("input"), "outputCost": cost.get("output"),
-                             "totalCost": cost.get("total")},
-            "calculatedInputCost": cost.get("input"), "calculatedOutputCost": cost.get("output"),
-            "calculatedTotalCost": cost.get("total", 0.0),
-            "promptTokens": usage.get("input", 0), "completionTokens": usage.get("output", 0),
-            "totalTokens": usage.get("total", 0), "unit": "TOKENS", "projectId": PROJECT}
+    view = {
+        **obs,
+        "usage": {
+            "input": usage.get("input", 0),
+            "output": usage.get("output", 0),
+            "total": usage.get("total", 0),
+            "unit": "TOKENS",
+            "inputCost": cost.get("input"),
+            "outputCost": cost.get("output"),
+            "totalCost": cost.get("total"),
+        },
+        "calculatedInputCost": cost.get("input"),
+        "calculatedOutputCost": cost.get("output"),
+        "calculatedTotalCost": cost.get("total", 0.0),
+        "promptTokens": usage.get("input", 0),
+        "completionTokens": usage.get("output", 0),
+        "totalTokens": usage.get("total", 0),
+        "unit": "TOKENS",
+        "projectId": PROJECT,
+    }
     return parse_obj_as(ObservationsView, view)
 
 
@@ -285,24 +323,36 @@ def server_trace(spans: list[ReadableSpan], created: datetime) -> TraceWithFullD
     observations = [_observation(s, created) for s in spans]
     root = next(o for o in observations if o["parentObservationId"] is None)
     attrs = _trace_attrs(spans)
-    meta = {k.removeprefix("langfuse.trace.metadata."): _loads(v) for k, v in attrs.items()
-            if k.startswith("langfuse.trace.metadata.")}
+    meta = {
+        k.removeprefix("langfuse.trace.metadata."): _loads(v)
+        for k, v in attrs.items()
+        if k.startswith("langfuse.trace.metadata.")
+    }
     costs = [o["costDetails"].get("total", 0.0) for o in observations]
     ends = [o["endTime"] for o in observations if o["endTime"]]
-    return parse_obj_as(TraceWithFullDetails, {
-        "id": root["traceId"], "timestamp": root["startTime"],
-        "name": attrs.get("langfuse.trace.name") or root["name"],
-        "input": _loads(attrs.get("langfuse.trace.input")) or root["input"],
-        "output": _loads(attrs.get("langfuse.trace.output")) or root["output"],
-        "sessionId": attrs.get("session.id"), "userId": attrs.get("user.id"),
-        "release": attrs.get("langfuse.release"), "version": attrs.get("langfuse.version"),
-        "metadata": meta, "tags": list(attrs.get("langfuse.trace.tags") or []),
-        "public": False, "environment": root["environment"],
-        "htmlPath": f"/project/{PROJECT}/traces/{root['traceId']}",
-        "latency": (max(ends) - root["startTime"]).total_seconds(),
-        "totalCost": sum(costs), "scores": [],
-        "observations": [_observation_view(o) for o in observations],
-    })
+    return parse_obj_as(
+        TraceWithFullDetails,
+        {
+            "id": root["traceId"],
+            "timestamp": root["startTime"],
+            "name": attrs.get("langfuse.trace.name") or root["name"],
+            "input": _loads(attrs.get("langfuse.trace.input")) or root["input"],
+            "output": _loads(attrs.get("langfuse.trace.output")) or root["output"],
+            "sessionId": attrs.get("session.id"),
+            "userId": attrs.get("user.id"),
+            "release": attrs.get("langfuse.release"),
+            "version": attrs.get("langfuse.version"),
+            "metadata": meta,
+            "tags": list(attrs.get("langfuse.trace.tags") or []),
+            "public": False,
+            "environment": root["environment"],
+            "htmlPath": f"/project/{PROJECT}/traces/{root['traceId']}",
+            "latency": (max(ends) - root["startTime"]).total_seconds(),
+            "totalCost": sum(costs),
+            "scores": [],
+            "observations": [_observation_view(o) for o in observations],
+        },
+    )
 
 
 def server_v2(spans: list[ReadableSpan], created: datetime) -> ObservationsV2Response:
@@ -311,24 +361,36 @@ def server_v2(spans: list[ReadableSpan], created: datetime) -> ObservationsV2Res
     data = []
     for obs in (_observation(s, created) for s in spans):
         cost = obs["costDetails"]
-        data.append(parse_obj_as(ObservationV2, {
-            **obs, "projectId": PROJECT, "isRootObservation": obs["parentObservationId"] is None,
-            "input": json.dumps(obs["input"]) if obs["input"] is not None else None,
-            "output": json.dumps(obs["output"]) if obs["output"] is not None else None,
-            "metadata": obs["metadata"], "totalCost": cost.get("total"),
-            "latency": obs["latency"] / 1000 if obs["latency"] is not None else None,
-            "traceName": attrs.get("langfuse.trace.name"), "userId": attrs.get("user.id"),
-            "sessionId": attrs.get("session.id"), "tags": list(attrs.get("langfuse.trace.tags")
-                                                                or []),
-            "release": attrs.get("langfuse.release")}))
+        data.append(
+            parse_obj_as(
+                ObservationV2,
+                {
+                    **obs,
+                    "projectId": PROJECT,
+                    "isRootObservation": obs["parentObservationId"] is None,
+                    "input": json.dumps(obs["input"]) if obs["input"] is not None else None,
+                    "output": json.dumps(obs["output"]) if obs["output"] is not None else None,
+                    "metadata": obs["metadata"],
+                    "totalCost": cost.get("total"),
+                    "latency": obs["latency"] / 1000 if obs["latency"] is not None else None,
+                    "traceName": attrs.get("langfuse.trace.name"),
+                    "userId": attrs.get("user.id"),
+                    "sessionId": attrs.get("session.id"),
+                    "tags": list(attrs.get("langfuse.trace.tags") or []),
+                    "release": attrs.get("langfuse.release"),
+                },
+            )
+        )
     return ObservationsV2Response(data=data, meta=ObservationsV2Meta(cursor=None))
 
 
 # --- writing -----------------------------------------------------------------------------------
 
+
 def _write(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n",
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+    )
 
 
 def _dump(model: Any, *, snake: bool = False) -> Any:
@@ -345,12 +407,21 @@ def _iso(value: Any) -> str:
 
 SHAPES = {
     "json": ("<side>.json", True, "GET /api/public/traces/{id} (TraceWithFullDetails), camelCase"),
-    "snake": ("<side>.snake.json", True,
-              "the same trace as the SDK's pydantic models dump it (snake_case)"),
-    "v2_observations": ("<side>.v2_observations.json", True,
-                        "GET /api/public/v2/observations: {data: [ObservationV2], meta}"),
-    "otlp": ("<side>.otlp.json", False,
-             "OTLP/JSON the v4 SDK exports (InMemorySpanExporter spans, OTel protobuf encoder)"),
+    "snake": (
+        "<side>.snake.json",
+        True,
+        "the same trace as the SDK's pydantic models dump it (snake_case)",
+    ),
+    "v2_observations": (
+        "<side>.v2_observations.json",
+        True,
+        "GET /api/public/v2/observations: {data: [ObservationV2], meta}",
+    ),
+    "otlp": (
+        "<side>.otlp.json",
+        False,
+        "OTLP/JSON the v4 SDK exports (InMemorySpanExporter spans, OTel protobuf encoder)",
+    ),
 }
 
 
@@ -358,8 +429,12 @@ def write_side(folder: Path, side: str, spans: list[ReadableSpan], facts: dict[s
     """All shapes of one run, plus its facts."""
     created = datetime.now(tz=timezone.utc)
     trace = server_trace(spans, created)
-    outputs = {"json": _dump(trace), "snake": _dump(trace, snake=True),
-               "v2_observations": _dump(server_v2(spans, created)), "otlp": otlp_json(spans)}
+    outputs = {
+        "json": _dump(trace),
+        "snake": _dump(trace, snake=True),
+        "v2_observations": _dump(server_v2(spans, created)),
+        "otlp": otlp_json(spans),
+    }
     for shape, (pattern, _, _) in SHAPES.items():
         _write(folder / pattern.replace("<side>", side), outputs[shape])
     _write(folder / f"{side}.facts.json", facts)
@@ -367,30 +442,52 @@ def write_side(folder: Path, side: str, spans: list[ReadableSpan], facts: dict[s
 
 def facts_json(scenario: str, side: str, facts: Facts) -> dict[str, Any]:
     """The facts file of one run."""
-    return {"source": SOURCE, "scenario": scenario, "side": side, "agent_name": TRACE_NAME,
-            "tool_calls": facts.tool_calls, "llm_calls": facts.llm_calls,
-            "prompt_tokens": facts.prompt_tokens, "completion_tokens": facts.completion_tokens,
-            "total_tokens": facts.prompt_tokens + facts.completion_tokens,
-            "cost_usd": round(facts.cost_usd, 12), "final_output": facts.final_output,
-            "produced_by": PRODUCED_BY}
+    return {
+        "source": SOURCE,
+        "scenario": scenario,
+        "side": side,
+        "agent_name": TRACE_NAME,
+        "tool_calls": facts.tool_calls,
+        "llm_calls": facts.llm_calls,
+        "prompt_tokens": facts.prompt_tokens,
+        "completion_tokens": facts.completion_tokens,
+        "total_tokens": facts.prompt_tokens + facts.completion_tokens,
+        "cost_usd": round(facts.cost_usd, 12),
+        "final_output": facts.final_output,
+        "produced_by": PRODUCED_BY,
+    }
 
 
 def manifest() -> dict[str, Any]:
     """What produced the fixtures and which adapter reads each shape."""
-    return {"source": SOURCE, "capture_script": "scripts/capture/langfuse.py",
-            "produced_by": PRODUCED_BY,
-            "shapes": {name: {"adapter": "langfuse", "file": pattern, "emulated": emulated,
-                              "description": text}
-                       for name, (pattern, emulated, text) in SHAPES.items()}}
+    return {
+        "source": SOURCE,
+        "capture_script": "scripts/capture/langfuse.py",
+        "produced_by": PRODUCED_BY,
+        "shapes": {
+            name: {
+                "adapter": "langfuse",
+                "file": pattern,
+                "emulated": emulated,
+                "description": text,
+            }
+            for name, (pattern, emulated, text) in SHAPES.items()
+        },
+    }
 
 
 def main(out_root: Path) -> None:
     """Run every scenario and side; write fixtures under `out_root/langfuse`."""
     exporter = InMemorySpanExporter()
-    client = Langfuse(public_key="pk-lf-offline", secret_key="sk-lf-offline",
-                      base_url="http://127.0.0.1:9", environment="production",
-                      release="2025.06.1", tracer_provider=TracerProvider(),
-                      span_exporter=exporter)
+    client = Langfuse(
+        public_key="pk-lf-offline",
+        secret_key="sk-lf-offline",
+        base_url="http://127.0.0.1:9",
+        environment="production",
+        release="2025.06.1",
+        tracer_provider=TracerProvider(),
+        span_exporter=exporter,
+    )
     agent = Agent(client)
     root = out_root / SOURCE
     for scenario in SCENARIOS:
@@ -400,8 +497,11 @@ def main(out_root: Path) -> None:
             exporter.clear()
             trace_id, facts = run_once(agent, scenario, side)
             client.flush()
-            spans = [s for s in exporter.get_finished_spans()
-                     if format(s.context.trace_id, "032x") == trace_id]
+            spans = [
+                s
+                for s in exporter.get_finished_spans()
+                if format(s.context.trace_id, "032x") == trace_id
+            ]
             spans.sort(key=lambda s: s.start_time or 0)
             write_side(folder, side, spans, facts_json(scenario, side, facts))
     _write(root / "manifest.json", manifest())

@@ -45,8 +45,10 @@ SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
 PARIS = {"latitude": 48.8566, "longitude": 2.3522}
 TASK = "What's the weather in Paris right now, in Fahrenheit?"
 FINAL = "It is 65.1°F (18.4°C) in Paris right now, with light rain, 81% humidity and 14 km/h wind."
-REWORDED = ("Paris currently has light rain at about 65°F (18.4°C); humidity is 81% and the "
-            "wind blows at 14 km/h.")
+REWORDED = (
+    "Paris currently has light rain at about 65°F (18.4°C); humidity is 81% and the "
+    "wind blows at 14 km/h."
+)
 
 
 @dataclass
@@ -92,8 +94,14 @@ def get_weather(latitude: float, longitude: float) -> dict[str, Any]:
         _record("get_weather", arguments, error=message)
         raise TimeoutError(message)
     _record("get_weather", arguments)
-    return {**arguments, "observed_at": "2026-11-30T06:00:00Z", "temperature_c": 18.4,
-            "condition": "light rain", "humidity": 81, "wind_kph": 14}
+    return {
+        **arguments,
+        "observed_at": "2026-11-30T06:00:00Z",
+        "temperature_c": 18.4,
+        "condition": "light rain",
+        "humidity": 81,
+        "wind_kph": 14,
+    }
 
 
 @function_tool(failure_error_function=_tool_error)
@@ -155,16 +163,35 @@ class ScriptedEndpoint:
 
     def _triage(self, prompt: int) -> httpx2.Response:
         inp, out = self._usage(prompt, 18)
-        item = {"type": "function_call", "id": f"fc_{self.count:04d}", "status": "completed",
-                "call_id": f"call_{self.count:04d}", "name": "transfer_to_weather_agent",
-                "arguments": "{}"}
-        return httpx2.Response(200, json={
-            "id": f"resp_{self.count:04d}", "object": "response", "created_at": 1_780_000_000,
-            "model": "gpt-4.1-mini", "status": "completed", "output": [item],
-            "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-            "usage": {"input_tokens": inp, "output_tokens": out, "total_tokens": inp + out,
-                      "input_tokens_details": {"cached_tokens": 0},
-                      "output_tokens_details": {"reasoning_tokens": 0}}})
+        item = {
+            "type": "function_call",
+            "id": f"fc_{self.count:04d}",
+            "status": "completed",
+            "call_id": f"call_{self.count:04d}",
+            "name": "transfer_to_weather_agent",
+            "arguments": "{}",
+        }
+        return httpx2.Response(
+            200,
+            json={
+                "id": f"resp_{self.count:04d}",
+                "object": "response",
+                "created_at": 1_780_000_000,
+                "model": "gpt-4.1-mini",
+                "status": "completed",
+                "output": [item],
+                "parallel_tool_calls": True,
+                "tool_choice": "auto",
+                "tools": [],
+                "usage": {
+                    "input_tokens": inp,
+                    "output_tokens": out,
+                    "total_tokens": inp + out,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                },
+            },
+        )
 
     def _weather(self, prompt: int) -> httpx2.Response:
         turn = self.weather_turns.pop(0)
@@ -172,18 +199,32 @@ class ScriptedEndpoint:
             message: dict[str, Any] = {"role": "assistant", "content": turn}
             finish, completion = "stop", len(turn) // 4
         else:
-            calls = [{"id": f"call_{self.count:04d}_{i}", "type": "function",
-                      "function": {"name": name, "arguments": json.dumps(args)}}
-                     for i, (name, args) in enumerate(turn)]
+            calls = [
+                {
+                    "id": f"call_{self.count:04d}_{i}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": json.dumps(args)},
+                }
+                for i, (name, args) in enumerate(turn)
+            ]
             message = {"role": "assistant", "content": None, "tool_calls": calls}
             finish, completion = "tool_calls", 20 + 6 * len(calls)
         inp, out = self._usage(prompt, completion)
-        return httpx2.Response(200, json={
-            "id": f"chatcmpl-{self.count:04d}", "object": "chat.completion",
-            "created": 1_780_000_000, "model": "gpt-4o-mini",
-            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-            "usage": {"prompt_tokens": inp, "completion_tokens": out,
-                      "total_tokens": inp + out}})
+        return httpx2.Response(
+            200,
+            json={
+                "id": f"chatcmpl-{self.count:04d}",
+                "object": "chat.completion",
+                "created": 1_780_000_000,
+                "model": "gpt-4o-mini",
+                "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+                "usage": {
+                    "prompt_tokens": inp,
+                    "completion_tokens": out,
+                    "total_tokens": inp + out,
+                },
+            },
+        )
 
 
 # ---------------------------------------------------------------- tracing capture
@@ -236,14 +277,23 @@ def ingest_body(items: list[Any]) -> dict[str, Any]:
 
 
 def build_agents(endpoint: ScriptedEndpoint) -> Agent[Any]:
-    client = AsyncOpenAI(api_key="sk-offline-capture", max_retries=0,
-                         http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(endpoint)))
-    weather = Agent(name="Weather Agent", instructions="Answer weather questions with tools.",
-                    tools=[geocode, get_weather, search, calculator],
-                    model=OpenAIChatCompletionsModel(model="gpt-4o-mini", openai_client=client))
-    return Agent(name="Triage Agent", instructions="Hand weather questions to the Weather Agent.",
-                 handoffs=[weather],
-                 model=OpenAIResponsesModel(model="gpt-4.1-mini", openai_client=client))
+    client = AsyncOpenAI(
+        api_key="sk-offline-capture",
+        max_retries=0,
+        http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(endpoint)),
+    )
+    weather = Agent(
+        name="Weather Agent",
+        instructions="Answer weather questions with tools.",
+        tools=[geocode, get_weather, search, calculator],
+        model=OpenAIChatCompletionsModel(model="gpt-4o-mini", openai_client=client),
+    )
+    return Agent(
+        name="Triage Agent",
+        instructions="Hand weather questions to the Weather Agent.",
+        handoffs=[weather],
+        model=OpenAIResponsesModel(model="gpt-4.1-mini", openai_client=client),
+    )
 
 
 async def run_once(scenario: str, side: str) -> tuple[dict[str, Any], dict[str, Any], Facts, str]:
@@ -253,8 +303,11 @@ async def run_once(scenario: str, side: str) -> tuple[dict[str, Any], dict[str, 
     set_trace_processors([collector])
     live_scenario = scenario if side == "candidate" else "baseline"
     endpoint = ScriptedEndpoint(live_scenario)
-    config = RunConfig(workflow_name="weather-assistant", group_id=f"conv-{scenario}-{side}",
-                       trace_metadata={"scenario": scenario, "side": side})
+    config = RunConfig(
+        workflow_name="weather-assistant",
+        group_id=f"conv-{scenario}-{side}",
+        trace_metadata={"scenario": scenario, "side": side},
+    )
     result = await Runner.run(build_agents(endpoint), TASK, run_config=config)
     if len(collector.traces) != 1:
         msg = f"expected one trace, got {len(collector.traces)}"
@@ -266,12 +319,20 @@ async def run_once(scenario: str, side: str) -> tuple[dict[str, Any], dict[str, 
 
 
 def facts_document(scenario: str, side: str, facts: Facts, final: str) -> dict[str, Any]:
-    return {"source": SOURCE, "scenario": scenario, "side": side,
-            "agent_name": "weather-assistant", "tool_calls": facts.tool_calls,
-            "llm_calls": facts.llm_calls, "prompt_tokens": facts.prompt_tokens,
-            "completion_tokens": facts.completion_tokens,
-            "total_tokens": facts.prompt_tokens + facts.completion_tokens, "cost_usd": None,
-            "final_output": final, "produced_by": PRODUCED_BY}
+    return {
+        "source": SOURCE,
+        "scenario": scenario,
+        "side": side,
+        "agent_name": "weather-assistant",
+        "tool_calls": facts.tool_calls,
+        "llm_calls": facts.llm_calls,
+        "prompt_tokens": facts.prompt_tokens,
+        "completion_tokens": facts.completion_tokens,
+        "total_tokens": facts.prompt_tokens + facts.completion_tokens,
+        "cost_usd": None,
+        "final_output": final,
+        "produced_by": PRODUCED_BY,
+    }
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -280,17 +341,25 @@ def write_json(path: Path, data: Any) -> None:
 
 def manifest() -> dict[str, Any]:
     return {
-        "source": SOURCE, "capture_script": "scripts/capture/openai_agents.py",
+        "source": SOURCE,
+        "capture_script": "scripts/capture/openai_agents.py",
         "produced_by": PRODUCED_BY,
         "shapes": {
-            "export": {"adapter": "openai_agents", "file": "<side>.json", "emulated": False,
-                       "description": "{trace: Trace.export(), spans: [Span.export()...]} as a "
-                                      "TracingProcessor sees them (spans in end order)"},
-            "ingest": {"adapter": "openai_agents", "file": "<side>.ingest.json",
-                       "emulated": False,
-                       "description": "the {data: [...]} body BackendSpanExporter POSTs to "
-                                      "/v1/traces/ingest (sanitized: usage dropped from "
-                                      "response spans)"},
+            "export": {
+                "adapter": "openai_agents",
+                "file": "<side>.json",
+                "emulated": False,
+                "description": "{trace: Trace.export(), spans: [Span.export()...]} as a "
+                "TracingProcessor sees them (spans in end order)",
+            },
+            "ingest": {
+                "adapter": "openai_agents",
+                "file": "<side>.ingest.json",
+                "emulated": False,
+                "description": "the {data: [...]} body BackendSpanExporter POSTs to "
+                "/v1/traces/ingest (sanitized: usage dropped from "
+                "response spans)",
+            },
         },
     }
 

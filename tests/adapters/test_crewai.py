@@ -75,8 +75,11 @@ def test_llm_calls_and_tokens(shape: str, scenario: str, side: str) -> None:
         assert sum(t.total_tokens or 0 for t in step_tokens) == facts["total_tokens"]
     else:
         # one AI message per LLM call: a routing step (asked for tools) or a final answer
-        ai = [s for s in trace.steps if s.parent_id is not None
-              and s.step_type in (StepType.ROUTING, StepType.RESPONSE)]
+        ai = [
+            s
+            for s in trace.steps
+            if s.parent_id is not None and s.step_type in (StepType.ROUTING, StepType.RESPONSE)
+        ]
         assert len(ai) == facts["llm_calls"]
         assert step_tokens == []  # CrewOutput messages carry no per-call usage
 
@@ -88,8 +91,10 @@ def test_structure_parents_and_order(shape: str, scenario: str, side: str) -> No
     assert [s.step_index for s in trace.steps] == list(range(len(trace.steps)))
     assert all(s.parent_id is None or s.parent_id in by_id for s in trace.steps)
     tasks = [s for s in trace.steps if s.parent_id is None]
-    assert [t.name for t in tasks] == ["Weather Researcher/weather_research",
-                                       "Travel Advisor/packing_advice"]
+    assert [t.name for t in tasks] == [
+        "Weather Researcher/weather_research",
+        "Travel Advisor/packing_advice",
+    ]
     assert all(t.step_type is StepType.ROUTING for t in tasks)
     asker = StepType.LLM_CALL if shape == "events" else StepType.ROUTING
     for tool in tool_steps(trace):
@@ -127,7 +132,8 @@ def test_identical_pair_differs_only_in_ids() -> None:
         base, cand = (CREWAI.load(shape, "identical", side) for side in ("baseline", "candidate"))
         assert base.trace_id != cand.trace_id
         assert [(s.name, s.step_type, s.status) for s in base.steps] == [
-            (s.name, s.step_type, s.status) for s in cand.steps]
+            (s.name, s.step_type, s.status) for s in cand.steps
+        ]
 
 
 def test_reference_fixtures_detour() -> None:
@@ -138,8 +144,12 @@ def test_reference_fixtures_detour() -> None:
         base = load_trace(folder / name.format("baseline"))
         cand = load_trace(folder / name.format("candidate"))
         extra = [s.name for s in tool_steps(cand)]
-        assert extra == ["Weather Researcher/geocode", "Weather Researcher/search",
-                         "Weather Researcher/get_weather", "Travel Advisor/calculator"]
+        assert extra == [
+            "Weather Researcher/geocode",
+            "Weather Researcher/search",
+            "Weather Researcher/get_weather",
+            "Travel Advisor/calculator",
+        ]
         assert len(tool_steps(base)) == len(extra) - 1
         assert base.final_output == cand.final_output
 
@@ -160,17 +170,27 @@ def test_truncated_file_names_the_file(shape: str, tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize(("shape", "damage", "where"), [
-    ("kickoff", lambda d: d["tasks_output"][0].__setitem__("messages", "oops"),
-     "tasks_output[0].messages"),
-    ("kickoff", lambda d: d["tasks_output"].__setitem__(1, 7), "tasks_output[1]"),
-    ("kickoff", lambda d: d["tasks_output"][0].__setitem__("tool_failures", {"x": 1}),
-     "tasks_output[0].tool_failures"),
-    ("events", lambda d: d["events"][5].__setitem__("event_data", []), "events[5].event_data"),
-    ("events", lambda d: d["events"].__setitem__(3, "x"), "events[3]"),
-])
-def test_garbled_document_names_file_and_path(shape: str, damage: Any, where: str,
-                                              tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("shape", "damage", "where"),
+    [
+        (
+            "kickoff",
+            lambda d: d["tasks_output"][0].__setitem__("messages", "oops"),
+            "tasks_output[0].messages",
+        ),
+        ("kickoff", lambda d: d["tasks_output"].__setitem__(1, 7), "tasks_output[1]"),
+        (
+            "kickoff",
+            lambda d: d["tasks_output"][0].__setitem__("tool_failures", {"x": 1}),
+            "tasks_output[0].tool_failures",
+        ),
+        ("events", lambda d: d["events"][5].__setitem__("event_data", []), "events[5].event_data"),
+        ("events", lambda d: d["events"].__setitem__(3, "x"), "events[3]"),
+    ],
+)
+def test_garbled_document_names_file_and_path(
+    shape: str, damage: Any, where: str, tmp_path: Path
+) -> None:
     data = json.loads(CREWAI.path(shape, "loop", "baseline").read_text())
     damage(data)
     broken = tmp_path / f"garbled.{shape}.json"
@@ -190,13 +210,18 @@ def _kickoff(scenario: str = "identical", side: str = "baseline") -> dict[str, A
 
 def test_tool_failure_marks_a_normal_looking_message_as_error() -> None:
     data = _kickoff()
-    data["tasks_output"][0]["tool_failures"] = [{
-        "tool_name": "get_weather", "tool_args": {"latitude": 48.8566, "longitude": 2.3522},
-        "failure": {"message": "stale data", "reason": "validation", "code": "Stale"}}]
+    data["tasks_output"][0]["tool_failures"] = [
+        {
+            "tool_name": "get_weather",
+            "tool_args": {"latitude": 48.8566, "longitude": 2.3522},
+            "failure": {"message": "stale data", "reason": "validation", "code": "Stale"},
+        }
+    ]
     trace = parse_trace_data(data)
     failed = [s for s in tool_steps(trace) if s.status is StepStatus.ERROR]
     assert [(s.name, s.error_message) for s in failed] == [
-        ("Weather Researcher/get_weather", "stale data")]
+        ("Weather Researcher/get_weather", "stale data")
+    ]
     assert failed[0].output_payload is not None  # the message text is kept as it was
 
 
@@ -218,7 +243,8 @@ def test_export_without_messages_degrades_to_one_step_per_task() -> None:
     assert [(s.name, s.step_type, s.parent_id) for s in trace.steps] == [
         ("Weather Researcher/weather_research", StepType.ROUTING, None),
         ("Weather Researcher/get_weather", StepType.TOOL_CALL, "task-0"),
-        ("Travel Advisor/packing_advice", StepType.ROUTING, None)]
+        ("Travel Advisor/packing_advice", StepType.ROUTING, None),
+    ]
     assert trace.steps[1].status is StepStatus.ERROR
     assert [s.step_index for s in trace.steps] == [0, 1, 2]
     assert trace.total_tokens is not None
@@ -228,8 +254,12 @@ def test_export_without_messages_degrades_to_one_step_per_task() -> None:
 
 def test_untracked_usage_is_unknown_not_zero() -> None:
     data = _kickoff()
-    data["token_usage"] = {"total_tokens": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                           "successful_requests": 0}
+    data["token_usage"] = {
+        "total_tokens": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "successful_requests": 0,
+    }
     assert parse_trace_data(data).total_tokens is None
     del data["token_usage"]
     assert parse_trace_data(data).total_tokens is None

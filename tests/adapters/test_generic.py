@@ -6,15 +6,30 @@ from agentdiff import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 from agentdiff.loader import parse_trace_data
 
 _text = st.text(min_size=1, max_size=12)
-_json_leaf = st.none() | st.booleans() | st.integers(-10**6, 10**6) | _text | st.floats(
-    allow_nan=False, allow_infinity=False, width=32)
-_payload = st.dictionaries(_text, st.recursive(_json_leaf, lambda c: st.lists(c, max_size=3)
-                                               | st.dictionaries(_text, c, max_size=3),
-                                               max_leaves=6), max_size=4)
+_json_leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | _text
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
+)
+_payload = st.dictionaries(
+    _text,
+    st.recursive(
+        _json_leaf,
+        lambda c: st.lists(c, max_size=3) | st.dictionaries(_text, c, max_size=3),
+        max_leaves=6,
+    ),
+    max_size=4,
+)
 _count = st.none() | st.integers(0, 10**7)
-_usage = st.none() | st.builds(TokenUsage, prompt_tokens=_count, completion_tokens=_count,
-                               total_tokens=_count,
-                               estimated_cost_usd=st.none() | st.floats(0, 100, allow_nan=False))
+_usage = st.none() | st.builds(
+    TokenUsage,
+    prompt_tokens=_count,
+    completion_tokens=_count,
+    total_tokens=_count,
+    estimated_cost_usd=st.none() | st.floats(0, 100, allow_nan=False),
+)
 
 
 @st.composite
@@ -23,18 +38,33 @@ def traces(draw):
     steps = []
     for i in range(n):
         parent = draw(st.none() | st.integers(0, i - 1)) if i else None
-        steps.append(TraceStep(
-            step_id=f"s{i}", parent_id=None if parent is None else f"s{parent}", step_index=i,
-            step_type=draw(st.sampled_from(StepType)), name=draw(_text),
-            input_payload=draw(_payload), output_payload=draw(st.none() | _payload),
-            status=draw(st.sampled_from(StepStatus)), error_message=draw(st.none() | _text),
-            latency_ms=draw(st.none() | st.floats(0, 1e6, allow_nan=False)),
-            tokens=draw(_usage), metadata=draw(st.none() | _payload)))
-    return AgentTrace(trace_id=draw(_text), agent_name=draw(_text),
-                      agent_version=draw(st.none() | _text), task_input=draw(_payload),
-                      final_output=draw(st.none() | _payload), steps=steps,
-                      total_latency_ms=draw(st.none() | st.floats(0, 1e7, allow_nan=False)),
-                      total_tokens=draw(_usage), metadata=draw(st.none() | _payload))
+        steps.append(
+            TraceStep(
+                step_id=f"s{i}",
+                parent_id=None if parent is None else f"s{parent}",
+                step_index=i,
+                step_type=draw(st.sampled_from(StepType)),
+                name=draw(_text),
+                input_payload=draw(_payload),
+                output_payload=draw(st.none() | _payload),
+                status=draw(st.sampled_from(StepStatus)),
+                error_message=draw(st.none() | _text),
+                latency_ms=draw(st.none() | st.floats(0, 1e6, allow_nan=False)),
+                tokens=draw(_usage),
+                metadata=draw(st.none() | _payload),
+            )
+        )
+    return AgentTrace(
+        trace_id=draw(_text),
+        agent_name=draw(_text),
+        agent_version=draw(st.none() | _text),
+        task_input=draw(_payload),
+        final_output=draw(st.none() | _payload),
+        steps=steps,
+        total_latency_ms=draw(st.none() | st.floats(0, 1e7, allow_nan=False)),
+        total_tokens=draw(_usage),
+        metadata=draw(st.none() | _payload),
+    )
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])

@@ -35,7 +35,10 @@ def test_manifest_names_real_and_emulated_shapes() -> None:
     assert MANIFEST["produced_by"]["langfuse"].startswith("4.")
     assert MANIFEST["shapes"]["otlp"]["emulated"] is False
     assert {s for s, v in MANIFEST["shapes"].items() if v["emulated"]} == {
-        "json", "snake", "v2_observations"}
+        "json",
+        "snake",
+        "v2_observations",
+    }
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
@@ -47,8 +50,7 @@ def test_tool_calls_match_live_facts(shape: str, scenario: str, side: str) -> No
     assert [t.name for t in tools] == [c["name"] for c in facts["tool_calls"]]
     assert [t.input_payload for t in tools] == [c["arguments"] for c in facts["tool_calls"]]
     assert [t.error_message for t in tools] == [c["error"] for c in facts["tool_calls"]]
-    expected = [StepStatus.ERROR if c["error"] else StepStatus.SUCCESS
-                for c in facts["tool_calls"]]
+    expected = [StepStatus.ERROR if c["error"] else StepStatus.SUCCESS for c in facts["tool_calls"]]
     assert [t.status for t in tools] == expected
     assert all(s.status is StepStatus.SUCCESS for s in trace.steps if s not in tools)
 
@@ -107,8 +109,10 @@ def test_forced_adapter_gives_the_same_trace(shape: str) -> None:
 
 def test_all_shapes_of_one_run_agree() -> None:
     traces = [LANGFUSE.load(shape, "loop", "candidate") for shape in MANIFEST["shapes"]]
-    views = [[(s.step_id, s.parent_id, s.step_type, s.name, s.input_payload, s.status)
-              for s in t.steps] for t in traces]
+    views = [
+        [(s.step_id, s.parent_id, s.step_type, s.name, s.input_payload, s.status) for s in t.steps]
+        for t in traces
+    ]
     assert all(v == views[0] for v in views)
     assert len({t.trace_id for t in traces}) == 1
 
@@ -118,15 +122,18 @@ def test_identical_pair_differs_only_in_ids_and_times() -> None:
     cand = LANGFUSE.load("json", "identical", "candidate")
     assert base.trace_id != cand.trace_id
     assert [(s.name, s.step_type, s.input_payload, s.output_payload) for s in base.steps] == [
-        (s.name, s.step_type, s.input_payload, s.output_payload) for s in cand.steps]
+        (s.name, s.step_type, s.input_payload, s.output_payload) for s in cand.steps
+    ]
 
 
 def test_shared_reference_fixtures_load() -> None:
     folder = SHARED / "langfuse" / "extra_tool_detour"
     if not folder.exists():
         pytest.skip("shared reference fixtures not present")
-    names = {"baseline": ["geocode", "get_weather", "calculator"],
-             "candidate": ["geocode", "search", "get_weather", "calculator"]}
+    names = {
+        "baseline": ["geocode", "get_weather", "calculator"],
+        "candidate": ["geocode", "search", "get_weather", "calculator"],
+    }
     for side, expected in names.items():
         for suffix in ("json", "snake.json", "v2_observations.json", "otlp.json"):
             trace = load_trace(folder / f"{side}.{suffix}")
@@ -137,7 +144,13 @@ def test_shared_reference_fixtures_load() -> None:
 def test_detect_does_not_claim_other_formats() -> None:
     files = other_documents("langfuse")
     assert {p.relative_to(REAL).parts[0] for p in files if p.is_relative_to(REAL)} >= {
-        "crewai", "genai", "langgraph", "langsmith", "openai_agents", "openinference"}
+        "crewai",
+        "genai",
+        "langgraph",
+        "langsmith",
+        "openai_agents",
+        "openinference",
+    }
     claimed = [p for p in files if LangfuseAdapter.detect(read_document(p))]
     assert claimed == []
 
@@ -145,8 +158,17 @@ def test_detect_does_not_claim_other_formats() -> None:
 def test_detect_claims_every_own_shape_and_rejects_junk() -> None:
     for shape in MANIFEST["shapes"]:
         assert LangfuseAdapter.detect(read_document(LANGFUSE.path(shape, "detour", "baseline")))
-    for junk in ({}, [], {"data": []}, {"data": [{"object": "trace", "traceId": 1, "type": 1}]},
-                 [{"traceId": "t", "type": "SPAN"}], {"resourceSpans": []}, "text", 3, None):
+    for junk in (
+        {},
+        [],
+        {"data": []},
+        {"data": [{"object": "trace", "traceId": 1, "type": 1}]},
+        [{"traceId": "t", "type": "SPAN"}],
+        {"resourceSpans": []},
+        "text",
+        3,
+        None,
+    ):
         assert not LangfuseAdapter.detect(junk)
 
 
@@ -200,13 +222,16 @@ def test_unknown_observation_types_and_tool_named_spans() -> None:
     assert trace.step_map()[tool["id"]].step_type is StepType.TOOL_CALL
 
 
-@pytest.mark.parametrize(("details", "expected"), [
-    ({"input": 10, "output": 5, "total": 15}, (10, 5, 15)),
-    ({"prompt_tokens": 7, "completion_tokens": 3}, (7, 3, 10)),
-    ({"input_cached_tokens": 4, "output_reasoning_tokens": 2}, (None, None, 6)),
-    ({}, (None, None, None)),
-    ('{"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}', (1, 2, 3)),
-])
+@pytest.mark.parametrize(
+    ("details", "expected"),
+    [
+        ({"input": 10, "output": 5, "total": 15}, (10, 5, 15)),
+        ({"prompt_tokens": 7, "completion_tokens": 3}, (7, 3, 10)),
+        ({"input_cached_tokens": 4, "output_reasoning_tokens": 2}, (None, None, 6)),
+        ({}, (None, None, None)),
+        ('{"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}', (1, 2, 3)),
+    ],
+)
 def test_usage_details_keys(details: Any, expected: tuple[int | None, ...]) -> None:
     assert usage_from(details) == expected
 
@@ -223,14 +248,18 @@ def test_truncated_file_is_a_one_line_error_naming_it(shape: str, tmp_path: Path
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize(("shape", "breakage"), [
-    ("json", lambda d: d["observations"].__setitem__(1, "oops")),
-    ("snake", lambda d: d["observations"][2].pop("id")),
-    ("v2_observations", lambda d: d["data"].__setitem__(0, 42)),
-    ("otlp", lambda d: d["resourceSpans"][0]["scopeSpans"][0]["spans"][3].pop("spanId")),
-])
+@pytest.mark.parametrize(
+    ("shape", "breakage"),
+    [
+        ("json", lambda d: d["observations"].__setitem__(1, "oops")),
+        ("snake", lambda d: d["observations"][2].pop("id")),
+        ("v2_observations", lambda d: d["data"].__setitem__(0, 42)),
+        ("otlp", lambda d: d["resourceSpans"][0]["scopeSpans"][0]["spans"][3].pop("spanId")),
+    ],
+)
 def test_garbled_document_is_a_one_line_error_naming_it(
-        shape: str, breakage: Any, tmp_path: Path) -> None:
+    shape: str, breakage: Any, tmp_path: Path
+) -> None:
     source = LANGFUSE.path(shape, "detour", "candidate")
     data = read_document(source)
     breakage(data)

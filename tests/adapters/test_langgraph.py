@@ -30,8 +30,15 @@ CASES = LANGGRAPH.cases()
 
 def test_manifest_covers_every_shape_and_version() -> None:
     assert MANIFEST["source"] == "langgraph"
-    assert set(SHAPES) == {"messages", "lc_dumps", "model_dump", "openai", "state", "checkpoint",
-                           "channel_values"}
+    assert set(SHAPES) == {
+        "messages",
+        "lc_dumps",
+        "model_dump",
+        "openai",
+        "state",
+        "checkpoint",
+        "channel_values",
+    }
     assert all(spec["adapter"] == "langgraph" for spec in MANIFEST["shapes"].values())
     assert MANIFEST["produced_by"]["langgraph"].startswith("1.2.")
     assert MANIFEST["produced_by"]["langchain-core"].startswith("1.8.")
@@ -51,11 +58,15 @@ def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> 
     trace, fact = LANGGRAPH.load(shape, scenario, side), LANGGRAPH.facts(scenario, side)
     tools = tool_steps(trace)
     assert [(s.name, s.input_payload) for s in tools] == [
-        (c["name"], c["arguments"]) for c in fact["tool_calls"]]
-    assert [(s.status, s.error_message and fact_call["error"] in s.error_message)
-            for s, fact_call in zip(tools, fact["tool_calls"], strict=True)] == [
+        (c["name"], c["arguments"]) for c in fact["tool_calls"]
+    ]
+    assert [
+        (s.status, s.error_message and fact_call["error"] in s.error_message)
+        for s, fact_call in zip(tools, fact["tool_calls"], strict=True)
+    ] == [
         (StepStatus.ERROR, True) if c["error"] else (StepStatus.SUCCESS, None)
-        for c in fact["tool_calls"]]
+        for c in fact["tool_calls"]
+    ]
     assert all(s.output_payload for s in tools)
 
 
@@ -111,7 +122,8 @@ def test_parents_order_and_timing(shape: str, scenario: str, side: str) -> None:
 def test_identical_pair_has_the_same_trajectory(shape: str) -> None:
     base, cand = (LANGGRAPH.load(shape, "identical", side) for side in SIDES)
     assert [(s.step_type, s.name, s.input_payload) for s in base.steps] == [
-        (s.step_type, s.name, s.input_payload) for s in cand.steps]
+        (s.step_type, s.name, s.input_payload) for s in cand.steps
+    ]
 
 
 def test_thread_id_is_the_trace_id_where_the_shape_has_one() -> None:
@@ -120,14 +132,18 @@ def test_thread_id_is_the_trace_id_where_the_shape_has_one() -> None:
     assert state.trace_id == snapshot["config"]["configurable"]["thread_id"]
     assert LANGGRAPH.load("checkpoint", "detour", "candidate").trace_id == state.trace_id
     # message lists have no thread: a stable hash of the message ids, equal across serializations
-    ids = {LANGGRAPH.load(shape, "detour", "candidate").trace_id
-           for shape in ("messages", "lc_dumps", "model_dump")}
+    ids = {
+        LANGGRAPH.load(shape, "detour", "candidate").trace_id
+        for shape in ("messages", "lc_dumps", "model_dump")
+    }
     assert len(ids) == 1
     assert ids.pop().startswith("langgraph-")
 
 
-@pytest.mark.parametrize("folder", ["langgraph_messages", "langgraph_lc_dumps",
-                                    "langgraph_checkpoint", "langgraph_state"])
+@pytest.mark.parametrize(
+    "folder",
+    ["langgraph_messages", "langgraph_lc_dumps", "langgraph_checkpoint", "langgraph_state"],
+)
 def test_shared_reference_fixtures(folder: str) -> None:
     path = SHARED / folder / "extra_tool_detour" / "candidate.json"
     if not path.exists():

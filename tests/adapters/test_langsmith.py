@@ -23,7 +23,9 @@ CASES = LANGSMITH.cases()
 def test_manifest_names_both_shapes() -> None:
     manifest = LANGSMITH.manifest
     assert {shape: spec["file"] for shape, spec in manifest["shapes"].items()} == {
-        "nested": "<side>.nested.json", "flat": "<side>.flat.json"}
+        "nested": "<side>.nested.json",
+        "flat": "<side>.flat.json",
+    }
     assert all(spec["adapter"] == "langsmith" for spec in manifest["shapes"].values())
 
 
@@ -50,7 +52,8 @@ def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> 
     facts, trace = LANGSMITH.facts(scenario, side), LANGSMITH.load(shape, scenario, side)
     tools = of_type(trace, StepType.TOOL_CALL)
     assert [(t.name, t.input_payload) for t in tools] == [
-        (c["name"], c["arguments"]) for c in facts["tool_calls"]]
+        (c["name"], c["arguments"]) for c in facts["tool_calls"]
+    ]
     for step, call in zip(tools, facts["tool_calls"], strict=True):
         if call["error"] is None:
             assert (step.status, step.error_message) == (StepStatus.SUCCESS, None)
@@ -71,9 +74,11 @@ def test_llm_calls_and_tokens_match_the_live_run(shape: str, scenario: str, side
     llms = of_type(trace, StepType.LLM_CALL)
     assert len(llms) == facts["llm_calls"]
     assert trace.total_tokens is not None
-    assert (trace.total_tokens.prompt_tokens, trace.total_tokens.completion_tokens,
-            trace.total_tokens.total_tokens) == (
-        facts["prompt_tokens"], facts["completion_tokens"], facts["total_tokens"])
+    assert (
+        trace.total_tokens.prompt_tokens,
+        trace.total_tokens.completion_tokens,
+        trace.total_tokens.total_tokens,
+    ) == (facts["prompt_tokens"], facts["completion_tokens"], facts["total_tokens"])
     assert trace.total_tokens.estimated_cost_usd == facts["cost_usd"]
     # chain runs repeat their children's usage_metadata in their outputs: never counted
     assert all(s.tokens is None for s in trace.steps if s.step_type is not StepType.LLM_CALL)
@@ -117,8 +122,11 @@ def test_nested_and_flat_shapes_give_the_same_steps(scenario: str, side: str) ->
 def test_reference_detour_fixture() -> None:
     folder = SHARED / "langsmith" / "extra_tool_detour"
     base, cand = load_trace(folder / "baseline.json"), load_trace(folder / "candidate.json")
-    assert [t.name for t in of_type(cand, StepType.TOOL_CALL)] == ["geocode", "web_search",
-                                                               "get_weather"]
+    assert [t.name for t in of_type(cand, StepType.TOOL_CALL)] == [
+        "geocode",
+        "web_search",
+        "get_weather",
+    ]
     assert (len(of_type(base, StepType.LLM_CALL)), len(of_type(cand, StepType.LLM_CALL))) == (3, 4)
     assert base.total_tokens is not None
     assert cand.total_tokens is not None
@@ -151,7 +159,8 @@ def test_token_sources_are_read_once_and_unknown_stays_none() -> None:
     assert first.tokens is not None
     assert (first.tokens.prompt_tokens, first.tokens.completion_tokens) == (
         llm["outputs"]["llm_output"]["token_usage"]["input_tokens"],
-        llm["outputs"]["llm_output"]["token_usage"]["output_tokens"])
+        llm["outputs"]["llm_output"]["token_usage"]["output_tokens"],
+    )
     llm["outputs"].pop("llm_output")
     assert of_type(parse_trace_data(tree), StepType.LLM_CALL)[0].tokens is None
     for run in _runs(tree):
@@ -188,8 +197,11 @@ def test_flat_list_with_two_traces_needs_a_trace_id(tmp_path: Path) -> None:
     with pytest.raises(MultipleTracesError, match=r"runs\.json"):
         load_trace(path)
     picked = load_trace(path, trace_id=ids[1])
-    assert [t.name for t in of_type(picked, StepType.TOOL_CALL)] == ["geocode", "web_search",
-                                                                 "get_weather"]
+    assert [t.name for t in of_type(picked, StepType.TOOL_CALL)] == [
+        "geocode",
+        "web_search",
+        "get_weather",
+    ]
     assert not LangSmithAdapter.detect({"runs": runs})  # an envelope of traces is not a run
     assert LangSmithAdapter.detect({"runs": first})
     one = parse_trace_data({"runs": first})
@@ -228,13 +240,17 @@ def _drop_flat_run_type(d: Any) -> None:
     d[3].pop("run_type")
 
 
-@pytest.mark.parametrize(("shape", "broken", "where"), [
-    ("nested", _drop_child_id, "child_runs[1].id"),
-    ("nested", _break_child_runs, "child_runs[0].child_runs: expected a list"),
-    ("flat", _drop_flat_run_type, "[3].run_type"),
-])
-def test_malformed_document_names_the_json_path(shape: str, broken: Any, where: str,
-                                                 tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("shape", "broken", "where"),
+    [
+        ("nested", _drop_child_id, "child_runs[1].id"),
+        ("nested", _break_child_runs, "child_runs[0].child_runs: expected a list"),
+        ("flat", _drop_flat_run_type, "[3].run_type"),
+    ],
+)
+def test_malformed_document_names_the_json_path(
+    shape: str, broken: Any, where: str, tmp_path: Path
+) -> None:
     data = read_document(LANGSMITH.path(shape, "identical", "baseline"))
     broken(data)
     path = tmp_path / "broken.json"

@@ -27,33 +27,86 @@ TOOLNODE_ERROR = "Error: ValueError('weather service timeout')\n Please fix your
 CONVERSATION: list[tuple[str, dict[str, Any]]] = [
     ("system", {"content": "You are a weather bot.", "id": "sys-1"}),
     ("human", {"content": "Weather in Paris?", "id": "h-1"}),
-    ("ai", {"content": "", "id": "ai-1", "name": "weather_agent",
+    (
+        "ai",
+        {
+            "content": "",
+            "id": "ai-1",
+            "name": "weather_agent",
             "tool_calls": [
                 {"name": "geocode", "args": {"city": "Paris"}, "id": "call_a", "type": "tool_call"},
-                {"name": "get_weather", "args": {"lat": 48.85, "lon": 2.35}, "id": "call_b",
-                 "type": "tool_call"},
+                {
+                    "name": "get_weather",
+                    "args": {"lat": 48.85, "lon": 2.35},
+                    "id": "call_b",
+                    "type": "tool_call",
+                },
             ],
             "usage_metadata": {"input_tokens": 100, "output_tokens": 10, "total_tokens": 110},
-            "response_metadata": {"token_usage": {"prompt_tokens": 100, "completion_tokens": 10,
-                                                  "total_tokens": 110},
-                                  "model_name": "scripted-chat-1"}}),
-    ("tool", {"content": '{"lat": 48.85, "lon": 2.35}', "id": "t-1", "name": "geocode",
-              "tool_call_id": "call_a", "status": "success"}),
-    ("tool", {"content": TOOLNODE_ERROR, "id": "t-2", "name": "get_weather",
-              "tool_call_id": "call_b", "status": "error"}),
-    ("ai", {"content": [{"type": "text", "text": "Retrying."}], "id": "ai-2",
-            "tool_calls": [{"name": "get_weather", "args": {"lat": 48.85, "lon": 2.35},
-                            "id": "call_c", "type": "tool_call"}],
-            "response_metadata": {"token_usage": {"prompt_tokens": 150, "completion_tokens": 12,
-                                                  "total_tokens": 162}}}),
-    ("tool", {"content": '{"temp_c": 18}', "id": "t-3", "name": "get_weather",
-              "tool_call_id": "call_c"}),
-    ("ai", {"content": "It is 18 °C in Paris.", "id": "ai-3",
-            "usage_metadata": {"input_tokens": 200, "output_tokens": 20, "total_tokens": 220}}),
+            "response_metadata": {
+                "token_usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+                "model_name": "scripted-chat-1",
+            },
+        },
+    ),
+    (
+        "tool",
+        {
+            "content": '{"lat": 48.85, "lon": 2.35}',
+            "id": "t-1",
+            "name": "geocode",
+            "tool_call_id": "call_a",
+            "status": "success",
+        },
+    ),
+    (
+        "tool",
+        {
+            "content": TOOLNODE_ERROR,
+            "id": "t-2",
+            "name": "get_weather",
+            "tool_call_id": "call_b",
+            "status": "error",
+        },
+    ),
+    (
+        "ai",
+        {
+            "content": [{"type": "text", "text": "Retrying."}],
+            "id": "ai-2",
+            "tool_calls": [
+                {
+                    "name": "get_weather",
+                    "args": {"lat": 48.85, "lon": 2.35},
+                    "id": "call_c",
+                    "type": "tool_call",
+                }
+            ],
+            "response_metadata": {
+                "token_usage": {"prompt_tokens": 150, "completion_tokens": 12, "total_tokens": 162}
+            },
+        },
+    ),
+    (
+        "tool",
+        {"content": '{"temp_c": 18}', "id": "t-3", "name": "get_weather", "tool_call_id": "call_c"},
+    ),
+    (
+        "ai",
+        {
+            "content": "It is 18 °C in Paris.",
+            "id": "ai-3",
+            "usage_metadata": {"input_tokens": 200, "output_tokens": 20, "total_tokens": 220},
+        },
+    ),
 ]
 
-CLASS_NAMES = {"system": "SystemMessage", "human": "HumanMessage", "ai": "AIMessage",
-               "tool": "ToolMessage"}
+CLASS_NAMES = {
+    "system": "SystemMessage",
+    "human": "HumanMessage",
+    "ai": "AIMessage",
+    "tool": "ToolMessage",
+}
 OPENAI_ROLES = {"system": "system", "human": "user", "ai": "assistant", "tool": "tool"}
 
 
@@ -66,9 +119,12 @@ def as_message_to_dict(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def as_constructor(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
-    return {"lc": 1, "type": "constructor",
-            "id": ["langchain", "schema", "messages", CLASS_NAMES[kind]],
-            "kwargs": {"type": kind, **fields}}
+    return {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain", "schema", "messages", CLASS_NAMES[kind]],
+        "kwargs": {"type": kind, **fields},
+    }
 
 
 def as_openai(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -77,17 +133,26 @@ def as_openai(kind: str, fields: dict[str, Any]) -> dict[str, Any]:
 
     out: dict[str, Any] = {"role": OPENAI_ROLES[kind], "content": fields["content"]}
     if "tool_calls" in fields:
-        out["tool_calls"] = [{"type": "function", "id": c["id"],
-                              "function": {"name": c["name"], "arguments": json.dumps(c["args"])}}
-                             for c in fields["tool_calls"]]
+        out["tool_calls"] = [
+            {
+                "type": "function",
+                "id": c["id"],
+                "function": {"name": c["name"], "arguments": json.dumps(c["args"])},
+            }
+            for c in fields["tool_calls"]
+        ]
     for key in ("name", "tool_call_id"):
         if key in fields:
             out[key] = fields[key]
     return out
 
 
-DIALECTS = {"model_dump": as_model_dump, "message_to_dict": as_message_to_dict,
-            "lc_constructor": as_constructor, "openai": as_openai}
+DIALECTS = {
+    "model_dump": as_model_dump,
+    "message_to_dict": as_message_to_dict,
+    "lc_constructor": as_constructor,
+    "openai": as_openai,
+}
 
 
 def serialized(dialect: str) -> list[dict[str, Any]]:
@@ -97,7 +162,16 @@ def serialized(dialect: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("dialect", list(DIALECTS))
 def test_every_dialect_reads_the_same_conversation(dialect: str) -> None:
     messages = normalize_messages(serialized(dialect))
-    assert [m.role for m in messages] == ["system", "human", "ai", "tool", "tool", "ai", "tool", "ai"]
+    assert [m.role for m in messages] == [
+        "system",
+        "human",
+        "ai",
+        "tool",
+        "tool",
+        "ai",
+        "tool",
+        "ai",
+    ]
     assert all(m.metadata["dialect"] == dialect for m in messages)
     assert messages[2].tool_calls[1].name == "get_weather"
     assert messages[2].tool_calls[1].args == {"lat": 48.85, "lon": 2.35}
@@ -163,13 +237,16 @@ def test_unanswered_tool_call_is_abandoned() -> None:
     messages = normalize_messages(serialized("model_dump")[:4])  # call_b never answered
     steps = conversation_steps(messages)
     assert [(s.name, s.status) for s in steps if s.step_type is StepType.TOOL_CALL] == [
-        ("geocode", StepStatus.SUCCESS), ("get_weather", StepStatus.ABANDONED)]
+        ("geocode", StepStatus.SUCCESS),
+        ("get_weather", StepStatus.ABANDONED),
+    ]
 
 
 def test_prefixes_parent_and_start_index_for_combining_conversations() -> None:
     messages = normalize_messages(serialized("model_dump"))
-    steps = conversation_steps(messages, name_prefix="Researcher/", id_prefix="task0/",
-                               parent_id="task-0", start_index=3)
+    steps = conversation_steps(
+        messages, name_prefix="Researcher/", id_prefix="task0/", parent_id="task-0", start_index=3
+    )
     assert steps[0].name == "Researcher/geocode,get_weather"
     assert steps[0].parent_id == "task-0"
     assert steps[-1].parent_id == "task-0"
@@ -179,23 +256,35 @@ def test_prefixes_parent_and_start_index_for_combining_conversations() -> None:
 
 
 def test_remove_message_and_chat_message() -> None:
-    raw = [{"type": "remove", "content": "", "id": "x"},
-           {"type": "chat", "role": "assistant", "content": "hi", "id": "c"}]
-    assert normalize_messages(raw) == [Message(role="ai", content="hi", id="c",
-                                               metadata={"dialect": "model_dump"})]
+    raw = [
+        {"type": "remove", "content": "", "id": "x"},
+        {"type": "chat", "role": "assistant", "content": "hi", "id": "c"},
+    ]
+    assert normalize_messages(raw) == [
+        Message(role="ai", content="hi", id="c", metadata={"dialect": "model_dump"})
+    ]
 
 
-@pytest.mark.parametrize(("raw", "where"), [
-    ({"type": "ai"}, "messages: expected a list"),
-    ([{"foo": 1}], "messages[0]: not a role message"),
-    ([{"type": "robot", "content": "x"}], "messages[0]: unknown message type"),
-    ([{"type": "ai", "data": {"content": "", "tool_calls": [{"args": {}}]}}],
-     "messages[0].data.tool_calls[0]"),
-    ([{"lc": 1, "type": "constructor", "id": ["x", "AIMessage"], "kwargs": None}],
-     "messages[0].kwargs"),
-    ([{"role": "assistant", "content": None, "tool_calls": [{"id": "a"}]}],
-     "messages[0].tool_calls[0]"),
-])
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        ({"type": "ai"}, "messages: expected a list"),
+        ([{"foo": 1}], "messages[0]: not a role message"),
+        ([{"type": "robot", "content": "x"}], "messages[0]: unknown message type"),
+        (
+            [{"type": "ai", "data": {"content": "", "tool_calls": [{"args": {}}]}}],
+            "messages[0].data.tool_calls[0]",
+        ),
+        (
+            [{"lc": 1, "type": "constructor", "id": ["x", "AIMessage"], "kwargs": None}],
+            "messages[0].kwargs",
+        ),
+        (
+            [{"role": "assistant", "content": None, "tool_calls": [{"id": "a"}]}],
+            "messages[0].tool_calls[0]",
+        ),
+    ],
+)
 def test_malformed_messages_name_the_json_path(raw: Any, where: str) -> None:
     with pytest.raises(TraceFormatError) as info:
         normalize_messages(raw)
@@ -203,17 +292,20 @@ def test_malformed_messages_name_the_json_path(raw: Any, where: str) -> None:
     assert where in str(info.value)
 
 
-@pytest.mark.parametrize(("item", "expected"), [
-    (as_message_to_dict("ai", {"content": ""}), True),
-    (as_constructor("tool", {"content": ""}), True),
-    (as_model_dump("human", {"content": "q"}), True),
-    ({"role": "user", "content": "q"}, True),
-    ({"lc": 1, "type": "constructor", "id": ["langchain", "chat_models", "ChatOpenAI"]}, False),
-    ({"type": "span", "content": "x"}, False),
-    ({"role": "admin", "content": "x"}, False),
-    ({"name": "x", "context": {}, "attributes": {}}, False),
-    ("text", False),
-    (None, False),
-])
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        (as_message_to_dict("ai", {"content": ""}), True),
+        (as_constructor("tool", {"content": ""}), True),
+        (as_model_dump("human", {"content": "q"}), True),
+        ({"role": "user", "content": "q"}, True),
+        ({"lc": 1, "type": "constructor", "id": ["langchain", "chat_models", "ChatOpenAI"]}, False),
+        ({"type": "span", "content": "x"}, False),
+        ({"role": "admin", "content": "x"}, False),
+        ({"name": "x", "context": {}, "attributes": {}}, False),
+        ("text", False),
+        (None, False),
+    ],
+)
 def test_is_message_like(item: Any, expected: bool) -> None:
     assert is_message_like(item) is expected

@@ -25,9 +25,12 @@ def test_manifest_names_every_shape_and_version() -> None:
     manifest = AGENTS.manifest
     assert manifest["produced_by"]["openai-agents"] == "0.24.0"
     assert {shape: spec["file"] for shape, spec in manifest["shapes"].items()} == {
-        "export": "<side>.json", "ingest": "<side>.ingest.json"}
-    assert all(s["adapter"] == "openai_agents" and not s["emulated"]
-               for s in manifest["shapes"].values())
+        "export": "<side>.json",
+        "ingest": "<side>.ingest.json",
+    }
+    assert all(
+        s["adapter"] == "openai_agents" and not s["emulated"] for s in manifest["shapes"].values()
+    )
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
@@ -45,7 +48,8 @@ def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> 
     facts, trace = AGENTS.facts(scenario, side), AGENTS.load(shape, scenario, side)
     tools = tool_steps(trace)
     assert [(t.name, t.input_payload) for t in tools] == [
-        (c["name"], c["arguments"]) for c in facts["tool_calls"]]
+        (c["name"], c["arguments"]) for c in facts["tool_calls"]
+    ]
     for step, call in zip(tools, facts["tool_calls"], strict=True):
         if call["error"] is None:
             assert step.status is StepStatus.SUCCESS
@@ -55,7 +59,8 @@ def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> 
             assert step.status is StepStatus.ERROR
             assert call["error"] in (step.error_message or "")
     assert [s for s in trace.steps if s.status is StepStatus.ERROR] == [
-        t for t, c in zip(tools, facts["tool_calls"], strict=True) if c["error"]]
+        t for t, c in zip(tools, facts["tool_calls"], strict=True) if c["error"]
+    ]
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
@@ -117,14 +122,20 @@ def test_tree_order_and_timing(shape: str, scenario: str, side: str) -> None:
 
 def test_tool_outputs_are_data_not_python_reprs() -> None:
     geocode = tool_steps(AGENTS.load("export", "identical", "baseline"))[0]
-    assert geocode.output_payload == {"latitude": 48.8566, "longitude": 2.3522,
-                                      "display_name": "Paris, Île-de-France, France"}
+    assert geocode.output_payload == {
+        "latitude": 48.8566,
+        "longitude": 2.3522,
+        "display_name": "Paris, Île-de-France, France",
+    }
 
 
 def test_identical_pair_differs_only_in_ids_and_times() -> None:
     def shape_of(trace: AgentTrace) -> list[Any]:
-        return [(s.step_type, s.name, s.input_payload, s.output_payload, s.status, s.tokens)
-                for s in trace.steps]
+        return [
+            (s.step_type, s.name, s.input_payload, s.output_payload, s.status, s.tokens)
+            for s in trace.steps
+        ]
+
     for shape in SHAPES:
         base = AGENTS.load(shape, "identical", "baseline")
         cand = AGENTS.load(shape, "identical", "candidate")
@@ -135,10 +146,17 @@ def test_identical_pair_differs_only_in_ids_and_times() -> None:
 @pytest.mark.skipif(not SHARED.is_dir(), reason="shared reference fixtures not present")
 def test_reference_detour_fixture() -> None:
     folder = SHARED / "openai_agents" / "extra_tool_detour"
-    export, ingest = load_trace(folder / "candidate.json"), load_trace(folder / "candidate.ingest.json")
+    export, ingest = (
+        load_trace(folder / "candidate.json"),
+        load_trace(folder / "candidate.ingest.json"),
+    )
     for trace in (export, ingest):
         assert [t.name for t in tool_steps(trace)] == [
-            "geocode", "search", "get_weather", "calculator"]
+            "geocode",
+            "search",
+            "get_weather",
+            "calculator",
+        ]
         assert len(llm_steps(trace)) == 6
         assert trace.total_tokens == export.total_tokens
     assert export.total_tokens is not None
@@ -162,21 +180,35 @@ def test_missing_usage_stays_unknown() -> None:
 def test_unknown_and_other_span_types_never_crash() -> None:
     data = read_document(AGENTS.path("export", "identical", "baseline"))
     template = data["spans"][0]
-    extra = [("future_kind", {"type": "future_kind", "payload": 1}, StepType.THOUGHT),
-             ("mcp_tools", {"type": "mcp_tools", "server": "fs", "result": ["read"]},
-              StepType.ROUTING),
-             ("whisper-1", {"type": "transcription", "model": "whisper-1",
-                            "input": {"data": "AAAA", "format": "pcm"}, "output": "hi"},
-              StepType.LLM_CALL),
-             ("input_guard", {"type": "guardrail", "name": "input_guard", "triggered": False},
-              StepType.ROUTING)]
+    extra = [
+        ("future_kind", {"type": "future_kind", "payload": 1}, StepType.THOUGHT),
+        ("mcp_tools", {"type": "mcp_tools", "server": "fs", "result": ["read"]}, StepType.ROUTING),
+        (
+            "whisper-1",
+            {
+                "type": "transcription",
+                "model": "whisper-1",
+                "input": {"data": "AAAA", "format": "pcm"},
+                "output": "hi",
+            },
+            StepType.LLM_CALL,
+        ),
+        (
+            "input_guard",
+            {"type": "guardrail", "name": "input_guard", "triggered": False},
+            StepType.ROUTING,
+        ),
+    ]
     for i, (_, span_data, _) in enumerate(extra):
         span = copy.deepcopy(template)
         span.update(id=f"span_extra{i}", span_data=span_data, error=None)
         data["spans"].append(span)
     steps = {s.step_id: s for s in parse_trace_data(data).steps}
     for i, (name, _, step_type) in enumerate(extra):
-        assert (steps[f"span_extra{i}"].name, steps[f"span_extra{i}"].step_type) == (name, step_type)
+        assert (steps[f"span_extra{i}"].name, steps[f"span_extra{i}"].step_type) == (
+            name,
+            step_type,
+        )
     assert steps["span_extra2"].input_payload == {"format": "pcm"}  # the audio blob is dropped
 
 
@@ -200,7 +232,11 @@ def test_multi_trace_ingest_body_needs_a_trace_id(tmp_path: Path) -> None:
     picked = load_trace(path, trace_id=ids[1])
     assert picked.trace_id == ids[1]
     assert [t.name for t in tool_steps(picked)] == [
-        "geocode", "search", "get_weather", "calculator"]
+        "geocode",
+        "search",
+        "get_weather",
+        "calculator",
+    ]
 
 
 def test_json_lines_of_exported_items(tmp_path: Path) -> None:
@@ -238,14 +274,18 @@ def test_truncated_file_gives_one_line_error_naming_it(shape: str, tmp_path: Pat
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize(("shape", "broken", "where"), [
-    ("export", lambda d: d["spans"][2].pop("id"), "spans[2].id"),
-    ("export", lambda d: d["spans"][1].update(span_data="x"), "spans[1].span_data"),
-    ("export", lambda d: d.update(spans={"a": 1}), "spans: expected a list"),
-    ("ingest", lambda d: d["data"][3].pop("id"), "data[3].id"),
-])
-def test_malformed_document_names_the_json_path(shape: str, broken: Any, where: str,
-                                                 tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("shape", "broken", "where"),
+    [
+        ("export", lambda d: d["spans"][2].pop("id"), "spans[2].id"),
+        ("export", lambda d: d["spans"][1].update(span_data="x"), "spans[1].span_data"),
+        ("export", lambda d: d.update(spans={"a": 1}), "spans: expected a list"),
+        ("ingest", lambda d: d["data"][3].pop("id"), "data[3].id"),
+    ],
+)
+def test_malformed_document_names_the_json_path(
+    shape: str, broken: Any, where: str, tmp_path: Path
+) -> None:
     data = read_document(AGENTS.path(shape, "identical", "baseline"))
     broken(data)
     path = tmp_path / "broken.json"

@@ -33,8 +33,11 @@ from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
 SOURCES = {name: RealSource(name) for name in ("genai", "openinference")}
 AGENT_KINDS = {"AGENT", "genai:invoke_agent"}
-CASES = [pytest.param(name, shape, scenario, side, id=f"{name}-{shape}-{scenario}-{side}")
-         for name, source in SOURCES.items() for shape, scenario, side in source.cases()]
+CASES = [
+    pytest.param(name, shape, scenario, side, id=f"{name}-{shape}-{scenario}-{side}")
+    for name, source in SOURCES.items()
+    for shape, scenario, side in source.cases()
+]
 
 
 def test_genai_matrix_is_complete() -> None:
@@ -160,12 +163,20 @@ def test_old_genai_token_and_provider_names() -> None:
     assert all(s.metadata and s.metadata["provider"] == "function" for s in llm)
 
 
-@pytest.mark.parametrize(("kind", "step_type"), [
-    ("RETRIEVER", StepType.TOOL_CALL), ("RERANKER", StepType.TOOL_CALL),
-    ("EMBEDDING", StepType.LLM_CALL), ("GUARDRAIL", StepType.THOUGHT),
-    ("EVALUATOR", StepType.THOUGHT), ("PROMPT", StepType.THOUGHT),
-    ("CHAIN", StepType.ROUTING), ("UNKNOWN", StepType.ROUTING), ("BRAND_NEW", StepType.ROUTING),
-])
+@pytest.mark.parametrize(
+    ("kind", "step_type"),
+    [
+        ("RETRIEVER", StepType.TOOL_CALL),
+        ("RERANKER", StepType.TOOL_CALL),
+        ("EMBEDDING", StepType.LLM_CALL),
+        ("GUARDRAIL", StepType.THOUGHT),
+        ("EVALUATOR", StepType.THOUGHT),
+        ("PROMPT", StepType.THOUGHT),
+        ("CHAIN", StepType.ROUTING),
+        ("UNKNOWN", StepType.ROUTING),
+        ("BRAND_NEW", StepType.ROUTING),
+    ],
+)
 def test_openinference_kinds_are_mapped_deliberately(kind: str, step_type: StepType) -> None:
     doc = copy.deepcopy(_genai_doc())
     span = _span(doc, "execute_tool")
@@ -181,8 +192,12 @@ def test_plain_spans_are_dropped_and_children_reparented() -> None:
     root = next(s for s in doc if s["parent_id"] is None)
     chat = _span(doc, "chat")
     http = copy.deepcopy(chat)
-    http.update(name="POST /v1/chat/completions", attributes={"http.method": "POST"},
-                parent_id=root["context"]["span_id"], events=[])
+    http.update(
+        name="POST /v1/chat/completions",
+        attributes={"http.method": "POST"},
+        parent_id=root["context"]["span_id"],
+        events=[],
+    )
     http["context"]["span_id"] = "0x00000000000000aa"
     chat["parent_id"] = http["context"]["span_id"]
     leaf = copy.deepcopy(http)
@@ -201,14 +216,22 @@ def test_plain_span_above_the_agent_is_kept_as_routing() -> None:
     doc = copy.deepcopy(_genai_doc())
     root = next(s for s in doc if s["parent_id"] is None)
     server = copy.deepcopy(root)
-    server.update(name="GET /ask", attributes={"http.route": "/ask"}, parent_id=None, events=[],
-                  kind="SpanKind.SERVER")
+    server.update(
+        name="GET /ask",
+        attributes={"http.route": "/ask"},
+        parent_id=None,
+        events=[],
+        kind="SpanKind.SERVER",
+    )
     server["context"]["span_id"] = "0x00000000000000cc"
     root["parent_id"] = server["context"]["span_id"]
     trace = parse_trace_data([server, *doc])
     first = trace.steps[0]
     assert (first.step_id, first.step_type, first.parent_id) == (
-        "00000000000000cc", StepType.ROUTING, None)
+        "00000000000000cc",
+        StepType.ROUTING,
+        None,
+    )
     assert trace.agent_name == "weather_agent"
     assert trace.metadata is not None
     assert trace.metadata["dropped_spans"] == 0
@@ -227,7 +250,9 @@ def test_parent_outside_the_file_makes_a_root() -> None:
 
 def test_two_traces_in_one_span_list(tmp_path: Path) -> None:
     folder = REAL / "genai" / "detour"
-    base, cand = (read_document(folder / f"{side}.spans.json") for side in ("baseline", "candidate"))
+    base, cand = (
+        read_document(folder / f"{side}.spans.json") for side in ("baseline", "candidate")
+    )
     path = tmp_path / "both.json"
     path.write_bytes(orjson.dumps([*base, *cand]))
     with pytest.raises(MultipleTracesError, match="holds 2 traces") as info:
@@ -250,7 +275,8 @@ def test_two_traces_in_otlp_json_lines(tmp_path: Path) -> None:
     picked = load_trace(path, trace_id=ids[1])
     facts = SOURCES["genai"].facts("loop", "candidate")
     assert [s.name for s in of_type(picked, StepType.TOOL_CALL)] == [
-        c["name"] for c in facts["tool_calls"]]
+        c["name"] for c in facts["tool_calls"]
+    ]
 
 
 def test_otlp_with_zero_spans_is_a_clear_error(tmp_path: Path) -> None:
@@ -266,8 +292,11 @@ def test_otlp_with_zero_spans_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def _shape_files() -> list[Path]:
-    return [source.path(shape, "detour", "candidate")
-            for source in SOURCES.values() for shape in source.shapes]
+    return [
+        source.path(shape, "detour", "candidate")
+        for source in SOURCES.values()
+        for shape in source.shapes
+    ]
 
 
 @pytest.mark.parametrize("original", _shape_files(), ids=lambda p: p.name)
@@ -322,14 +351,17 @@ def test_detect_claims_reference_span_shapes() -> None:
     assert OpenInferenceAdapter.detect([]) is False
 
 
-REFERENCE = [("baseline", 3, 1201, ["geocode", "get_weather"]),
-             ("candidate", 4, 1860, ["geocode", "web_search", "get_weather"])]
+REFERENCE = [
+    ("baseline", 3, 1201, ["geocode", "get_weather"]),
+    ("candidate", 4, 1860, ["geocode", "web_search", "get_weather"]),
+]
 
 
 @pytest.mark.parametrize("folder", ["openinference_spans", "otlp_json"])
 @pytest.mark.parametrize(("side", "llm_calls", "tokens", "tools"), REFERENCE)
-def test_shared_reference_detour(folder: str, side: str, llm_calls: int, tokens: int,
-                                 tools: list[str]) -> None:
+def test_shared_reference_detour(
+    folder: str, side: str, llm_calls: int, tokens: int, tools: list[str]
+) -> None:
     path = SHARED / folder / "extra_tool_detour" / f"{side}.json"
     if not path.exists():
         pytest.skip("the shared reference fixtures are not beside this checkout")
@@ -337,7 +369,10 @@ def test_shared_reference_detour(folder: str, side: str, llm_calls: int, tokens:
     assert [s.name for s in of_type(trace, StepType.TOOL_CALL)] == tools
     assert of_type(trace, StepType.TOOL_CALL)[0].input_payload == {"city": "Paris"}
     assert of_type(trace, StepType.TOOL_CALL)[-1].input_payload == {
-        "lat": 48.8566, "lon": 2.3522, "units": "imperial"}
+        "lat": 48.8566,
+        "lon": 2.3522,
+        "units": "imperial",
+    }
     assert len(of_type(trace, StepType.LLM_CALL)) == llm_calls
     assert trace.total_tokens is not None
     assert trace.total_tokens.total_tokens == tokens
@@ -367,5 +402,6 @@ def test_nested_attributes_read_like_flat_ones() -> None:
     assert isinstance(next(iter(nested_doc[0]["attributes"].values())), dict)
     nested = parse_trace_data(nested_doc)
     assert [(s.step_type, s.name, s.input_payload) for s in nested.steps] == [
-        (s.step_type, s.name, s.input_payload) for s in flat.steps]
+        (s.step_type, s.name, s.input_payload) for s in flat.steps
+    ]
     assert nested.total_tokens == flat.total_tokens

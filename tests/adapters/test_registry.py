@@ -42,6 +42,7 @@ def test_decorator_registers_name_and_alias_explicit_and_detected(fresh_registry
 @pytest.mark.parametrize("name", ["generic", "canonical"])
 def test_plugins_cannot_shadow_builtin_names_or_aliases(fresh_registry, name):
     with pytest.raises(AdapterRegistrationError, match="taken by a built-in adapter"):
+
         @register_adapter(name)
         class Shadow(BaseAdapter):
             pass
@@ -49,9 +50,11 @@ def test_plugins_cannot_shadow_builtin_names_or_aliases(fresh_registry, name):
 
 def test_plugin_alias_cannot_shadow_a_builtin(fresh_registry):
     with pytest.raises(AdapterRegistrationError, match="'generic' is taken"):
+
         @register_adapter("mine", aliases=("generic",))
         class Sneaky(BaseAdapter):
             pass
+
     assert "mine" not in [a.name for a in available_adapters()]
 
 
@@ -99,7 +102,8 @@ def plugin_path(tmp_path, monkeypatch):
 
 def test_entry_point_plugin_is_discovered(fresh_registry, plugin_path, tmp_path):
     _write_distribution(
-        plugin_path, "acme_plugin",
+        plugin_path,
+        "acme_plugin",
         "[agentdiff.adapters]\nacme_ep = acme_plugin:AcmeAdapter\n",
         """
         from agentdiff import AgentTrace, BaseAdapter
@@ -128,7 +132,8 @@ def test_entry_point_plugin_is_discovered(fresh_registry, plugin_path, tmp_path)
 
 def test_broken_plugin_is_skipped_with_a_warning(fresh_registry, plugin_path, spec_example):
     _write_distribution(
-        plugin_path, "broken_plugin",
+        plugin_path,
+        "broken_plugin",
         "[agentdiff.adapters]\nbroken = broken_plugin:Missing\nnotanadapter = broken_plugin:VALUE\n",
         "raise_later = True\nVALUE = 3\n",
     )
@@ -144,6 +149,8 @@ def test_broken_plugin_is_skipped_with_a_warning(fresh_registry, plugin_path, sp
 
 def test_builtins_come_first_in_fixed_priority(fresh_registry):
     infos = available_adapters()
-    assert [a.name for a in infos][: len(BUILTIN_NAMES)] == registry.detection_order()[: len(BUILTIN_NAMES)]
+    assert [a.name for a in infos][: len(BUILTIN_NAMES)] == registry.detection_order()[
+        : len(BUILTIN_NAMES)
+    ]
     assert infos[0].name == "generic"
     assert all(a.builtin for a in infos[: len(BUILTIN_NAMES)])

@@ -86,9 +86,16 @@ def test_inspect_json(spec_example):
     result = runner.invoke(app, ["inspect", str(spec_example), "--format", "json"])
     data = orjson.loads(result.stdout)
     assert data["source_format"] == "generic"
-    assert data["steps"][1] == {"step_id": "step-2", "parent_id": "step-1", "step_index": 1,
-                                "step_type": "llm_call", "name": "generate_report",
-                                "status": "success", "latency_ms": 1100.0, "total_tokens": 230}
+    assert data["steps"][1] == {
+        "step_id": "step-2",
+        "parent_id": "step-1",
+        "step_index": 1,
+        "step_type": "llm_call",
+        "name": "generate_report",
+        "status": "success",
+        "latency_ms": 1100.0,
+        "total_tokens": 230,
+    }
 
 
 def test_adapters_lists_builtins_with_aliases():
@@ -100,15 +107,21 @@ def test_adapters_lists_builtins_with_aliases():
 
 @pytest.mark.parametrize("which", list(SchemaName))
 def test_committed_schemas_are_current(which):
-    committed = SCHEMA_DIR / f"{'agent_trace' if which is SchemaName.trace else 'diff_report'}.schema.json"
+    committed = (
+        SCHEMA_DIR / f"{'agent_trace' if which is SchemaName.trace else 'diff_report'}.schema.json"
+    )
     assert committed.read_text() == schema_json(which), "run `make schema` and commit"
     result = runner.invoke(app, ["schema", which.value])
     assert result.stdout == schema_json(which)
 
 
 def test_python_dash_m_runs_the_cli(spec_example):
-    done = subprocess.run([sys.executable, "-m", "agentdiff", "inspect", str(spec_example),
-                           "--format", "json"], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "agentdiff", "inspect", str(spec_example), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert orjson.loads(done.stdout)["trace_id"] == "run-101"
 

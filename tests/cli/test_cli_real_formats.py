@@ -25,8 +25,9 @@ def test_convert_detects_every_shape(pair):
 
 @pytest.mark.parametrize("pair", real_pairs("identical"), ids=lambda p: p.id)
 def test_compare_identical_runs_exits_0_with_zero_divergence(pair):
-    result = runner.invoke(app, ["compare", str(pair.baseline), str(pair.candidate),
-                                 "--format", "json"])
+    result = runner.invoke(
+        app, ["compare", str(pair.baseline), str(pair.candidate), "--format", "json"]
+    )
     assert result.exit_code == 0, result.stderr
     report = orjson.loads(result.stdout)
     assert report["report_version"] == "1"
@@ -36,7 +37,8 @@ def test_compare_identical_runs_exits_0_with_zero_divergence(pair):
 
 @pytest.mark.parametrize("pair", real_pairs("loop"), ids=lambda p: p.id)
 def test_compare_loop_exits_1(pair):
-    result = runner.invoke(app, ["compare", str(pair.baseline), str(pair.candidate),
-                                 "--format", "json"])
+    result = runner.invoke(
+        app, ["compare", str(pair.baseline), str(pair.candidate), "--format", "json"]
+    )
     assert result.exit_code == 1
     assert orjson.loads(result.stdout)["loops"][0]["new"] is True

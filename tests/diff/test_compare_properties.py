@@ -19,11 +19,19 @@ def traces(draw, prefix: str = "s"):
         kind = draw(st.sampled_from([StepType.TOOL_CALL, StepType.LLM_CALL, StepType.ROUTING]))
         name = draw(st.sampled_from(TOOLS)) if kind is StepType.TOOL_CALL else kind.value
         parent = draw(st.none() | st.integers(0, i - 1)) if i else None
-        steps.append(TraceStep(
-            step_id=f"{prefix}{i}", parent_id=None if parent is None else f"{prefix}{parent}",
-            step_index=i, step_type=kind, name=name,
-            input_payload={"q": draw(st.integers(0, 2))},
-            status=draw(st.sampled_from([StepStatus.SUCCESS, StepStatus.SUCCESS, StepStatus.ERROR]))))
+        steps.append(
+            TraceStep(
+                step_id=f"{prefix}{i}",
+                parent_id=None if parent is None else f"{prefix}{parent}",
+                step_index=i,
+                step_type=kind,
+                name=name,
+                input_payload={"q": draw(st.integers(0, 2))},
+                status=draw(
+                    st.sampled_from([StepStatus.SUCCESS, StepStatus.SUCCESS, StepStatus.ERROR])
+                ),
+            )
+        )
     return AgentTrace(trace_id=prefix, agent_name="a", steps=steps)
 
 

@@ -25,8 +25,15 @@ def _ids(scenario):
 def test_every_source_has_every_scenario():
     sources = Counter((p.source, p.shape) for p in real_pairs())
     assert sources, "no real fixtures found"
-    assert {s for s, _ in sources} >= {"langgraph", "langsmith", "openinference", "langfuse",
-                                       "openai_agents", "crewai", "genai"}
+    assert {s for s, _ in sources} >= {
+        "langgraph",
+        "langsmith",
+        "openinference",
+        "langfuse",
+        "openai_agents",
+        "crewai",
+        "genai",
+    }
     assert set(sources.values()) == {5}, sources
 
 
@@ -65,8 +72,11 @@ def test_detour_is_one_block_of_inserts_with_the_extra_tool(pair):
     assert all(report.alignment[i].op is Op.INSERT for i in diverging)
     tools = [s.name.rsplit("/", 1)[-1] for s in inserted if s and s.step_type is StepType.TOOL_CALL]
     assert tools == _extra_tools(pair)
-    assert not [e for e in report.alignment
-                if e.op is Op.CHANGE and e.candidate and e.candidate.step_type is StepType.TOOL_CALL]
+    assert not [
+        e
+        for e in report.alignment
+        if e.op is Op.CHANGE and e.candidate and e.candidate.step_type is StepType.TOOL_CALL
+    ]
     assert report.first_divergence == report.alignment[diverging[0]]
     assert report.loops == []
     assert report.deltas.tool_calls.delta == len(_extra_tools(pair))

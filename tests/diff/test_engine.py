@@ -21,7 +21,8 @@ def test_changed_argument_is_a_change_with_a_field_path():
     change = next(e for e in report.alignment if e.op is Op.CHANGE)
     assert change.candidate.name == "geocode"
     assert [(c.path, c.kind, c.baseline, c.candidate) for c in change.changes] == [
-        ("input_payload.city", "argument", "Paris", "Lyon")]
+        ("input_payload.city", "argument", "Paris", "Lyon")
+    ]
     assert report.first_divergence == change
     assert report.divergence == pytest.approx(1 - 2 * 2 / 6)
 
@@ -34,18 +35,38 @@ def test_status_difference_is_a_change():
 
 
 def test_volatile_ids_and_timestamps_never_count():
-    base = tools(("search", {"q": "x", "request_id": "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b",
-                             "timestamp": "2026-01-01T00:00:00Z", "latency_ms": 12}))
-    cand = tools(("search", {"q": "x", "request_id": "9b8c7d6e-5f4a-4b3c-8d2e-1f0a9b8c7d6e",
-                             "timestamp": "2026-02-02T00:00:00Z", "latency_ms": 99}), prefix="c")
+    base = tools(
+        (
+            "search",
+            {
+                "q": "x",
+                "request_id": "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b",
+                "timestamp": "2026-01-01T00:00:00Z",
+                "latency_ms": 12,
+            },
+        )
+    )
+    cand = tools(
+        (
+            "search",
+            {
+                "q": "x",
+                "request_id": "9b8c7d6e-5f4a-4b3c-8d2e-1f0a9b8c7d6e",
+                "timestamp": "2026-02-02T00:00:00Z",
+                "latency_ms": 99,
+            },
+        ),
+        prefix="c",
+    )
     report = compare(base, cand)
     assert report.divergence == 0.0
     assert all(e.op is Op.MATCH and not e.changes for e in report.alignment)
 
 
 def test_meaningful_id_like_values_still_count():
-    report = compare(tools(("lookup", {"user_id": "alice"})),
-                     tools(("lookup", {"user_id": "bob"}), prefix="c"))
+    report = compare(
+        tools(("lookup", {"user_id": "alice"})), tools(("lookup", {"user_id": "bob"}), prefix="c")
+    )
     assert Op.CHANGE in {e.op for e in report.alignment}
 
 
@@ -105,14 +126,31 @@ def test_parallel_calls_in_another_order_are_reorders_not_divergence():
 
 def test_overlapping_siblings_are_concurrent():
     def run(prefix, first, second):
-        meta = {first: ("2026-01-01T00:00:00Z", "2026-01-01T00:00:05Z"),
-                second: ("2026-01-01T00:00:01Z", "2026-01-01T00:00:04Z")}
-        steps = [step(0, "routing", "agent", prefix=prefix,
-                      metadata={"started_at": "2026-01-01T00:00:00Z"})]
+        meta = {
+            first: ("2026-01-01T00:00:00Z", "2026-01-01T00:00:05Z"),
+            second: ("2026-01-01T00:00:01Z", "2026-01-01T00:00:04Z"),
+        }
+        steps = [
+            step(
+                0,
+                "routing",
+                "agent",
+                prefix=prefix,
+                metadata={"started_at": "2026-01-01T00:00:00Z"},
+            )
+        ]
         for i, name in enumerate((first, second), start=1):
             start, end = meta[name]
-            steps.append(step(i, "llm_call", name, 0, prefix=prefix,
-                              metadata={"started_at": start, "ended_at": end}))
+            steps.append(
+                step(
+                    i,
+                    "llm_call",
+                    name,
+                    0,
+                    prefix=prefix,
+                    metadata={"started_at": start, "ended_at": end},
+                )
+            )
         return trace(steps, trace_id=prefix)
 
     report = compare(run("b", "x", "y"), run("c", "y", "x"))
@@ -130,7 +168,8 @@ def test_single_call_loop_is_new_and_fails():
     cand = tools(("geocode", PARIS), *[("get_weather", {"lat": 1})] * 4, prefix="c")
     report = compare(base, cand)
     assert [(lp.names, lp.repetitions, lp.new, lp.kind) for lp in report.loops] == [
-        (["get_weather"], 4, True, "loop")]
+        (["get_weather"], 4, True, "loop")
+    ]
     assert report.loops[0].step_ids == ["c3", "c5", "c7", "c9"]
     assert not report.gate.passed
 
@@ -162,15 +201,18 @@ def test_error_then_identical_retry_is_recovery_not_loop():
     cand = tools(("get_weather", {"lat": 1}, "error"), ("get_weather", {"lat": 1}), prefix="c")
     report = compare(base, cand)
     assert report.loops == []
-    assert [(r.error_step_id, r.recovered, r.retry) for r in report.recovery] == [("c1", True, True)]
+    assert [(r.error_step_id, r.recovered, r.retry) for r in report.recovery] == [
+        ("c1", True, True)
+    ]
     inserted = [e.candidate.step_id for e in report.alignment if e.op is Op.INSERT]
     assert inserted == ["c1", "c2"]  # the failed call and the LLM turn that retries it
     assert report.candidate.errors == 1
 
 
 def test_three_failures_in_a_row_are_a_retry_storm():
-    cand = tools(*[("get_weather", {"lat": 1}, "error")] * 3, ("get_weather", {"lat": 1}),
-                 prefix="c")
+    cand = tools(
+        *[("get_weather", {"lat": 1}, "error")] * 3, ("get_weather", {"lat": 1}), prefix="c"
+    )
     report = compare(tools(("get_weather", {"lat": 1})), cand)
     assert [(lp.kind, lp.repetitions, lp.new) for lp in report.loops] == [("retry_storm", 4, True)]
 
@@ -204,8 +246,12 @@ def test_totals_and_deltas_keep_unknown_unknown():
     base = tools(("geocode", PARIS))
     cand = tools(("geocode", PARIS), prefix="c")
     report = compare(base, cand)
-    assert report.deltas.total_tokens.model_dump() == {"baseline": None, "candidate": None,
-                                                         "delta": None, "pct": None}
+    assert report.deltas.total_tokens.model_dump() == {
+        "baseline": None,
+        "candidate": None,
+        "delta": None,
+        "pct": None,
+    }
     assert report.deltas.steps.pct == 0.0
     assert report.baseline.cost_usd is None
     assert any("unknown" in w.message for w in report.gate.warnings)
@@ -213,17 +259,25 @@ def test_totals_and_deltas_keep_unknown_unknown():
 
 def test_zero_baseline_gives_null_percent():
     base = trace([step(0, "llm_call", "m", tokens={"total_tokens": 0})])
-    cand = trace([step(0, "llm_call", "m", prefix="c", tokens={"total_tokens": 10})],
-                 trace_id="c")
+    cand = trace([step(0, "llm_call", "m", prefix="c", tokens={"total_tokens": 10})], trace_id="c")
     delta = compare(base, cand).deltas.total_tokens
     assert (delta.baseline, delta.candidate, delta.delta, delta.pct) == (0, 10, 10, None)
 
 
 def test_tokens_sum_llm_steps_and_percent_units():
     base = trace([step(0, "llm_call", "m", tokens={"prompt_tokens": 80, "completion_tokens": 20})])
-    cand = trace([step(0, "llm_call", "m", prefix="c",
-                       tokens={"prompt_tokens": 90, "completion_tokens": 22})],
-                 trace_id="c")
+    cand = trace(
+        [
+            step(
+                0,
+                "llm_call",
+                "m",
+                prefix="c",
+                tokens={"prompt_tokens": 90, "completion_tokens": 22},
+            )
+        ],
+        trace_id="c",
+    )
     report = compare(base, cand)
     assert report.baseline.total_tokens == 100
     assert report.deltas.total_tokens.pct == pytest.approx(12.0)
@@ -247,28 +301,47 @@ def test_given_cost_wins_over_estimates():
 
 
 def test_latency_prefers_total_then_wall_clock_then_roots():
-    timed = trace([
-        step(0, "routing", "a", metadata={"started_at": "2026-01-01T00:00:00Z",
-                                          "ended_at": "2026-01-01T00:00:02Z"}, latency_ms=2000),
-        step(1, "llm_call", "m", 0, metadata={"started_at": "2026-01-01T00:00:01Z",
-                                              "ended_at": "2026-01-01T00:00:03Z"}, latency_ms=2000),
-    ])
+    timed = trace(
+        [
+            step(
+                0,
+                "routing",
+                "a",
+                metadata={"started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T00:00:02Z"},
+                latency_ms=2000,
+            ),
+            step(
+                1,
+                "llm_call",
+                "m",
+                0,
+                metadata={"started_at": "2026-01-01T00:00:01Z", "ended_at": "2026-01-01T00:00:03Z"},
+                latency_ms=2000,
+            ),
+        ]
+    )
     assert compare(timed, timed).baseline.latency_ms == 3000.0
     given = timed.model_copy(update={"total_latency_ms": 42.0})
     assert compare(given, given).baseline.latency_ms == 42.0
-    nested = trace([step(0, "routing", "a", latency_ms=100.0),
-                    step(1, "llm_call", "m", 0, latency_ms=80.0),
-                    step(2, "routing", "b", latency_ms=50.0)])
+    nested = trace(
+        [
+            step(0, "routing", "a", latency_ms=100.0),
+            step(1, "llm_call", "m", 0, latency_ms=80.0),
+            step(2, "routing", "b", latency_ms=50.0),
+        ]
+    )
     assert compare(nested, nested).baseline.latency_ms == 150.0
 
 
 def test_gate_thresholds_flow_through_options():
     base = tools(("a", {}))
     cand = tools(("b", {}), prefix="c")
-    assert not compare(base, cand, options=CompareOptions(
-        gate=GateThresholds(max_divergence=0.1))).gate.passed
-    assert compare(base, cand, options=CompareOptions(
-        gate=GateThresholds(max_divergence=0.9))).gate.passed
+    assert not compare(
+        base, cand, options=CompareOptions(gate=GateThresholds(max_divergence=0.1))
+    ).gate.passed
+    assert compare(
+        base, cand, options=CompareOptions(gate=GateThresholds(max_divergence=0.9))
+    ).gate.passed
 
 
 def test_alignment_is_in_candidate_execution_order():
