@@ -70,7 +70,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("allow_loops", "gate", FLAG, "Report loops but never fail on them."),
     Setting("max_tool_repeats", "gate", INT, "Fail when any tool is called more than N times."),
     Setting("detect_loops", "compare", FLAG, "Scan the candidate for repeated tool calls."),
-    Setting("strict_tool_signatures", "compare", FLAG, "Match steps only on identical inputs."),
+    Setting(
+        "strict_tool_signatures", "compare", FLAG, "Match steps only with the same input keys."
+    ),
     Setting("compare_content", "compare", FLAG, "Count LLM text/tool output changes."),
     Setting("ignore", "compare", GLOBS, "Dotted-path glob never compared (repeatable)."),
 )

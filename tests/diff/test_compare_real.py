@@ -107,6 +107,8 @@ def test_error_then_retry_is_recovery_not_a_loop(pair):
     recovery = report.recovery[0]
     assert recovery.recovered
     assert recovery.retry
+    assert recovery.outcome == "retried_succeeded"
+    assert report.candidate.retries == 1
     trace = report.candidate_trace
     assert trace is not None
     error_step = trace.step_map()[recovery.error_step_id]

@@ -11,7 +11,7 @@ from agentdiff.diff.metrics import deltas, summarize
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import Side, prepare
-from agentdiff.diff.recovery import recoveries
+from agentdiff.diff.recovery import later_attempts, recoveries
 from agentdiff.diff.signatures import Signer
 from agentdiff.gate import evaluate_gate
 from agentdiff.gcpause import no_gc_pauses
@@ -52,8 +52,13 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
     sizes = len(b_side.steps) + len(c_side.steps)
     on_path = ops.count(Op.MATCH) + ops.count(Op.REORDER)
     divergence = 1.0 - 2.0 * on_path / sizes if sizes else 0.0
-    b_sum = summarize(baseline, options.prices, b_side.wall_clock, b_side.refs)
-    c_sum = summarize(candidate, options.prices, c_side.wall_clock, c_side.refs)
+    b_attempts, c_attempts = later_attempts(b_side), later_attempts(c_side)
+    b_sum = summarize(
+        baseline, options.prices, b_side.wall_clock, b_side.refs, _retried(b_attempts)
+    )
+    c_sum = summarize(
+        candidate, options.prices, c_side.wall_clock, c_side.refs, _retried(c_attempts)
+    )
     loops = _loops(b_side, c_side) if options.detect_loops else []
     found_deltas = deltas(b_sum, c_sum)
     gate = evaluate_gate(
@@ -74,7 +79,7 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
         first_divergence=next((e for e in entries if e.op not in ON_PATH), None),
         alignment=entries,
         loops=loops,
-        recovery=recoveries(pairs, ops, c_side),
+        recovery=recoveries(pairs, ops, c_side, c_attempts),
         deltas=found_deltas,
         gate=gate,
     )
@@ -110,6 +115,10 @@ def _op(
     if b_rank is not None and c_rank is not None and b_rank != c_rank:
         return Op.REORDER
     return Op.MATCH
+
+
+def _retried(attempts: dict[int, int | None]) -> int:
+    return sum(later is not None for later in attempts.values())
 
 
 def _loops(b_side: Side, c_side: Side) -> list[LoopFinding]:

@@ -5,7 +5,11 @@ keyed by its name and normalized arguments.
 
 - The same call 3+ times in a row is a **loop**; when every call but the last failed it is a
   **retry storm** once 3+ calls failed, and a plain **retry** (not a loop) with 1–2 failures.
-- A window of 2–5 calls repeated 3+ times in a row with identical inputs is a loop too.
+- A window of 2–5 calls repeated 3+ times in a row with identical inputs is a loop too. Its
+  identity does not depend on where the cycle starts: `(search, open)×3` and `(open, search)×3`
+  are the same loop (keyed by the smallest rotation of the window).
+
+A call with status `error` or `retry` is a failed attempt.
 
 A candidate loop is `new` unless the baseline has the same loop with at least as many
 repetitions.
@@ -20,7 +24,7 @@ from operator import eq
 from typing import Protocol
 
 from agentdiff.models.report import LoopFinding
-from agentdiff.models.trace import StepStatus
+from agentdiff.models.trace import FAILED, StepStatus
 
 __all__ = ["MIN_REPETITIONS", "Call", "Loop", "find_loops", "label_loops"]
 
@@ -91,7 +95,7 @@ def _single_runs(calls: Sequence[Call], keys: list[str], covered: list[bool]) ->
 
 
 def _run_kind(run: Sequence[Call]) -> str | None:
-    failures = sum(s.status is StepStatus.ERROR for s in run)
+    failures = sum(s.status in FAILED for s in run)
     if failures and failures >= len(run) - 1:
         return "retry_storm" if failures >= MIN_REPETITIONS else None
     return "loop" if len(run) >= MIN_REPETITIONS else None
@@ -116,7 +120,7 @@ def _windows(
             length = repetitions * window
             loops.append(
                 Loop(
-                    key=tuple(block),
+                    key=_rotation(block),
                     names=[c.name for c in calls[i : i + window]],
                     repetitions=repetitions,
                     step_ids=[c.step_id for c in calls[i : i + length]],
@@ -126,6 +130,11 @@ def _windows(
             covered[i : i + length] = [True] * length
             resume = i + length
     return loops
+
+
+def _rotation(block: list[str]) -> tuple[str, ...]:
+    """The smallest rotation of `block`: one key for a cycle whichever call it starts at."""
+    return min(tuple(block[i:] + block[:i]) for i in range(len(block)))
 
 
 def label_loops(candidate: list[Loop], baseline: list[Loop]) -> list[LoopFinding]:

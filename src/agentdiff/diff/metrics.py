@@ -38,8 +38,12 @@ def summarize(
     prices: Mapping[str, ModelPrice],
     wall_clock: tuple[float, float] | None,
     refs: Sequence[StepRef] | None = None,
+    retries: int = 0,
 ) -> Summary:
     """The totals of one trace; `wall_clock` = (earliest start, latest end) in epoch seconds.
+
+    `errors` counts failed attempts (status `error` or `retry`); `retries` is given by the
+    caller: the failed attempts that were attempted again (`recovery.later_attempts`).
 
     `refs`, the `StepRef`s of the trace's steps when the caller has them, are counted instead
     of the steps (the same types and statuses; small records are faster to walk).
@@ -59,8 +63,8 @@ def summarize(
         steps=len(trace.steps),
         tool_calls=counts[StepType.TOOL_CALL.value],
         llm_calls=counts[StepType.LLM_CALL.value],
-        errors=statuses[StepStatus.ERROR.value],
-        retries=statuses[StepStatus.RETRY.value],
+        errors=statuses[StepStatus.ERROR.value] + statuses[StepStatus.RETRY.value],
+        retries=retries,
         abandoned=statuses[StepStatus.ABANDONED.value],
         prompt_tokens=prompt,
         completion_tokens=completion,

@@ -1,12 +1,19 @@
 """What counts as behaviour: payloads with volatile fields removed and user ignores applied.
 
-Volatile, never compared:
+A value is **volatile** (never compared) only when it looks generated:
 
-- **timestamps and durations**: values under keys such as `timestamp`, `created_at`,
-  `start_time`, `*_at`, `*Time`, `latency`, `duration`, `elapsed`, `*_ms`;
-- **ids**: values under id-like keys (`id`, `run_id`, `spanId`, `tool_call_id`, `uuid`, …) that
-  look generated — UUIDs, hex strings of 8+ characters, or prefixed tokens such as
-  `call_a1B2c3D4` / `span_…` / `run-…` with a digit in them. `user_id: "alice"` is kept.
+- under a **time-like key** (`timestamp`, `created`, `updated_at`, `started_at`, `*_at`, `*_time`,
+  `ts`, camelCase `createdAt` / `startTime`, …): an ISO 8601 date-time string (a date alone is
+  an argument: `{"date": "2026-01-05"}`) or an epoch number in a plausible range (years
+  2000–2100 in seconds, milliseconds, microseconds or nanoseconds);
+- under a **duration key** (`latency`, `duration`, `elapsed`, with or without a unit suffix such
+  as `_ms`): any number — a measurement of the run, not a choice of the agent;
+- under an **id-like key** (`id`, `run_id`, `spanId`, `tool_call_id`, `uuid`, …): a UUID, a
+  ULID, a hex string of 8+ characters, or a prefixed random token such as `call_a1B2c3D4e5` /
+  `run-7f3a9c2e1b` (a letter prefix, `_` or `-`, then 8+ characters with a digit in them).
+
+Everything else is an argument: `user_id: "alice"`, `user_id: 42`, `start: 10`, `end: 20`,
+`offset: 100`, `page: 3` (pagination and line ranges are behaviour).
 
 User ignores are dotted-path globs matched against `input_payload.a.b` style paths: `*` matches
 one segment, `**` any number (`input_payload.*.request_id`, `**.timestamp`).
@@ -19,48 +26,73 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["Normalizer", "is_volatile"]
+__all__ = ["Normalizer", "is_volatile", "volatile_free_keys"]
 
 _TIME_KEY = re.compile(
-    r"(?:^|[_.-])(?:timestamp|time|date_?time|created|updated|started|ended|start|end)"
-    r"(?:_?at|_?time|_?ts)?$|(?:^|_)(?:ts|latency|duration|elapsed)(?:_?ms|_?s|_?ns)?$|_ms$"
-    r"|(?:[a-z](?:At|Time|Timestamp|UnixNano|Ms))$",
+    r"(?:^|[_.-])(?:timestamp|time|date_?time|created|updated|started|ended|start|end|ts)"
+    r"(?:_?at|_?time|_?ts)?$|_at$|(?:[a-z](?:At|Time|Timestamp|UnixNano))$",
 )
-_ID_KEY = re.compile(r"(?:^|[_.-])(?:id|ids|uuid|guid)$|[a-z]Id$|[a-z]Ids$|^id$", re.IGNORECASE)
+_DURATION_KEY = re.compile(
+    r"(?:^|[_.-])(?:latency|duration|elapsed)(?:_?ms|_?s|_?ns|_?us|_?seconds)?$"
+    r"|[a-z](?:Latency|Duration|Elapsed)(?:Ms|Ns)?$",
+    re.IGNORECASE,
+)
+_ID_KEY = re.compile(r"(?:^|[_.-])(?:id|ids|uuid|guid|ulid)$|[a-z]Id$|[a-z]Ids$", re.IGNORECASE)
 _GENERATED = re.compile(
     r"^(?:[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}"
+    r"|[0-9A-HJKMNP-TV-Z]{26}"
     r"|(?:0x)?[0-9a-fA-F]{8,}"
-    r"|[A-Za-z]+[_-](?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{4,})$",
+    r"|[A-Za-z]+[_-](?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{8,})$",
 )
+_ISO_DATETIME = re.compile(
+    r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?$"
+)
+_EPOCH_SECONDS = (946_684_800, 4_102_444_800)
+"""2000-01-01 to 2100-01-01 UTC: an epoch number outside these (at any unit) is an argument."""
+_EPOCH_SCALES = (1, 1_000, 1_000_000, 1_000_000_000)
 
 
-def _time_key(key: str) -> bool:
-    return bool(_TIME_KEY.search(key))
+def _epoch_like(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    low, high = _EPOCH_SECONDS
+    return any(low * scale <= value <= high * scale for scale in _EPOCH_SCALES)
 
 
 @lru_cache(maxsize=4096)
 def _key_kind(key: str) -> str:
-    if _time_key(key.lower()) or _time_key(key):
+    if _TIME_KEY.search(key.lower()) or _TIME_KEY.search(key):
         return "time"
+    if _DURATION_KEY.search(key):
+        return "duration"
     if _ID_KEY.search(key):
         return "id"
     return ""
 
 
 def is_volatile(key: str, value: Any) -> bool:
-    """True when `value` under `key` is an id or a timestamp/duration: never behaviour."""
+    """True when `value` under `key` looks generated (an id, a timestamp, a duration)."""
     return _volatile(_key_kind(key), value)
 
 
 def _volatile(kind: str, value: Any) -> bool:
     """`is_volatile` once the key's kind is known."""
     if kind == "time":
-        return True
+        if isinstance(value, str):
+            return bool(_ISO_DATETIME.match(value))
+        return _epoch_like(value)
+    if kind == "duration":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
     if kind == "id":
-        if isinstance(value, int) and not isinstance(value, bool):
-            return True
         return isinstance(value, str) and bool(_GENERATED.match(value))
     return False
+
+
+def volatile_free_keys(payload: Any) -> tuple[str, ...]:
+    """The sorted top-level keys of `payload` whose values are not volatile."""
+    if not isinstance(payload, dict):
+        return ()
+    return tuple(sorted(str(k) for k, v in payload.items() if not is_volatile(str(k), v)))
 
 
 class Normalizer:

@@ -20,7 +20,7 @@ class CompareOptions(BaseModel):
     detect_loops: bool = True
     """Scan for repeated tool calls; off when an agent legitimately polls."""
     strict_tool_signatures: bool = False
-    """Steps match only when type, name and the sorted input keys are identical."""
+    """Steps match only when type, name and the same input keys (volatile keys left out) agree."""
     compare_content: bool = False
     """Count LLM text and tool-output differences as `change` (they are always recorded)."""
     ignore: tuple[str, ...] = ()

@@ -22,12 +22,11 @@ from typing import Any
 from agentdiff.adapters.timestamps import parse_iso
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
+from agentdiff.models.trace import FAILED, AgentTrace, StepType, TraceStep
 
 __all__ = ["Side", "prepare"]
 
 _TOOL = StepType.TOOL_CALL
-_ERROR = StepStatus.ERROR
 _INDEX = attrgetter("ref.step_index")
 _START = attrgetter("start")
 _END = attrgetter("end")
@@ -105,7 +104,7 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
                 ref,
                 base_of(step),
                 call_of(step) if ref.step_type is _TOOL else None,
-                ref.status is _ERROR,
+                ref.status in FAILED,
                 start,
                 start if end is None else end,
             )

@@ -1,38 +1,74 @@
-"""Errors and recovery: for each failed candidate step, how many steps until it is back on path."""
+"""Errors, retries and recovery: what became of each failed attempt of the candidate.
+
+A step with status `error` or `retry` is a **failed attempt**. Its **later attempt** is the next
+step of the same type and name (for a tool call: the next call of the same tool, whatever its
+arguments). Per failed candidate step:
+
+- **outcome** — `retried_succeeded` (the later attempt did not fail), `retried_still_failing`
+  (it failed too) or `gave_up` (no later attempt);
+- **back on the baseline path** — separately, how many candidate steps from the error up to the
+  next step on the baseline's path (0 when the error itself is on it), or never.
+
+`Summary.retries` counts the failed attempts that have a later attempt, so the candidate's
+count equals the number of its recovery entries that were retried.
+"""
 
 from __future__ import annotations
 
 from agentdiff.diff.align import Pair
 from agentdiff.diff.order import Side
 from agentdiff.models.report import ON_PATH, Op, Recovery
-from agentdiff.models.trace import StepStatus
+from agentdiff.models.trace import FAILED
 
-__all__ = ["recoveries"]
+__all__ = ["later_attempts", "recoveries"]
 
 
-def recoveries(pairs: list[Pair], ops: list[Op], candidate: Side) -> list[Recovery]:
-    """One `Recovery` per candidate error step, in candidate order.
+def later_attempts(side: Side) -> dict[int, int | None]:
+    """Position of each failed step → position of its later attempt (None: none)."""
+    refs, base = side.refs, side.base
+    failed = [i for i, ref in enumerate(refs) if ref.status in FAILED]
+    if not failed:
+        return {}
+    out: dict[int, int | None] = {}
+    upcoming: dict[int, int] = {}
+    wanted = set(failed)
+    for i in range(len(refs) - 1, failed[0] - 1, -1):
+        if i in wanted:
+            out[i] = upcoming.get(base[i])
+        upcoming[base[i]] = i
+    return out
 
-    `steps_to_recover` counts the candidate steps from the error up to the next step back on the
-    baseline path (0 when the error itself is on it); `retry` says the next step of the same type
-    is the identical call (same name, same normalized arguments).
-    """
+
+def recoveries(
+    pairs: list[Pair], ops: list[Op], candidate: Side, attempts: dict[int, int | None]
+) -> list[Recovery]:
+    """One `Recovery` per failed candidate step, in candidate order (`pairs` in that order)."""
     out = []
     next_on_path = _next_on_path(pairs, ops)
+    refs = candidate.refs
     for i, pair in enumerate(pairs):
         position = pair.candidate
-        if position is None or candidate.refs[position].status is not StepStatus.ERROR:
+        if position is None or position not in attempts:
             continue
         target = i if ops[i] in ON_PATH else next_on_path[i]
         steps = None
         if target is not None:
             steps = sum(1 for p in pairs[i:target] if p.candidate is not None)
+        later = attempts[position]
+        if later is None:
+            outcome = "gave_up"
+        elif refs[later].status in FAILED:
+            outcome = "retried_still_failing"
+        else:
+            outcome = "retried_succeeded"
         out.append(
             Recovery(
-                error_step_id=candidate.refs[position].step_id,
+                error_step_id=refs[position].step_id,
+                outcome=outcome,
+                retry_step_id=None if later is None else refs[later].step_id,
                 steps_to_recover=steps,
                 recovered=target is not None,
-                retry=_retried(candidate, position),
+                retry=later is not None,
             )
         )
     return out
@@ -46,17 +82,3 @@ def _next_on_path(pairs: list[Pair], ops: list[Op]) -> list[int | None]:
         if ops[i] in ON_PATH and pairs[i].candidate is not None:
             upcoming = i
     return out
-
-
-def _retried(side: Side, position: int) -> bool:
-    failed = side.steps[position]
-    for later in range(position + 1, len(side.steps)):
-        step = side.steps[later]
-        if step.step_type is failed.step_type:
-            same_call = side.call.get(later) == side.call.get(position)
-            return (
-                step.name == failed.name
-                and same_call
-                and (position in side.call or step.input_payload == failed.input_payload)
-            )
-    return False

@@ -1,7 +1,7 @@
 """Interned step signatures, shared by both sides of one comparison.
 
-- **base** — step type and name (plus the sorted input keys with strict tool signatures): two
-  steps with equal base signatures are the same action;
+- **base** — step type and name (plus the sorted input keys, volatile ones left out, with strict
+  tool signatures): two steps with equal base signatures are the same action;
 - **exact** — base plus failed-or-not and, for tool calls, the normalized arguments: two steps
   with equal exact signatures also behaved the same.
 
@@ -15,7 +15,7 @@ from collections.abc import Hashable
 
 import orjson
 
-from agentdiff.diff.normalize import Normalizer
+from agentdiff.diff.normalize import Normalizer, volatile_free_keys
 from agentdiff.models.trace import TraceStep
 
 __all__ = ["Signer"]
@@ -31,11 +31,11 @@ class Signer:
         self._calls: dict[tuple[int, bool, str], int] = {}
 
     def base(self, step: TraceStep) -> int:
-        """The interned type + name (+ sorted input keys when strict)."""
+        """The interned type + name (+ the sorted non-volatile input keys when strict)."""
         # `_value_`: the plain string (an enum's hash and `.value` run Python code)
         key: tuple[Hashable, ...] = (step.step_type._value_, step.name)
         if self._strict:
-            key = (*key, tuple(sorted(step.input_payload)))
+            key = (*key, volatile_free_keys(step.input_payload))
         return self._ids.setdefault(key, len(self._ids))
 
     def exact(self, base: int, failed: bool, call: str | None) -> int:

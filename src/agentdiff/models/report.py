@@ -157,13 +157,21 @@ class LoopFinding(_Record):
 
 
 class Recovery(_Record):
-    """How the candidate got back on the baseline path after an error step."""
+    """What became of one failed attempt (status `error` or `retry`) of the candidate."""
 
     error_step_id: str
+    outcome: Literal["retried_succeeded", "retried_still_failing", "gave_up"]
+    """Its later attempt (the next step of the same type and name) succeeded, failed too, or
+    there was none."""
+    retry_step_id: str | None = None
+    """The later attempt (None: gave up)."""
     steps_to_recover: int | None
+    """Candidate steps from the error up to the next step on the baseline path (0: the error
+    itself is on it); None when the run never got back on it."""
     recovered: bool
+    """The run got back on the baseline path after the error."""
     retry: bool = False
-    """True when the error was followed by an identical call (a retry, not a loop)."""
+    """True when the call was attempted again (`outcome` is one of the `retried_*`)."""
 
 
 class Delta(_Record):
@@ -199,7 +207,9 @@ class Summary(_Record):
     tool_calls: int
     llm_calls: int
     errors: int
+    """Failed attempts: steps with status `error` or `retry`."""
     retries: int = 0
+    """Failed attempts that were attempted again (see `Recovery.outcome`)."""
     abandoned: int = 0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None

@@ -26,7 +26,15 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["SCHEMA_VERSION", "AgentTrace", "StepStatus", "StepType", "TokenUsage", "TraceStep"]
+__all__ = [
+    "FAILED",
+    "SCHEMA_VERSION",
+    "AgentTrace",
+    "StepStatus",
+    "StepType",
+    "TokenUsage",
+    "TraceStep",
+]
 
 SCHEMA_VERSION = "1.0.0"
 
@@ -52,6 +60,10 @@ class StepStatus(str, Enum):
     ERROR = "error"
     RETRY = "retry"
     ABANDONED = "abandoned"
+
+
+FAILED = frozenset((StepStatus.ERROR, StepStatus.RETRY))
+"""Statuses of a failed attempt: `retry` is an attempt that failed and was marked for retry."""
 
 
 class _Model(BaseModel):

@@ -174,20 +174,28 @@ def loop_lines(report: DiffReport) -> list[str]:
     return lines
 
 
+_OUTCOMES = {
+    "retried_succeeded": "retried → succeeded",
+    "retried_still_failing": "retried → still failing",
+    "gave_up": "gave up",
+}
+
+
 def recovery_lines(report: DiffReport) -> list[str]:
-    """One plain sentence per error step of the candidate and how the run recovered."""
+    """One plain sentence per failed attempt of the candidate: its retry, and the way back."""
     names = _candidate_steps(report)
     lines = []
     for rec in report.recovery:
         ref = names.get(rec.error_step_id)
         name = clip(one_line(ref.name if ref else rec.error_step_id), 60)
-        if rec.recovered:
-            how = "retried" if rec.retry else "recovered"
-            after = rec.steps_to_recover
-            tail = "" if after is None else f" after {after} step{'s' if after != 1 else ''}"
-            lines.append(f"error in {name}: {how}{tail}")
+        after = rec.steps_to_recover
+        if not rec.recovered or after is None:
+            back = "never back on the baseline path"
+        elif after == 0:
+            back = "on the baseline path"
         else:
-            lines.append(f"error in {name}: not recovered")
+            back = f"back on the baseline path after {after} step{'s' if after != 1 else ''}"
+        lines.append(f"error in {name}: {_OUTCOMES[rec.outcome]}; {back}")
     return lines
 
 
