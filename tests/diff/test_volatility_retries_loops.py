@@ -8,7 +8,7 @@ from agentdiff import compare
 from agentdiff.diff.normalize import is_volatile
 from agentdiff.models.report import Op
 
-from .builders import step, tools, trace
+from .builders import tools
 
 
 def _diverges(base_args, cand_args) -> bool:
