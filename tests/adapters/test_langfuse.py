@@ -20,7 +20,7 @@ from tests.realdata import (
 )
 
 from agentdiff.adapters.langfuse import LangfuseAdapter
-from agentdiff.adapters.langfuse_records import usage_from
+from agentdiff.adapters.langfuse.observations import usage_details
 from agentdiff.errors import AgentDiffError, MultipleTracesError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import StepStatus, StepType
@@ -233,7 +233,17 @@ def test_unknown_observation_types_and_tool_named_spans() -> None:
     ],
 )
 def test_usage_details_keys(details: Any, expected: tuple[int | None, ...]) -> None:
-    assert usage_from(details) == expected
+    usage = usage_details(details)
+    found = (
+        (None, None, None)
+        if usage is None
+        else (
+            usage.prompt_tokens,
+            usage.completion_tokens,
+            usage.total_tokens,
+        )
+    )
+    assert found == expected
 
 
 @pytest.mark.parametrize("shape", list(MANIFEST["shapes"]))

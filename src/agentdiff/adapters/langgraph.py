@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.adapters.messages import (
     Message,
@@ -29,10 +30,9 @@ from agentdiff.adapters.messages import (
     normalize_messages,
     sum_usage,
 )
-from agentdiff.adapters.payloads import as_optional_payload, as_payload
-from agentdiff.adapters.timestamps import iso_utc, parse_iso
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepType
+from agentdiff.timeparse import iso_utc, parse_iso
 
 __all__ = ["LangGraphAdapter"]
 

@@ -1,8 +1,9 @@
 """The `openinference` adapter: OTel spans (OpenInference or GenAI semconv) → `AgentTrace`.
 
 Inputs: a JSON list of `ReadableSpan.to_json()` / Phoenix span dicts, or OTLP/JSON (one
-`TracesData` document, or a list of them from JSON Lines); decoding is `otel.decode_spans`, the
-meaning of each span is `semconv.describe_span` (its docstring holds the step-type table).
+`TracesData` document, or a list of them from JSON Lines); decoding is
+`otel.documents.decode_spans`, the meaning of each span is `otel.semconv.describe_span` (its
+docstring holds the step-type table).
 
 - **Steps.** One per span carrying OpenInference or GenAI attributes. Other spans (HTTP/DB
   clients, framework internals) are dropped unless they wrap the agent from outside (agent spans
@@ -23,18 +24,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload, parse_json_string
+from agentdiff.adapters._kit.tokens import sum_usage
 from agentdiff.adapters.base import BaseAdapter
-from agentdiff.adapters.otel import OtelSpan, decode_spans, is_otlp, is_span_json
-from agentdiff.adapters.otel import sample_attribute_keys as _sample_keys
-from agentdiff.adapters.payloads import as_optional_payload, as_payload, parse_json_string
-from agentdiff.adapters.semconv import SpanFacts, describe_span, requested_tool_calls
-from agentdiff.adapters.spantree import SpanTree
-from agentdiff.adapters.timestamps import duration_ms, timing_metadata
+from agentdiff.adapters.otel import documents
+from agentdiff.adapters.otel.otlp_json import is_otlp
+from agentdiff.adapters.otel.semconv import SpanFacts, describe_span, requested_tool_calls
+from agentdiff.adapters.otel.span_json import is_span_json
+from agentdiff.adapters.otel.tree import SpanTree
 from agentdiff.errors import TraceFormatError
-from agentdiff.models.trace import AgentTrace, StepType, TokenUsage, TraceStep
+from agentdiff.models.trace import AgentTrace, StepType, TraceStep
+from agentdiff.timeparse import duration_ms, timing_metadata
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from agentdiff.adapters.otel.span import OtelSpan
 
 __all__ = ["OpenInferenceAdapter"]
 
@@ -54,21 +57,19 @@ class OpenInferenceAdapter(BaseAdapter):
     def detect(cls, data: Any) -> bool:
         """OTLP documents and span-JSON lists, except Langfuse-flavoured OTLP."""
         if is_otlp(data):
-            return not any(key.startswith("langfuse.") for key in _sample_keys(data))
+            keys = documents.sample_attribute_keys(data)
+            return not any(key.startswith("langfuse.") for key in keys)
         return is_span_json(data)
 
     @classmethod
     def trace_ids(cls, data: Any) -> list[str]:
         """Distinct trace ids, in order of first appearance (spans without one are not counted)."""
-        return list(dict.fromkeys(i for raw in _iter_raw_spans(data) if (i := _raw_trace_id(raw))))
+        return documents.trace_ids(data)
 
     @classmethod
     def select_trace(cls, data: Any, trace_id: str) -> Any:
         """The same document holding only the spans of `trace_id`."""
-        wanted = _normal_id(trace_id)
-        if is_otlp(data):
-            return [_filter_document(doc, wanted) for doc in _documents(data)]
-        return [raw for raw in data if _raw_trace_id(raw) == wanted]
+        return documents.select_trace(data, trace_id)
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
@@ -76,7 +77,7 @@ class OpenInferenceAdapter(BaseAdapter):
         if not (is_otlp(data) or isinstance(data, list)):
             msg = "expected OTLP/JSON (an object with resourceSpans) or a JSON list of spans"
             raise TraceFormatError(msg)
-        spans = decode_spans(data)
+        spans = documents.decode_spans(data)
         if not spans:
             msg = "resourceSpans holds no spans; expected at least one span"
             hint = "was the exporter flushed before the file was written?"
@@ -103,7 +104,7 @@ class _TraceBuilder:
             final_output=self._final_output(steps),
             steps=steps,
             total_latency_ms=duration_ms(*self.tree.time_bounds()),
-            total_tokens=_sum_tokens(s.tokens for s in steps),
+            total_tokens=sum_usage(s.tokens for s in steps),
             metadata=self._trace_metadata(root),
         )
 
@@ -221,57 +222,3 @@ def _tool_call_id_in_output(output: Any) -> str | None:
     data = parsed.get("data")
     value = (data if isinstance(data, dict) else parsed).get("tool_call_id")
     return str(value) if value else None
-
-
-def _sum_tokens(usages: Iterator[TokenUsage | None]) -> TokenUsage | None:
-    known = [u for u in usages if u is not None]
-    fields = ("prompt_tokens", "completion_tokens", "total_tokens", "estimated_cost_usd")
-    sums: dict[str, Any] = {}
-    for name in fields:
-        values = [getattr(u, name) for u in known if getattr(u, name) is not None]
-        sums[name] = sum(values) if values else None
-    usage = TokenUsage(**sums)
-    return None if usage.is_empty else usage
-
-
-def _documents(data: Any) -> list[dict[str, Any]]:
-    return data if isinstance(data, list) else [data]
-
-
-def _iter_raw_spans(data: Any) -> Iterator[dict[str, Any]]:
-    if is_otlp(data):
-        for doc in _documents(data):
-            for rs in doc.get("resourceSpans") or []:
-                for ss in rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []:
-                    yield from (s for s in ss.get("spans") or [] if isinstance(s, dict))
-    elif isinstance(data, list):
-        yield from (s for s in data if isinstance(s, dict))
-
-
-def _raw_trace_id(raw: dict[str, Any]) -> str:
-    context = raw.get("context")
-    nested = context.get("trace_id") if isinstance(context, dict) else None
-    return _normal_id(raw.get("traceId") or nested or raw.get("trace_id") or "")
-
-
-def _normal_id(value: Any) -> str:
-    return str(value).lower().removeprefix("0x")
-
-
-def _filter_document(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
-    resource_spans = []
-    for rs in doc.get("resourceSpans") or []:
-        scopes = rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans") or []
-        kept = [
-            {
-                **ss,
-                "spans": [
-                    s
-                    for s in ss.get("spans") or []
-                    if isinstance(s, dict) and _raw_trace_id(s) == trace_id
-                ],
-            }
-            for ss in scopes
-        ]
-        resource_spans.append({**rs, "scopeSpans": kept})
-    return {**doc, "resourceSpans": resource_spans}

@@ -19,10 +19,10 @@ from itertools import islice
 from operator import attrgetter, is_not, le
 from typing import Any
 
-from agentdiff.adapters.timestamps import parse_iso
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef
 from agentdiff.models.trace import FAILED, AgentTrace, StepType, TraceStep
+from agentdiff.timeparse import parse_iso
 
 __all__ = ["Side", "prepare"]
 

@@ -8,7 +8,7 @@ Conventions every adapter follows:
   `step.metadata["ended_at"]` hold ISO 8601 UTC strings; the diff engine orders steps and detects
   concurrency with them. `latency_ms` is derived from them when the source gives no duration.
 - **Payloads are dicts.** A JSON-string payload is parsed; any other value is wrapped as
-  `{"value": ...}` (see `agentdiff.adapters.payloads.as_payload`).
+  `{"value": ...}` (see `agentdiff.adapters._kit.payloads.as_payload`).
 - **Source ids are kept.** The source's own ids (span ids, run ids, message ids) stay in
   `metadata` when they are not the step id. `trace.metadata["source_format"]` names the adapter.
 - **Lenient on dangling parents.** A `parent_id` that points at no step is kept as written, the

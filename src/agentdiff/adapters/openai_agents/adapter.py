@@ -32,8 +32,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from agentdiff.adapters import openai_agents_spans as spans_mod
 from agentdiff.adapters.base import BaseAdapter
+from agentdiff.adapters.openai_agents.trace import build_trace
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace
 
@@ -104,7 +104,7 @@ class OpenAIAgentsAdapter(BaseAdapter):
     def from_dict(cls, data: Any) -> AgentTrace:
         """Build the trace from any of the accepted documents."""
         trace, spans = _split_document(data)
-        return spans_mod.build_trace(trace, spans)
+        return build_trace(trace, spans)
 
 
 def _all_have(items: list[Any], key: str) -> bool:

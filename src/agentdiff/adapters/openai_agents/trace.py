@@ -1,24 +1,26 @@
-"""OpenAI Agents SDK spans → `TraceStep`s (the mapping table is in `openai_agents`' docstring)."""
+"""OpenAI Agents SDK spans → `TraceStep`s and the trace.
+
+Parsing, placement under kept parents, `turn` usage and ordering; what each span type becomes is
+in `span_data`.
+"""
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from agentdiff.adapters.payloads import as_optional_payload, as_payload
-from agentdiff.adapters.timestamps import duration_ms, parse_iso, timing_metadata
+from agentdiff.adapters._kit.ordering import parents_first
+from agentdiff.adapters._kit.tokens import sum_usage
+from agentdiff.adapters.openai_agents.span_data import MAPPERS, tokens_of, unknown
 from agentdiff.errors import TraceFormatError
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
+from agentdiff.timeparse import duration_ms, parse_iso, timing_metadata
 
 __all__ = ["build_trace"]
 
 _BOOKKEEPING = frozenset({"task", "turn"})
-_LITERAL_LIMIT = 100_000
 _EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
-_Mapped = tuple[StepType, str, dict[str, Any], dict[str, Any] | None]
 
 
 @dataclass(frozen=True)
@@ -84,124 +86,6 @@ def _str_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-# ---------------------------------------------------------------- span_data → step fields
-
-
-def _agent(d: dict[str, Any]) -> _Mapped:
-    inputs: dict[str, Any] = {k: d[k] for k in ("handoffs", "tools", "output_type") if k in d}
-    return StepType.ROUTING, str(d.get("name") or "agent"), inputs, None
-
-
-def _guardrail(d: dict[str, Any]) -> _Mapped:
-    output = {"triggered": d.get("triggered")}
-    return StepType.ROUTING, str(d.get("name") or "guardrail"), {}, output
-
-
-def _handoff(d: dict[str, Any]) -> _Mapped:
-    source, target = d.get("from_agent"), d.get("to_agent")
-    return (
-        StepType.ROUTING,
-        f"handoff {source} → {target}",
-        {"from_agent": source},
-        {"to_agent": target},
-    )
-
-
-def _plumbing(d: dict[str, Any]) -> _Mapped:
-    rest = {k: v for k, v in d.items() if k not in ("type", "result", "output")}
-    out = {k: d[k] for k in ("result", "output") if d.get(k) is not None}
-    return StepType.ROUTING, str(d.get("type")), rest, out or None
-
-
-def _messages(value: Any) -> dict[str, Any] | None:
-    return {"messages": value} if isinstance(value, list) else as_optional_payload(value)
-
-
-def _generation(d: dict[str, Any]) -> _Mapped:
-    name = str(d.get("model") or "generation")
-    return StepType.LLM_CALL, name, _messages(d.get("input")) or {}, _messages(d.get("output"))
-
-
-def _response(d: dict[str, Any]) -> _Mapped:
-    out = {"response_id": d["response_id"]} if d.get("response_id") else None
-    return StepType.LLM_CALL, "response", _messages(d.get("input")) or {}, out
-
-
-def _audio(d: dict[str, Any]) -> _Mapped:
-    """Transcription / speech: audio blobs (`{"data", "format"}`) keep only their format."""
-
-    def strip(value: Any) -> Any:
-        return {k: v for k, v in value.items() if k != "data"} if isinstance(value, dict) else value
-
-    name = str(d.get("model") or d.get("type"))
-    inputs, output = as_payload(strip(d.get("input"))), as_optional_payload(strip(d.get("output")))
-    return StepType.LLM_CALL, name, inputs, output
-
-
-def _function(d: dict[str, Any]) -> _Mapped:
-    output = _python_literal(as_optional_payload(d.get("output")))
-    return StepType.TOOL_CALL, str(d.get("name") or "function"), as_payload(d.get("input")), output
-
-
-def _custom(d: dict[str, Any]) -> _Mapped:
-    return StepType.THOUGHT, str(d.get("name") or "custom"), as_payload(d.get("data")), None
-
-
-def _unknown(d: dict[str, Any]) -> _Mapped:
-    rest = {k: v for k, v in d.items() if k != "type"}
-    return StepType.THOUGHT, str(d.get("type") or "unknown"), rest, None
-
-
-_MAPPERS: dict[str, Callable[[dict[str, Any]], _Mapped]] = {
-    "agent": _agent,
-    "guardrail": _guardrail,
-    "handoff": _handoff,
-    "speech_group": _plumbing,
-    "mcp_tools": _plumbing,
-    "generation": _generation,
-    "response": _response,
-    "transcription": _audio,
-    "speech": _audio,
-    "function": _function,
-    "custom": _custom,
-}
-
-
-def _python_literal(payload: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The SDK stores tool outputs with `str()`: read a dict/list repr back as data."""
-    text = payload.get("value") if payload is not None and len(payload) == 1 else None
-    if not isinstance(text, str) or text[:1] not in "{[" or len(text) > _LITERAL_LIMIT:
-        return payload
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
-        return payload
-    return as_payload(value)
-
-
-def _count(usage: dict[str, Any], *keys: str) -> int | None:
-    for key in keys:
-        value = usage.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    return None
-
-
-def _tokens(usage: Any) -> TokenUsage | None:
-    """`usage` of a span (any SDK version, sanitized or not); None when nothing is known."""
-    if not isinstance(usage, dict):
-        return None
-    details = usage.get("details")
-    details = details if isinstance(details, dict) else {}
-    prompt = _count(usage, "input_tokens", "prompt_tokens")
-    completion = _count(usage, "output_tokens", "completion_tokens")
-    total = _count(usage, "total_tokens") or _count(details, "total_tokens")
-    if total is None and prompt is not None and completion is not None:
-        total = prompt + completion
-    tokens = TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
-    return None if tokens.is_empty else tokens
-
-
 # ---------------------------------------------------------------- the trace
 
 
@@ -243,7 +127,7 @@ def _error_text(error: dict[str, Any]) -> str:
 
 
 def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
-    step_type, name, inputs, output = _MAPPERS.get(span.type, _unknown)(span.data)
+    step_type, name, inputs, output = MAPPERS.get(span.type, unknown)(span.data)
     meta: dict[str, Any] = {"span_type": span.type, **timing_metadata(span.started, span.ended)}
     if placement.parent_id != span.parent_id:
         meta["source_parent_id"] = span.parent_id
@@ -254,7 +138,7 @@ def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
         meta["error"] = span.error
     if span.type == "generation" and isinstance(span.data.get("model_config"), dict):
         meta["model_config"] = {k: v for k, v in span.data["model_config"].items() if v is not None}
-    tokens = _tokens(span.data.get("usage")) if step_type is StepType.LLM_CALL else None
+    tokens = tokens_of(span.data.get("usage")) if step_type is StepType.LLM_CALL else None
     return TraceStep(
         step_id=span.span_id,
         parent_id=placement.parent_id,
@@ -280,7 +164,7 @@ def _fill_from_turns(steps: list[TraceStep], turns: dict[str, _Span | None]) -> 
             by_turn.setdefault(turn.span_id, (turn, []))[1].append(step)
     for turn, llm_steps in by_turn.values():
         inner = turn.data.get("data")
-        usage = _tokens(inner.get("usage")) if isinstance(inner, dict) else None
+        usage = tokens_of(inner.get("usage")) if isinstance(inner, dict) else None
         if usage is None or any(s.tokens is not None for s in llm_steps):
             continue
         first = llm_steps[0]
@@ -291,19 +175,6 @@ def _fill_from_turns(steps: list[TraceStep], turns: dict[str, _Span | None]) -> 
             "usage_turn_span_id": turn.span_id,
             "usage_covers_llm_steps": len(llm_steps),
         }
-
-
-def _sum_tokens(steps: list[TraceStep]) -> TokenUsage | None:
-    fields = ("prompt_tokens", "completion_tokens", "total_tokens")
-    known = [s.tokens for s in steps if s.tokens is not None]
-    sums = {
-        f: sum(v for t in known if (v := getattr(t, f)) is not None)
-        if any(getattr(t, f) is not None for t in known)
-        else None
-        for f in fields
-    }
-    total = TokenUsage(**sums)
-    return None if total.is_empty else total
 
 
 def _first_text(value: Any, role: str, pick_last: bool = False) -> str | None:
@@ -320,11 +191,13 @@ def build_trace(trace: dict[str, Any], items: list[tuple[str, Any]]) -> AgentTra
     """The `AgentTrace` of one SDK trace object and its spans (each given with its JSON path)."""
     spans = [_parse_span(path, item, i) for i, (path, item) in enumerate(items)]
     by_id = {s.span_id: s for s in spans}
-    kept = sorted(
-        (s for s in spans if s.bookkeeping is None),
-        key=lambda s: (s.started is None, s.started or _EARLIEST, _depth(s, by_id), s.position),
+    placements = {s.span_id: _place(s, by_id) for s in spans if s.bookkeeping is None}
+    kept = parents_first(
+        [s for s in spans if s.bookkeeping is None],
+        id_of=lambda s: s.span_id,
+        parent_of=lambda s: placements[s.span_id].parent_id,
+        key=lambda s: (s.started is None, s.started or _EARLIEST, _depth(s, by_id)),
     )
-    placements = {s.span_id: _place(s, by_id) for s in kept}
     steps = [_step(s, i, placements[s.span_id]) for i, s in enumerate(kept)]
     _fill_from_turns(steps, {k: p.turn for k, p in placements.items()})
     trace_id = _str_or_none(trace.get("id")) or next(
@@ -342,7 +215,7 @@ def build_trace(trace: dict[str, Any], items: list[tuple[str, Any]]) -> AgentTra
             min((s.started for s in spans if s.started), default=None),
             max((s.ended for s in spans if s.ended), default=None),
         ),
-        total_tokens=_sum_tokens(steps),
+        total_tokens=sum_usage(s.tokens for s in steps),
         metadata=_trace_metadata(trace, spans),
     )
 

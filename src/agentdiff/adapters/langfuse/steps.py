@@ -12,23 +12,24 @@ Observation type → step type:
 | anything else            | `routing`   | the original type stays in `metadata.langfuse_type` |
 
 Level ERROR → status `error` with the `statusMessage`. Steps are ordered chronologically by start
-time with every parent before its children (a heap over the ready observations), and
+time with every parent before its children (`_kit.ordering.parents_first`), and
 `step_index` is that position. The step id is the observation id. `@observe` records inputs as
 `{"args": [...], "kwargs": {...}}`; with no positional args the input payload is the kwargs.
 """
 
 from __future__ import annotations
 
-import heapq
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from agentdiff.adapters.payloads import as_optional_payload, as_payload
-from agentdiff.adapters.timestamps import duration_ms, timing_metadata
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+from agentdiff.adapters._kit.ordering import parents_first
+from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload
+from agentdiff.adapters._kit.tokens import sum_usage
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
+from agentdiff.timeparse import duration_ms, timing_metadata
 
 if TYPE_CHECKING:
-    from agentdiff.adapters.langfuse_records import Observation, TraceHeader
+    from agentdiff.adapters.langfuse.observations import Observation, TraceHeader
 
 __all__ = ["STEP_TYPES", "build_trace", "step_type_of"]
 
@@ -53,28 +54,6 @@ def step_type_of(obs: Observation) -> StepType:
     if obs.type == "SPAN" and "tool" in obs.name.lower():
         return StepType.TOOL_CALL
     return STEP_TYPES.get(obs.type, StepType.ROUTING)
-
-
-def chronological(observations: list[Observation]) -> list[Observation]:
-    """Earliest start first, parents always before their children, ties in source order."""
-    ids = {o.id for o in observations}
-    children: dict[str | None, list[int]] = {}
-    for i, obs in enumerate(observations):
-        parent = obs.parent_id if obs.parent_id in ids else None
-        children.setdefault(parent, []).append(i)
-    heap: list[tuple[datetime, int]] = []
-
-    def release(parent: str | None) -> None:
-        for i in children.get(parent, []):
-            heapq.heappush(heap, (observations[i].start or _NEVER, i))
-
-    release(None)
-    ordered: list[Observation] = []
-    while heap:
-        _, i = heapq.heappop(heap)
-        ordered.append(observations[i])
-        release(observations[i].id)
-    return ordered
 
 
 def _unwrap_observe_input(value: Any) -> Any:
@@ -118,30 +97,18 @@ def _step(obs: Observation, index: int) -> TraceStep:
     )
 
 
-def _sum(values: list[int | float | None]) -> Any:
-    known = [v for v in values if v is not None]
-    return sum(known) if known else None
-
-
-def total_usage(steps: list[TraceStep]) -> TokenUsage | None:
-    """Sum of the steps' token usage; each field stays `None` when no step knows it."""
-    usages = [s.tokens for s in steps if s.tokens is not None]
-    total = TokenUsage(
-        prompt_tokens=_sum([u.prompt_tokens for u in usages]),
-        completion_tokens=_sum([u.completion_tokens for u in usages]),
-        total_tokens=_sum([u.total_tokens for u in usages]),
-        estimated_cost_usd=_sum([u.estimated_cost_usd for u in usages]),
-    )
-    return None if total.is_empty else total
-
-
 def build_trace(header: TraceHeader, observations: list[Observation]) -> AgentTrace:
     """The canonical trace of one Langfuse trace (its header and its observations).
 
     An observation listed twice (overlapping API pages, re-sent OTel spans) is kept once, in its
     last version.
     """
-    ordered = chronological(list({o.id: o for o in observations}.values()))
+    ordered = parents_first(
+        list({o.id: o for o in observations}.values()),
+        id_of=lambda o: o.id,
+        parent_of=lambda o: o.parent_id,
+        key=lambda o: o.start or _NEVER,
+    )
     steps = [_step(obs, i) for i, obs in enumerate(ordered)]
     root = ordered[0] if ordered else None
     task_input = header.input if header.input is not None or root is None else root.input
@@ -158,6 +125,6 @@ def build_trace(header: TraceHeader, observations: list[Observation]) -> AgentTr
         final_output=as_optional_payload(final),
         steps=steps,
         total_latency_ms=latency,
-        total_tokens=total_usage(steps),
+        total_tokens=sum_usage(s.tokens for s in steps),
         metadata={"langfuse": header.metadata} if header.metadata else None,
     )

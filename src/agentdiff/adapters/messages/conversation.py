@@ -1,4 +1,4 @@
-"""The shared conversation engine: role messages in any LangChain-family serialization → steps.
+"""The conversation engine: role messages in any LangChain-family serialization → steps.
 
 Used by the `langgraph` and `crewai` adapters, so role messages mean the same thing everywhere.
 
@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentdiff.adapters.message_dialects import extract_message, is_message_like
-from agentdiff.adapters.payloads import as_payload
+from agentdiff.adapters._kit.payloads import as_payload
+from agentdiff.adapters._kit.tokens import sum_usage as sum_known_usage
+from agentdiff.adapters.messages.dialects import extract_message, is_message_like
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import StepStatus, StepType, TokenUsage, TraceStep
 
@@ -99,20 +100,7 @@ def _deduplicated(messages: Iterable[Message]) -> Iterator[Message]:
 
 def sum_usage(messages: Iterable[Message]) -> TokenUsage | None:
     """Token usage summed once per AI message; `None` when no message carried any."""
-    usages = [m.usage for m in messages if m.role == "ai" and m.usage is not None]
-    if not usages:
-        return None
-    return TokenUsage(
-        prompt_tokens=_sum_known(u.prompt_tokens for u in usages),
-        completion_tokens=_sum_known(u.completion_tokens for u in usages),
-        total_tokens=_sum_known(u.total_tokens for u in usages),
-        estimated_cost_usd=_sum_known(u.estimated_cost_usd for u in usages),
-    )
-
-
-def _sum_known(values: Iterable[float | None]) -> Any:
-    known = [v for v in values if v is not None]
-    return sum(known) if known else None
+    return sum_known_usage(m.usage for m in messages if m.role == "ai")
 
 
 @dataclass

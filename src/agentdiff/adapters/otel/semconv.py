@@ -29,8 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdiff.adapters.otel import OtelSpan, indexed_list
-from agentdiff.adapters.payloads import parse_json_string
+from agentdiff.adapters._kit.payloads import parse_json_string
+from agentdiff.adapters._kit.tokens import KeySets, usage_from
+from agentdiff.adapters.otel.span import OtelSpan, indexed_list
 from agentdiff.models.trace import StepType, TokenUsage
 
 __all__ = ["SpanFacts", "describe_span", "first", "requested_tool_calls"]
@@ -96,17 +97,19 @@ MODEL_KEYS = (
     "embedding.model_name",
 )
 PROVIDER_KEYS = ("llm.provider", "gen_ai.provider.name", "llm.system", "gen_ai.system")
-PROMPT_TOKEN_KEYS = (
-    "llm.token_count.prompt",
-    "gen_ai.usage.input_tokens",
-    "gen_ai.usage.prompt_tokens",
+TOKEN_KEYS = KeySets(
+    prompt=(
+        "llm.token_count.prompt",
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.prompt_tokens",
+    ),
+    completion=(
+        "llm.token_count.completion",
+        "gen_ai.usage.output_tokens",
+        "gen_ai.usage.completion_tokens",
+    ),
+    total=("llm.token_count.total", "gen_ai.usage.total_tokens"),
 )
-COMPLETION_TOKEN_KEYS = (
-    "llm.token_count.completion",
-    "gen_ai.usage.output_tokens",
-    "gen_ai.usage.completion_tokens",
-)
-TOTAL_TOKEN_KEYS = ("llm.token_count.total", "gen_ai.usage.total_tokens")
 
 
 @dataclass(slots=True)
@@ -218,18 +221,7 @@ def error_message(span: OtelSpan) -> str | None:
 
 def token_usage(attrs: dict[str, Any]) -> TokenUsage | None:
     """Tokens and cost of an LLM span; unknown fields stay `None`."""
-    prompt = _int_or_none(first(attrs, PROMPT_TOKEN_KEYS))
-    completion = _int_or_none(first(attrs, COMPLETION_TOKEN_KEYS))
-    total = _int_or_none(first(attrs, TOTAL_TOKEN_KEYS))
-    if total is None and prompt is not None and completion is not None:
-        total = prompt + completion
-    usage = TokenUsage(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=total,
-        estimated_cost_usd=_cost(attrs),
-    )
-    return None if usage.is_empty else usage
+    return usage_from(attrs, TOKEN_KEYS, cost=_cost(attrs))
 
 
 def _cost(attrs: dict[str, Any]) -> float | None:
@@ -285,13 +277,6 @@ def _as_list(value: Any) -> list[Any]:
 
 def _str_or_none(value: Any) -> str | None:
     return None if value is None else str(value)
-
-
-def _int_or_none(value: Any) -> int | None:
-    try:
-        return None if value is None or isinstance(value, bool) else int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 def _float_or_none(value: Any) -> float | None:

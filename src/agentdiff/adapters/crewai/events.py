@@ -27,12 +27,16 @@ from typing import Any
 
 import orjson
 
-from agentdiff.adapters.payloads import as_optional_payload, as_payload, parse_json_string
-from agentdiff.adapters.timestamps import duration_ms, parse_iso, timing_metadata
+from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload, parse_json_string
+from agentdiff.adapters._kit.tokens import KeySets, sum_usage, usage_from
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+from agentdiff.timeparse import duration_ms, parse_iso, timing_metadata
 
-__all__ = ["events_trace", "failure_text", "is_event_batch"]
+__all__ = ["USAGE_KEYS", "events_trace", "failure_text", "is_event_batch"]
+
+USAGE_KEYS = KeySets(("prompt_tokens",), ("completion_tokens",), ("total_tokens",))
+"""CrewAI's `UsageMetrics` names (kickoff output and LLM-call events alike)."""
 
 _SNIFF = 5
 _CREWAI_TYPES = frozenset(
@@ -188,7 +192,7 @@ def _llm_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None
         "call_type": data.get("call_type"),
         "finish_reason": data.get("finish_reason"),
     }
-    _finish(draft, event, output_payload=output, tokens=_usage(data.get("usage")))
+    _finish(draft, event, output_payload=output, tokens=usage_from(data.get("usage"), USAGE_KEYS))
 
 
 def _tool_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
@@ -302,28 +306,11 @@ def _clean_response(response: Any) -> Any:
     return calls
 
 
-def _usage(usage: Any) -> TokenUsage | None:
-    if not isinstance(usage, dict):
-        return None
-    counts = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
-    known = {k: v for k, v in counts.items() if isinstance(v, int) and v >= 0}
-    return TokenUsage(**known) if known else None
-
-
 def _sum_usage(steps: list[TraceStep], crew_total: Any) -> TokenUsage | None:
-    usages = [s.tokens for s in steps if s.tokens is not None]
-    if not usages:
-        return TokenUsage(total_tokens=crew_total) if isinstance(crew_total, int) else None
-
-    def total(attr: str) -> int | None:
-        known = [getattr(u, attr) for u in usages if getattr(u, attr) is not None]
-        return sum(known) if known else None
-
-    return TokenUsage(
-        prompt_tokens=total("prompt_tokens"),
-        completion_tokens=total("completion_tokens"),
-        total_tokens=total("total_tokens"),
-    )
+    usage = sum_usage(s.tokens for s in steps)
+    if usage is None and isinstance(crew_total, int):
+        return TokenUsage(total_tokens=crew_total)
+    return usage
 
 
 # --------------------------------------------------------------------------- the trace

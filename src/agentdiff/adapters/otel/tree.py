@@ -12,12 +12,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from agentdiff.adapters._kit.ordering import parents_first
+
 if TYPE_CHECKING:
-    from agentdiff.adapters.otel import OtelSpan
+    from agentdiff.adapters.otel.span import OtelSpan
 
 __all__ = ["SpanTree"]
 
-_EARLIEST = datetime.min.replace(tzinfo=timezone.utc)
+_NEVER = datetime.max.replace(tzinfo=timezone.utc)
 
 
 class SpanTree:
@@ -61,21 +63,13 @@ class SpanTree:
         return [s for s in self.spans if s.span_id in self.kept and self.kept_parent(s) is None]
 
     def ordered(self) -> list[OtelSpan]:
-        """Kept spans by start time; a child never precedes its parent; ties in tree order."""
-        children: dict[str | None, list[OtelSpan]] = {}
-        for span in self.spans:
-            if span.span_id in self.kept:
-                children.setdefault(self.kept_parent(span), []).append(span)
-        keys: dict[str, tuple[bool, datetime, int]] = {}
-        stack: list[tuple[OtelSpan, datetime | None]] = [
-            (r, None) for r in reversed(children.get(None, []))
-        ]
-        while stack:
-            span, parent_start = stack.pop()
-            start = _latest(span.start, parent_start)
-            keys[span.span_id] = (start is None, start or _EARLIEST, len(keys))
-            stack.extend((c, start) for c in reversed(children.get(span.span_id, [])))
-        return sorted((self.by_id[i] for i in keys), key=lambda s: keys[s.span_id])
+        """Kept spans by start time; a child never precedes its parent; ties in file order."""
+        return parents_first(
+            [s for s in self.spans if s.span_id in self.kept],
+            id_of=lambda s: s.span_id,
+            parent_of=self.kept_parent,
+            key=lambda s: s.start or _NEVER,
+        )
 
     def time_bounds(self) -> tuple[datetime | None, datetime | None]:
         """Earliest start and latest end over every span in the file."""
@@ -86,9 +80,3 @@ class SpanTree:
     def dropped_count(self) -> int:
         """How many spans were dropped (no agent meaning, not an outer wrapper of agent spans)."""
         return len(self.spans) - len(self.kept)
-
-
-def _latest(start: datetime | None, parent_start: datetime | None) -> datetime | None:
-    if start is None or parent_start is None:
-        return start or parent_start
-    return max(start, parent_start)

@@ -12,15 +12,16 @@ Run mapping: `run_type` tool/retriever → `tool_call`; llm/prompt/embedding →
 chain/agent/parser and any other string → `routing`. Steps are ordered by `dotted_order` (a
 pre-order walk: parents first, siblings by start time), or by start time when a run lacks it.
 Tokens are read from LLM runs only, once each (chain runs repeat their children's usage in their
-outputs); the mapping is in `langsmith_runs`.
+outputs); reading runs is in `runs`, the mapping in `steps`.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from agentdiff.adapters import langsmith_runs
 from agentdiff.adapters.base import BaseAdapter
+from agentdiff.adapters.langsmith import runs as langsmith_runs
+from agentdiff.adapters.langsmith.steps import build_trace
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace
 
@@ -70,13 +71,13 @@ class LangSmithAdapter(BaseAdapter):
         if isinstance(data, dict) and "runs" in data and "run_type" not in data:
             runs, prefix = data["runs"], "runs"
         elif isinstance(data, dict):
-            return langsmith_runs.build_trace(langsmith_runs.flatten_tree(data))
+            return build_trace(langsmith_runs.flatten_tree(data))
         else:
             runs, prefix = data, ""
         if not isinstance(runs, list):
             msg = f"{prefix or 'document'}: expected a run object or a list of runs"
             raise TraceFormatError(msg)
-        return langsmith_runs.build_trace(langsmith_runs.flatten_list(runs, prefix))
+        return build_trace(langsmith_runs.flatten_list(runs, prefix))
 
 
 def _are_runs(items: list[Any]) -> bool:

@@ -14,7 +14,7 @@ Shapes it reads (and what `detect` claims, cheaply and without overlap with othe
 |                | (plain OpenInference OTLP has none)                                           |
 
 v2 lists and OTLP may hold several traces: `trace_ids` / `select_trace` pick one. Mapping rules
-are in `langfuse_steps`, field reading in `langfuse_records` and `langfuse_otlp`.
+are in `steps`, field reading in `observations` and `otel_observations`.
 """
 
 from __future__ import annotations
@@ -22,16 +22,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agentdiff.adapters.base import BaseAdapter
-from agentdiff.adapters.langfuse_otlp import observations_from_otlp
-from agentdiff.adapters.langfuse_records import (
+from agentdiff.adapters.langfuse.observations import (
     Observation,
     TraceHeader,
     field_of,
     json_value,
     observation_from_api,
 )
-from agentdiff.adapters.langfuse_steps import build_trace
-from agentdiff.adapters.otel import is_otlp, is_span_json, sample_attribute_keys
+from agentdiff.adapters.langfuse.otel_observations import observations_from_otlp
+from agentdiff.adapters.langfuse.steps import build_trace
+from agentdiff.adapters.otel import documents
+from agentdiff.adapters.otel.otlp_json import is_otlp
+from agentdiff.adapters.otel.span_json import is_span_json
 from agentdiff.errors import MultipleTracesError, TraceFormatError
 
 if TYPE_CHECKING:
@@ -87,7 +89,7 @@ def _is_v2_list(data: Any) -> bool:
 def _is_langfuse_otel(data: Any) -> bool:
     if not (is_otlp(data) or is_span_json(data)):
         return False
-    return any(key.startswith("langfuse.") for key in sample_attribute_keys(data))
+    return any(key.startswith("langfuse.") for key in documents.sample_attribute_keys(data))
 
 
 def _v2_items(data: Any) -> list[Any]:
@@ -157,24 +159,6 @@ _SHAPES: tuple[tuple[Callable[[Any], bool], Callable[[Any], AgentTrace]], ...] =
 )
 
 
-def _raw_otlp_trace_id(span: dict[str, Any]) -> str:
-    context = span.get("context")
-    raw = span.get("traceId") or (context.get("trace_id") if isinstance(context, dict) else None)
-    text = str(raw or "").lower()
-    return text.removeprefix("0x")
-
-
-def _filter_otlp(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
-    resource_spans = []
-    for rs in doc.get("resourceSpans") or []:
-        scopes = [
-            {**ss, "spans": [s for s in ss.get("spans") or [] if _raw_otlp_trace_id(s) == trace_id]}
-            for ss in rs.get("scopeSpans") or []
-        ]
-        resource_spans.append({**rs, "scopeSpans": [s for s in scopes if s["spans"]]})
-    return {**doc, "resourceSpans": [rs for rs in resource_spans if rs["scopeSpans"]]}
-
-
 class LangfuseAdapter(BaseAdapter):
     """Langfuse trace / v2 observations API JSON and Langfuse OTLP spans."""
 
@@ -208,11 +192,8 @@ class LangfuseAdapter(BaseAdapter):
         """Distinct trace ids of a v2 list or OTLP document, in order of appearance."""
         if _is_v2_page(data) or _is_v2_list(data):
             ids = (field_of(o, "traceId") for o in _v2_items(data) if isinstance(o, dict))
-        elif _is_langfuse_otel(data):
-            ids = (_raw_otlp_trace_id(s) for s in _all_raw_spans(data))
-        else:
-            return []
-        return [str(i) for i in dict.fromkeys(ids) if i]
+            return [str(i) for i in dict.fromkeys(ids) if i]
+        return documents.trace_ids(data) if _is_langfuse_otel(data) else []
 
     @classmethod
     def select_trace(cls, data: Any, trace_id: str) -> Any:
@@ -224,22 +205,4 @@ class LangfuseAdapter(BaseAdapter):
                 if isinstance(o, dict) and str(field_of(o, "traceId")) == trace_id
             ]
             return {**data, "data": items} if isinstance(data, dict) else items
-        if is_otlp(data):
-            docs = [_filter_otlp(d, trace_id) for d in (data if isinstance(data, list) else [data])]
-            return docs if isinstance(data, list) else docs[0]
-        if isinstance(data, list):
-            return [s for s in data if isinstance(s, dict) and _raw_otlp_trace_id(s) == trace_id]
-        return data
-
-
-def _all_raw_spans(data: Any) -> list[dict[str, Any]]:
-    if not is_otlp(data):
-        return [s for s in data if isinstance(s, dict)] if isinstance(data, list) else []
-    return [
-        s
-        for doc in (data if isinstance(data, list) else [data])
-        for rs in doc.get("resourceSpans") or []
-        for ss in rs.get("scopeSpans") or []
-        for s in ss.get("spans") or []
-        if isinstance(s, dict)
-    ]
+        return documents.select_trace(data, trace_id)

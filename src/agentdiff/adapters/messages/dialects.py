@@ -1,10 +1,10 @@
 """The four JSON dialects of a LangChain-family role message, each read by one small extractor.
 
 `extract_message(item, path)` recognises the dialect with a table (not a chain of string tests)
-and returns the keyword fields of a `messages.Message` (tool calls as `(id, name, args)`
-tuples), or `None` for items that are not
-conversation turns (e.g. a LangGraph `RemoveMessage`). `is_message_like(item)` is the cheap
-sniff adapters use in `detect`.
+and returns the keyword fields of a `conversation.Message` (tool calls as `(id, name, args)`
+tuples), or `None` for items that are not conversation turns (e.g. a LangGraph
+`RemoveMessage`); each dialect's extractor returns those fields or `None`.
+`is_message_like(item)` is the cheap sniff adapters use in `detect`.
 
 Dialects:
 
@@ -22,12 +22,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from agentdiff.adapters.payloads import as_payload
+from agentdiff.adapters._kit.payloads import as_payload
+from agentdiff.adapters._kit.tokens import KeySets, usage_from
 from agentdiff.errors import TraceFormatError
-from agentdiff.models.trace import TokenUsage
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
+
+    from agentdiff.models.trace import TokenUsage
 
 __all__ = ["extract_message", "is_message_like"]
 
@@ -75,13 +77,15 @@ _TOOLNODE_ERROR = re.compile(
 )
 """The content LangGraph's ToolNode writes when a tool raised (`handle_tool_errors=True`)."""
 
-_USAGE_SOURCES: tuple[tuple[tuple[str, ...], tuple[str, str, str]], ...] = (
-    (("usage_metadata",), ("input_tokens", "output_tokens", "total_tokens")),
-    (("response_metadata", "token_usage"), ("prompt_tokens", "completion_tokens", "total_tokens")),
-    (("response_metadata", "usage"), ("input_tokens", "output_tokens", "total_tokens")),
-    (("usage",), ("prompt_tokens", "completion_tokens", "total_tokens")),
+_ANTHROPIC_KEYS = KeySets(("input_tokens",), ("output_tokens",), ("total_tokens",))
+_OPENAI_KEYS = KeySets(("prompt_tokens",), ("completion_tokens",), ("total_tokens",))
+_USAGE_SOURCES: tuple[tuple[tuple[str, ...], KeySets], ...] = (
+    (("usage_metadata",), _ANTHROPIC_KEYS),
+    (("response_metadata", "token_usage"), _OPENAI_KEYS),
+    (("response_metadata", "usage"), _ANTHROPIC_KEYS),
+    (("usage",), _OPENAI_KEYS),
 )
-"""Where message dicts keep token counts, first match wins: (path, (prompt, completion, total))."""
+"""Where message dicts keep token counts, first match wins: (path, the names of the counts)."""
 
 _KEPT_RESPONSE_METADATA = ("model_name", "finish_reason", "model_provider")
 
@@ -138,14 +142,14 @@ def extract_message(item: Any, path: str) -> Fields | None:
             "({'type', 'data'}, {'lc': 1, ...}, {'type': 'ai', 'content'}) or {'role': ...}"
         )
         raise TraceFormatError(msg)
-    return next(_EXTRACTORS[dialect](item, path), None)
+    return _EXTRACTORS[dialect](item, path)
 
 
-def _from_message_to_dict(item: dict[str, Any], path: str) -> Iterator[Fields]:
-    yield from _from_langchain(str(item["type"]), item["data"], f"{path}.data", "message_to_dict")
+def _from_message_to_dict(item: dict[str, Any], path: str) -> Fields | None:
+    return _from_langchain(str(item["type"]), item["data"], f"{path}.data", "message_to_dict")
 
 
-def _from_constructor(item: dict[str, Any], path: str) -> Iterator[Fields]:
+def _from_constructor(item: dict[str, Any], path: str) -> Fields | None:
     kwargs = item.get("kwargs")
     if not isinstance(kwargs, dict):
         msg = f"{path}.kwargs: expected an object with the message fields"
@@ -155,28 +159,28 @@ def _from_constructor(item: dict[str, Any], path: str) -> Iterator[Fields]:
     if not isinstance(kind, str):
         msg = f"{path}.id: {class_name!r} is not a LangChain message class"
         raise TraceFormatError(msg)
-    yield from _from_langchain(kind, kwargs, f"{path}.kwargs", "lc_constructor")
+    return _from_langchain(kind, kwargs, f"{path}.kwargs", "lc_constructor")
 
 
-def _from_model_dump(item: dict[str, Any], path: str) -> Iterator[Fields]:
-    yield from _from_langchain(str(item["type"]), item, path, "model_dump")
+def _from_model_dump(item: dict[str, Any], path: str) -> Fields | None:
+    return _from_langchain(str(item["type"]), item, path, "model_dump")
 
 
-def _from_langchain(kind: str, data: dict[str, Any], path: str, dialect: str) -> Iterator[Fields]:
+def _from_langchain(kind: str, data: dict[str, Any], path: str, dialect: str) -> Fields | None:
     if kind in _SKIPPED_TYPES:
-        return
+        return None
     role = _role(data.get("role") if kind == "chat" else kind, path)
     calls = tuple(_langchain_tool_calls(data.get("tool_calls"), f"{path}.tool_calls"))
-    yield _fields(role, data, calls, dialect)
+    return _fields(role, data, calls, dialect)
 
 
-def _from_openai(item: dict[str, Any], path: str) -> Iterator[Fields]:
+def _from_openai(item: dict[str, Any], path: str) -> Fields | None:
     role = _role(item["role"], path)
     calls = tuple(_openai_tool_calls(item.get("tool_calls"), f"{path}.tool_calls"))
-    yield _fields(role, item, calls, "openai")
+    return _fields(role, item, calls, "openai")
 
 
-_EXTRACTORS: dict[str, Callable[[dict[str, Any], str], Iterator[Fields]]] = {
+_EXTRACTORS: dict[str, Callable[[dict[str, Any], str], Fields | None]] = {
     "message_to_dict": _from_message_to_dict,
     "lc_constructor": _from_constructor,
     "model_dump": _from_model_dump,
@@ -265,17 +269,10 @@ def _part_text(part: Any) -> str:
 
 
 def _usage(data: dict[str, Any]) -> TokenUsage | None:
-    for keys, (prompt, completion, total) in _USAGE_SOURCES:
-        found = _dig(data, keys)
-        if isinstance(found, dict):
-            counts = [_count(found.get(key)) for key in (prompt, completion, total)]
-            if counts[2] is None and counts[0] is not None and counts[1] is not None:
-                counts[2] = counts[0] + counts[1]
-            usage = TokenUsage(
-                prompt_tokens=counts[0], completion_tokens=counts[1], total_tokens=counts[2]
-            )
-            if not usage.is_empty:
-                return usage
+    for keys, names in _USAGE_SOURCES:
+        usage = usage_from(_dig(data, keys), names)
+        if usage is not None:
+            return usage
     return None
 
 
@@ -284,10 +281,6 @@ def _dig(data: dict[str, Any], keys: tuple[str, ...]) -> Any:
     for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
     return value
-
-
-def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _metadata(data: dict[str, Any], dialect: str) -> dict[str, Any]:

@@ -3,6 +3,9 @@
 Sources disagree: ISO 8601 with or without an offset (naive = UTC), epoch seconds, or epoch
 nanoseconds (OTLP `*UnixNano`, often as strings). Callers say which unit they hold; nothing here
 guesses a unit from a magnitude except `parse_timestamp`, whose guess is documented.
+
+Neutral ground: the adapters read sources' times with it and the engine (`diff/`) reads step
+times with it, so the engine never imports an adapter.
 """
 
 from __future__ import annotations

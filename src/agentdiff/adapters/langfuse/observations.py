@@ -2,11 +2,12 @@
 
 The Langfuse public API writes observations in camelCase (`GET /api/public/traces/{id}`,
 `GET /api/public/v2/observations`), the Python SDK's models dump them in snake_case, and the v4
-SDK sends them as OTel spans (see `langfuse_otlp`). Each shape is read into an `Observation`
-here; `langfuse_steps` turns observations into canonical steps.
+SDK sends them as OTel spans (see `otel_observations`). Each shape is read into an
+`Observation` here; `steps` turns observations into canonical steps.
 
 Token usage, in the order it is looked for: `usageDetails` (arbitrary keys; `input`/`output`/
-`total` plus OpenAI- and Anthropic-style names), the legacy `usage` object, the flat
+`total` plus OpenAI- and Anthropic-style names; a total that is neither given nor prompt +
+completion is the sum of every count), the legacy `usage` object, the flat
 `promptTokens`/`completionTokens`/`totalTokens` of `ObservationsView`. A present but empty
 `usageDetails` means "no usage reported" (unknown), not zero. Cost: `costDetails.total`, else the
 sum of its entries, else `calculatedTotalCost` / `totalCost` / `usage.totalCost`.
@@ -21,10 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from agentdiff.adapters.payloads import parse_json_string
-from agentdiff.adapters.timestamps import parse_timestamp
+from agentdiff.adapters._kit.payloads import parse_json_string
+from agentdiff.adapters._kit.tokens import KeySets, count, usage_from
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import TokenUsage
+from agentdiff.timeparse import parse_timestamp
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -36,19 +38,20 @@ __all__ = [
     "field_of",
     "json_value",
     "observation_from_api",
-    "token_usage",
-    "usage_from",
+    "usage_details",
 ]
 
-_PROMPT_KEYS = ("input", "prompt_tokens", "input_tokens", "promptTokens", "inputTokens")
-_COMPLETION_KEYS = (
-    "output",
-    "completion_tokens",
-    "output_tokens",
-    "completionTokens",
-    "outputTokens",
+_USAGE_KEYS = KeySets(
+    prompt=("input", "prompt_tokens", "input_tokens", "promptTokens", "inputTokens"),
+    completion=(
+        "output",
+        "completion_tokens",
+        "output_tokens",
+        "completionTokens",
+        "outputTokens",
+    ),
+    total=("total", "total_tokens", "totalTokens"),
 )
-_TOTAL_KEYS = ("total", "total_tokens", "totalTokens")
 _COST_FALLBACK_KEYS = ("calculatedTotalCost", "totalCost")
 
 
@@ -110,34 +113,27 @@ def json_value(value: Any) -> Any:
     return parsed
 
 
-def _count(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        return None
-    return int(value)
+def usage_details(details: Any, cost: float | None = None) -> TokenUsage | None:
+    """`TokenUsage` from a usage dict with arbitrary keys (or its JSON) and a cost; unknown → None.
 
-
-def _first_count(details: dict[str, Any], keys: tuple[str, ...]) -> int | None:
-    for key in keys:
-        count = _count(details.get(key))
-        if count is not None:
-            return count
-    return None
-
-
-def usage_from(details: Any) -> tuple[int | None, int | None, int | None]:
-    """(prompt, completion, total) from a usage dict with arbitrary keys; unknown → None."""
+    A total neither given nor derivable from prompt + completion is the sum of every count.
+    """
     details = parse_json_string(details)
-    if not isinstance(details, dict) or not details:
-        return None, None, None
-    prompt = _first_count(details, _PROMPT_KEYS)
-    completion = _first_count(details, _COMPLETION_KEYS)
-    total = _first_count(details, _TOTAL_KEYS)
-    if total is None and prompt is not None and completion is not None:
-        total = prompt + completion
-    elif total is None:
-        counts = [c for c in map(_count, details.values()) if c is not None]
-        total = sum(counts) if counts else None
-    return prompt, completion, total
+    if not isinstance(details, dict):
+        details = {}
+    usage = usage_from(details, _USAGE_KEYS, cost=cost if cost is None or cost >= 0 else None)
+    if usage is not None and usage.total_tokens is not None:
+        return usage
+    counts = [c for c in map(count, details.values()) if c is not None]
+    if not counts:
+        return usage
+    known = usage or TokenUsage()
+    return TokenUsage(
+        prompt_tokens=known.prompt_tokens,
+        completion_tokens=known.completion_tokens,
+        total_tokens=sum(counts),
+        estimated_cost_usd=known.estimated_cost_usd,
+    )
 
 
 def cost_from(details: Any) -> float | None:
@@ -166,8 +162,7 @@ def _api_usage(raw: dict[str, Any]) -> TokenUsage | None:
             for k in ("promptTokens", "completionTokens", "totalTokens")
             if field_of(raw, k) is not None
         }
-    prompt, completion, total = usage_from(details)
-    return _token_usage(prompt, completion, total, _api_cost(raw))
+    return usage_details(details, _api_cost(raw))
 
 
 def _api_cost(raw: dict[str, Any]) -> float | None:
@@ -182,23 +177,6 @@ def _api_cost(raw: dict[str, Any]) -> float | None:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
     return None
-
-
-def _token_usage(
-    prompt: int | None, completion: int | None, total: int | None, cost: float | None
-) -> TokenUsage | None:
-    usage = TokenUsage(
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=total,
-        estimated_cost_usd=cost if cost is None or cost >= 0 else None,
-    )
-    return None if usage.is_empty else usage
-
-
-def token_usage(usage_details: Any, cost_details: Any) -> TokenUsage | None:
-    """`TokenUsage` from OTel-style `usage_details` / `cost_details` values (dict or JSON)."""
-    return _token_usage(*usage_from(usage_details), cost_from(cost_details))
 
 
 _EXTRA_FIELDS = (

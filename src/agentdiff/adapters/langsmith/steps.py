@@ -1,18 +1,20 @@
-"""LangSmith runs → `TraceStep`s: flattening, ordering, payloads, tokens and errors."""
+"""LangSmith runs → `TraceStep`s and the trace: ordering, payloads, tokens and errors."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from agentdiff.adapters.payloads import as_optional_payload, as_payload, parse_json_string
-from agentdiff.adapters.timestamps import duration_ms, parse_timestamp, timing_metadata
+from agentdiff.adapters._kit.ordering import parents_first
+from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload, parse_json_string
+from agentdiff.adapters._kit.tokens import KeySets, sum_usage, usage_from
+from agentdiff.adapters.langsmith.runs import Run, trace_of
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+from agentdiff.timeparse import duration_ms, timing_metadata
 
-__all__ = ["build_trace", "flatten_list", "flatten_tree", "trace_of"]
+__all__ = ["build_trace"]
 
 _STEP_TYPES = {
     "tool": StepType.TOOL_CALL,
@@ -22,100 +24,19 @@ _STEP_TYPES = {
     "embedding": StepType.LLM_CALL,
 }
 _TRACEBACK = "Traceback (most recent call last):"
-_TOKEN_KEYS = {
-    "prompt_tokens": ("input_tokens", "prompt_tokens"),
-    "completion_tokens": ("output_tokens", "completion_tokens"),
-    "total_tokens": ("total_tokens",),
-}
+_TOKEN_KEYS = KeySets(
+    prompt=("input_tokens", "prompt_tokens"),
+    completion=("output_tokens", "completion_tokens"),
+    total=("total_tokens",),
+)
+_NEVER = datetime.max.replace(tzinfo=timezone.utc)
 
 
-@dataclass(frozen=True)
-class _Run:
-    raw: dict[str, Any]
-    run_id: str
-    parent_id: str | None
-    position: int
-
-    @property
-    def started(self) -> datetime | None:
-        return parse_timestamp(self.raw.get("start_time"))
-
-    @property
-    def ended(self) -> datetime | None:
-        return parse_timestamp(self.raw.get("end_time"))
-
-
-# ---------------------------------------------------------------- documents → runs
-
-
-def _check(path: str, run: Any) -> tuple[dict[str, Any], str]:
-    if not isinstance(run, dict):
-        raise TraceFormatError(
-            f"{path or 'document'}: expected a run object, got {type(run).__name__}"
-        )
-    run_id = run.get("id")
-    if not isinstance(run_id, str) or not run_id:
-        raise TraceFormatError(f"{_join(path, 'id')}: missing run id (expected a UUID string)")
-    if not isinstance(run.get("run_type"), str):
-        raise TraceFormatError(
-            f"{_join(path, 'run_type')}: expected a string such as 'chain', 'llm' or 'tool'"
-        )
-    return run, run_id
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def flatten_tree(root: Any, path: str = "") -> list[_Run]:
-    """Every run of a nested run tree (pre-order), parents taken from the nesting."""
-    out: list[_Run] = []
-    stack: list[tuple[str, Any, str | None]] = [(path, root, None)]
-    while stack:
-        where, item, parent = stack.pop()
-        run, run_id = _check(where, item)
-        parent_id = _str(run.get("parent_run_id")) or parent
-        out.append(_Run(run, run_id, parent_id, len(out)))
-        children = run.get("child_runs") or []
-        if not isinstance(children, list):
-            raise TraceFormatError(f"{_join(where, 'child_runs')}: expected a list of runs")
-        stack.extend(
-            (f"{_join(where, 'child_runs')}[{i}]", child, run_id)
-            for i, child in reversed(list(enumerate(children)))
-        )
-    return out
-
-
-def flatten_list(runs: list[Any], prefix: str) -> list[_Run]:
-    """Runs of a flat list (nested `child_runs`, if any, are included too)."""
-    flat = [run for i, item in enumerate(runs) for run in flatten_tree(item, f"{prefix}[{i}]")]
-    return [_Run(r.raw, r.run_id, r.parent_id, i) for i, r in enumerate(flat)]
+# ---------------------------------------------------------------- payloads, tokens, errors
 
 
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str | None:
-    return str(value) if value else None
-
-
-def trace_of(run: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> str | None:
-    """The trace a run belongs to: `trace_id`, else the root of `dotted_order`, else its root."""
-    if run.get("trace_id"):
-        return str(run["trace_id"])
-    dotted = run.get("dotted_order")
-    if isinstance(dotted, str) and "Z" in dotted:
-        return dotted.split(".", 1)[0].split("Z", 1)[1] or None
-    for _ in range(len(by_id) + 1):
-        parent = by_id.get(str(run.get("parent_run_id")))
-        if parent is None:
-            break
-        run = parent
-    return str(run["id"]) if run.get("id") else None
-
-
-# ---------------------------------------------------------------- payloads, tokens, errors
 
 
 def _tool_input(inputs: Any) -> dict[str, Any]:
@@ -166,14 +87,6 @@ def _generation_usages(outputs: dict[str, Any]) -> list[Any]:
     return found[:1]
 
 
-def _count(usage: dict[str, Any], keys: tuple[str, ...]) -> int | None:
-    for key in keys:
-        value = usage.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    return None
-
-
 def _cost(run: dict[str, Any]) -> float | None:
     def num(value: Any) -> Decimal | None:
         try:
@@ -192,16 +105,10 @@ def _cost(run: dict[str, Any]) -> float | None:
 def _tokens(run: dict[str, Any]) -> TokenUsage | None:
     """The first place that holds counts wins; nothing is added across places."""
     cost = _cost(run)
-    for usage in _usage_candidates(run):
-        if not isinstance(usage, dict):
-            continue
-        counts = {field: _count(usage, keys) for field, keys in _TOKEN_KEYS.items()}
-        if all(v is None for v in counts.values()):
-            continue
-        prompt, completion = counts["prompt_tokens"], counts["completion_tokens"]
-        if counts["total_tokens"] is None and prompt is not None and completion is not None:
-            counts["total_tokens"] = prompt + completion
-        return TokenUsage(**counts, estimated_cost_usd=cost)
+    for place in _usage_candidates(run):
+        usage = usage_from(place, _TOKEN_KEYS)
+        if usage is not None:
+            return usage.model_copy(update={"estimated_cost_usd": cost})
     return TokenUsage(estimated_cost_usd=cost) if cost is not None else None
 
 
@@ -219,16 +126,26 @@ def _error(value: Any) -> tuple[str, str] | None:
 # ---------------------------------------------------------------- steps and the trace
 
 
-def _order(runs: list[_Run]) -> list[_Run]:
+def _order(runs: list[Run]) -> list[Run]:
+    """Parents first; siblings by `dotted_order` when every run has one, else by start time."""
     if all(isinstance(r.raw.get("dotted_order"), str) for r in runs):
-        return sorted(runs, key=lambda r: (r.raw["dotted_order"], r.position))
-    return sorted(
-        runs,
-        key=lambda r: (r.started is None, r.started.timestamp() if r.started else 0.0, r.position),
+        return parents_first(
+            runs, id_of=_run_id, parent_of=_parent_id, key=lambda r: r.raw["dotted_order"]
+        )
+    return parents_first(
+        runs, id_of=_run_id, parent_of=_parent_id, key=lambda r: r.started or _NEVER
     )
 
 
-def _step(run: _Run, index: int) -> TraceStep:
+def _run_id(run: Run) -> str:
+    return run.run_id
+
+
+def _parent_id(run: Run) -> str | None:
+    return run.parent_id
+
+
+def _step(run: Run, index: int) -> TraceStep:
     raw, run_type = run.raw, str(run.raw["run_type"])
     step_type = _STEP_TYPES.get(run_type, StepType.ROUTING)
     tool = step_type is StepType.TOOL_CALL
@@ -267,16 +184,6 @@ def _step(run: _Run, index: int) -> TraceStep:
     )
 
 
-def _sum_tokens(steps: list[TraceStep]) -> TokenUsage | None:
-    known = [s.tokens for s in steps if s.tokens is not None]
-    sums: dict[str, Any] = {}
-    for field in (*_TOKEN_KEYS, "estimated_cost_usd"):
-        values = [v for t in known if (v := getattr(t, field)) is not None]
-        sums[field] = sum(values) if values else None
-    total = TokenUsage(**sums)
-    return None if total.is_empty else total
-
-
 def _final_text(outputs: Any) -> dict[str, Any] | None:
     """The root's answer: the last AI message's text when outputs hold messages."""
     messages = outputs.get("messages") if isinstance(outputs, dict) else None
@@ -291,7 +198,7 @@ def _final_text(outputs: Any) -> dict[str, Any] | None:
     return as_optional_payload(outputs) if outputs else None
 
 
-def build_trace(runs: list[_Run]) -> AgentTrace:
+def build_trace(runs: list[Run]) -> AgentTrace:
     """The `AgentTrace` of one trace's runs."""
     if not runs:
         raise TraceFormatError("runs: empty; expected at least the root run")
@@ -309,6 +216,6 @@ def build_trace(runs: list[_Run]) -> AgentTrace:
         final_output=_final_text(raw.get("outputs")),
         steps=steps,
         total_latency_ms=duration_ms(root.started, root.ended),
-        total_tokens=_sum_tokens(steps),
+        total_tokens=sum_usage(s.tokens for s in steps),
         metadata=meta,
     )

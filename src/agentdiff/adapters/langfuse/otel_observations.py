@@ -10,11 +10,20 @@ status ERROR), `.status_message` (or the span status message), `.model.name`, `.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agentdiff.adapters.langfuse_records import Observation, TraceHeader, json_value, token_usage
-from agentdiff.adapters.otel import OtelSpan, decode_spans
-from agentdiff.adapters.timestamps import duration_ms
+from agentdiff.adapters.langfuse.observations import (
+    Observation,
+    TraceHeader,
+    cost_from,
+    json_value,
+    usage_details,
+)
+from agentdiff.adapters.otel.documents import decode_spans
+from agentdiff.timeparse import duration_ms
+
+if TYPE_CHECKING:
+    from agentdiff.adapters.otel.span import OtelSpan
 
 __all__ = ["observations_from_otlp"]
 
@@ -58,8 +67,9 @@ def _observation(span: OtelSpan) -> Observation:
         level=str(level).upper(),
         status_message=attrs.get(f"{_OBS}status_message") or span.status_message,
         model=attrs.get(f"{_OBS}model.name"),
-        usage=token_usage(
-            _nested(attrs, f"{_OBS}usage_details"), _nested(attrs, f"{_OBS}cost_details")
+        usage=usage_details(
+            _nested(attrs, f"{_OBS}usage_details"),
+            cost_from(_nested(attrs, f"{_OBS}cost_details")),
         ),
         extra=extra,
     )

@@ -1,0 +1,125 @@
+"""A document of OTel spans in either JSON shape: decoding, attribute sampling, trace selection.
+
+The shapes are OTLP/JSON (`otlp_json`) and SDK span JSON (`span_json`). A document may hold
+several traces: `trace_ids` lists them, `select_trace` keeps one (in the same shape).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agentdiff.adapters.otel.otlp_json import (
+    decode_otlp,
+    documents,
+    is_otlp,
+    otlp_raw_spans,
+    scopes,
+)
+from agentdiff.adapters.otel.span import flatten_attributes, normal_id
+from agentdiff.adapters.otel.span_json import decode_span_json
+from agentdiff.errors import TraceFormatError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from agentdiff.adapters.otel.span import OtelSpan
+
+__all__ = [
+    "decode_spans",
+    "raw_spans",
+    "raw_trace_id",
+    "sample_attribute_keys",
+    "select_trace",
+    "trace_ids",
+]
+
+_SAMPLE_SPANS = 32
+
+
+def decode_spans(data: Any) -> list[OtelSpan]:
+    """Every span in an OTLP/JSON document (or list of them) or an SDK span-JSON list."""
+    if is_otlp(data):
+        return decode_otlp(data)
+    if isinstance(data, list):
+        return decode_span_json(data)
+    msg = "expected OTLP/JSON (resourceSpans) or a list of span objects"
+    raise TraceFormatError(msg)
+
+
+def raw_spans(data: Any) -> Iterator[dict[str, Any]]:
+    """The undecoded span objects of either shape, in file order."""
+    if is_otlp(data):
+        yield from otlp_raw_spans(data)
+    elif isinstance(data, list):
+        yield from (s for s in data if isinstance(s, dict))
+
+
+def sample_attribute_keys(data: Any) -> set[str]:
+    """Attribute keys of the first spans (whole scopes, up to 32 spans), for cheap detection."""
+    keys: set[str] = set()
+    for raw in _sample(data):
+        attrs = raw.get("attributes")
+        if isinstance(attrs, dict):
+            keys.update(flatten_attributes(attrs))
+        elif isinstance(attrs, list):
+            keys.update(a.get("key", "") for a in attrs if isinstance(a, dict))
+    return keys
+
+
+def _sample(data: Any) -> list[dict[str, Any]]:
+    if not is_otlp(data):
+        return (
+            [s for s in data[:_SAMPLE_SPANS] if isinstance(s, dict)]
+            if isinstance(data, list)
+            else []
+        )
+    out: list[dict[str, Any]] = []
+    for doc in documents(data):
+        for rs in doc.get("resourceSpans") or []:
+            for ss in scopes(rs):
+                out.extend(s for s in ss.get("spans") or [] if isinstance(s, dict))
+                if len(out) >= _SAMPLE_SPANS:
+                    return out
+    return out
+
+
+def raw_trace_id(raw: dict[str, Any]) -> str:
+    """The trace id of an undecoded span: OTLP `traceId`, SDK `context.trace_id` or `trace_id`."""
+    context = raw.get("context")
+    nested = context.get("trace_id") if isinstance(context, dict) else None
+    return normal_id(raw.get("traceId") or nested or raw.get("trace_id") or "")
+
+
+def trace_ids(data: Any) -> list[str]:
+    """Distinct trace ids in order of first appearance (spans without one are not counted)."""
+    return list(dict.fromkeys(i for raw in raw_spans(data) if (i := raw_trace_id(raw))))
+
+
+def select_trace(data: Any, trace_id: str) -> Any:
+    """The same document holding only the spans of `trace_id` (empty groups dropped)."""
+    wanted = normal_id(trace_id)
+    if is_otlp(data):
+        docs = [_filter_document(doc, wanted) for doc in documents(data)]
+        return docs if isinstance(data, list) else docs[0]
+    if isinstance(data, list):
+        return [s for s in data if isinstance(s, dict) and raw_trace_id(s) == wanted]
+    return data
+
+
+def _filter_document(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
+    resource_spans = []
+    for rs in doc.get("resourceSpans") or []:
+        kept = [
+            {
+                **ss,
+                "spans": [
+                    s
+                    for s in ss.get("spans") or []
+                    if isinstance(s, dict) and raw_trace_id(s) == trace_id
+                ],
+            }
+            for ss in scopes(rs)
+        ]
+        rest = {k: v for k, v in rs.items() if k != "instrumentationLibrarySpans"}
+        resource_spans.append({**rest, "scopeSpans": [ss for ss in kept if ss["spans"]]})
+    return {**doc, "resourceSpans": [rs for rs in resource_spans if rs["scopeSpans"]]}
