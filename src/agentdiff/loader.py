@@ -10,8 +10,7 @@ pick the trace when the document holds several, build and validate the `AgentTra
 
 from __future__ import annotations
 
-import gzip
-import zlib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,101 +22,133 @@ from agentdiff.adapters.registry import detect_adapter, detection_order, get_ada
 from agentdiff.errors import (
     AgentDiffError,
     MultipleTracesError,
-    TraceFileError,
     TraceFormatError,
     TraceValidationError,
     UnknownFormatError,
 )
 from agentdiff.gcpause import no_gc_pauses
+from agentdiff.limits import ENVELOPE_DEPTH, MAX_DEPTH, Limits, deepest_path, exceeds_depth
 from agentdiff.models.trace import AgentTrace
+from agentdiff.reading import iter_lines, open_trace_file, read_capped
 
 __all__ = ["load_trace", "parse_trace_data", "read_document"]
 
-_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+STEPS_HINT = "raise the limit with --max-steps N or AGENTDIFF_MAX_STEPS"
+DEPTH_HINT = f"payloads may nest at most {MAX_DEPTH} levels; flatten or trim the deep value"
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 _ADAPTER_BUGS = (KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError)
 
 
 def load_trace(
-    path: str | Path, adapter_name: str | None = None, *, trace_id: str | None = None
+    path: str | Path,
+    adapter_name: str | None = None,
+    *,
+    trace_id: str | None = None,
+    limits: Limits | None = None,
 ) -> AgentTrace:
-    """Load one trace from a file; `adapter_name=None` or `"auto"` detects the format."""
+    """Load one trace from a file; `adapter_name=None` or `"auto"` detects the format.
+
+    `limits` bounds the bytes read, the steps and the nesting (default: `Limits.resolve()`,
+    which reads `AGENTDIFF_MAX_INPUT_SIZE` and `AGENTDIFF_MAX_STEPS`).
+    """
+    limits = limits or Limits.resolve()
     try:
         with no_gc_pauses():
-            return parse_trace_data(read_document(path), adapter_name, trace_id=trace_id)
+            document = read_document(path, limits)
+            return parse_trace_data(document, adapter_name, trace_id=trace_id, limits=limits)
     except AgentDiffError as exc:
         raise exc.with_source(path) from exc.__cause__
 
 
-def read_document(path: str | Path) -> Any:
+def read_document(path: str | Path, limits: Limits | None = None) -> Any:
     """The parsed JSON document in `path` (a list of documents for JSON Lines)."""
     path = Path(path)
-    raw = _read_bytes(path)
-    if raw[:2] == _GZIP_MAGIC:
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            msg = f"not a valid gzip file: {exc}"
-            raise TraceFormatError(msg, source=path) from None
-    text = _decode(raw, path)
-    if not text.strip():
+    limits = limits or Limits.resolve()
+    with open_trace_file(path, limits) as stream:
+        if path.name.removesuffix(".gz").endswith(_JSON_LINES_SUFFIXES):
+            document: Any = _parse_lines(iter_lines(stream, path, limits), path, limits)
+        else:
+            document = _parse_whole(read_capped(stream, path, limits), path, limits)
+    _check_document_depth(document, path)
+    return document
+
+
+def _parse_whole(raw: bytes, path: Path, limits: Limits) -> Any:
+    body = memoryview(raw)[len(_BOM) :] if raw.startswith(_BOM) else raw
+    if _blank(body):
         raise TraceFormatError("file is empty; expected a JSON trace document", source=path)
-    stem = path.name.removesuffix(".gz")
-    if stem.endswith(_JSON_LINES_SUFFIXES):
-        return _parse_json_lines(text, path)
     try:
-        return orjson.loads(text)
+        return orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        if _looks_like_json_lines(text):
-            return _parse_json_lines(text, path)
+        _raise_if_not_utf8(body, path)
+        if _looks_like_json_lines(body):
+            lines = enumerate(bytes(body).splitlines(), start=1)
+            return _parse_lines(lines, path, limits)
         msg = f"invalid JSON: {exc}"
         raise TraceFormatError(
             msg, hint="is the file complete? check where it was cut", source=path
         ) from None
 
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise TraceFileError("file not found", source=path) from None
-    except IsADirectoryError:
-        raise TraceFileError("is a directory, not a trace file", source=path) from None
-    except OSError as exc:
-        msg = f"cannot read file: {exc.strerror or exc}"
-        raise TraceFileError(msg, source=path) from None
+def _blank(body: bytes | memoryview) -> bool:
+    """True for an empty or all-whitespace body (only copies it when it starts blank)."""
+    return not bytes(body[:4096]).strip() and not bytes(body).strip()
 
 
-def _decode(raw: bytes, path: Path) -> str:
+def _raise_if_not_utf8(raw: bytes | memoryview, path: Path, line: int | None = None) -> None:
     try:
-        return raw.decode("utf-8-sig")
+        str(raw, "utf-8")
     except UnicodeDecodeError as exc:
-        msg = f"not UTF-8 text (bad byte at offset {exc.start}); trace files must be UTF-8 JSON"
+        where = f"line {line}, " if line is not None else ""
+        msg = (
+            f"not UTF-8 text (bad byte at {where}offset {exc.start}); "
+            "trace files must be UTF-8 JSON"
+        )
         raise TraceFormatError(msg, source=path) from None
 
 
-def _looks_like_json_lines(text: str) -> bool:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return len(lines) > 1 and all(line.lstrip()[:1] in "{[" for line in lines)
+def _looks_like_json_lines(raw: bytes | memoryview) -> bool:
+    lines = [line for line in bytes(raw).splitlines() if line.strip()]
+    return len(lines) > 1 and all(line.lstrip()[:1] in (b"{", b"[") for line in lines)
 
 
-def _parse_json_lines(text: str, path: Path) -> list[Any]:
-    documents = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def _parse_lines(lines: Iterable[tuple[int, bytes]], path: Path, limits: Limits) -> list[Any]:
+    documents: list[Any] = []
+    for number, line in lines:
         if not line.strip():
             continue
+        if len(documents) >= limits.max_steps:
+            msg = f"has more than {limits.max_steps:,} JSON lines, past the step limit"
+            raise TraceFormatError(msg, hint=STEPS_HINT, source=path)
         try:
-            documents.append(orjson.loads(line))
+            documents.append(orjson.loads(line.removeprefix(_BOM) if number == 1 else line))
         except orjson.JSONDecodeError as exc:
+            _raise_if_not_utf8(line, path, number)
             msg = f"invalid JSON on line {number}: {exc}"
             raise TraceFormatError(msg, source=path) from None
+    if not documents:
+        raise TraceFormatError("file is empty; expected a JSON trace document", source=path)
     return documents
 
 
+def _check_document_depth(document: Any, path: Path) -> None:
+    limit = MAX_DEPTH + ENVELOPE_DEPTH
+    if exceeds_depth([document], limit):
+        where = _short_path(deepest_path(document, limit, "$") or "$")
+        msg = f"nests deeper than {limit} levels at {where}"
+        raise TraceFormatError(msg, hint=DEPTH_HINT, source=path)
+
+
 def parse_trace_data(
-    data: Any, adapter_name: str | None = None, *, trace_id: str | None = None
+    data: Any,
+    adapter_name: str | None = None,
+    *,
+    trace_id: str | None = None,
+    limits: Limits | None = None,
 ) -> AgentTrace:
-    """Build an `AgentTrace` from a parsed document (a dict or a list)."""
+    """Build an `AgentTrace` from a parsed document (a dict or a list), within `limits`."""
+    limits = limits or Limits.resolve()
     adapter = _choose_adapter(data, adapter_name)
     data = _select_trace(adapter, data, trace_id)
     try:
@@ -129,10 +160,46 @@ def parse_trace_data(
     except _ADAPTER_BUGS as exc:
         msg = f"not a valid {adapter.name} document: {type(exc).__name__}: {exc}"
         raise TraceFormatError(msg, hint=f"is this really a {adapter.name} export?") from exc
+    _check_trace_limits(trace, limits)
     meta = dict(trace.metadata or {})
     meta["source_format"] = adapter.name
     trace.metadata = meta
     return trace
+
+
+def _check_trace_limits(trace: AgentTrace, limits: Limits) -> None:
+    if len(trace.steps) > limits.max_steps:
+        msg = f"has {len(trace.steps):,} steps, past the limit of {limits.max_steps:,}"
+        raise TraceValidationError(msg, hint=STEPS_HINT)
+    values: list[Any] = [trace.task_input, trace.final_output, trace.metadata]
+    for step in trace.steps:
+        values += (step.input_payload, step.output_payload, step.metadata)
+    if not exceeds_depth(values, MAX_DEPTH):
+        return
+    for where, value in _payload_fields(trace):
+        path = deepest_path(value, MAX_DEPTH, where)
+        if path is not None:
+            msg = f"{_short_path(path)} nests deeper than {MAX_DEPTH} levels"
+            raise TraceValidationError(msg, hint=DEPTH_HINT)
+
+
+def _payload_fields(trace: AgentTrace) -> Iterator[tuple[str, Any]]:
+    yield from (
+        ("task_input", trace.task_input),
+        ("final_output", trace.final_output),
+        ("metadata", trace.metadata),
+    )
+    for i, step in enumerate(trace.steps):
+        yield f"steps[{i}].input_payload", step.input_payload
+        yield f"steps[{i}].output_payload", step.output_payload
+        yield f"steps[{i}].metadata", step.metadata
+
+
+def _short_path(path: str, limit: int = 120) -> str:
+    """A JSON path short enough for one line: its start and its end around an ellipsis."""
+    if len(path) <= limit:
+        return path
+    return f"{path[: limit // 2]}…{path[-limit // 3 :]}"
 
 
 def _choose_adapter(data: Any, adapter_name: str | None) -> type[BaseAdapter]:

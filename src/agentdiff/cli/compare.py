@@ -19,12 +19,13 @@ import typer
 
 from agentdiff.baselines import write_baseline
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, state
-from agentdiff.cli.options import AdapterOpt, OutputOpt
+from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, OutputOpt
 from agentdiff.cli.output import write_output
 from agentdiff.cli.settings import setting_flags
 from agentdiff.config import load_options
 from agentdiff.diff import compare as compare_traces
 from agentdiff.errors import AgentDiffError
+from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
 from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
@@ -75,6 +76,8 @@ def compare(
     force: Annotated[
         bool, typer.Option("--force", help="With --update-baseline: even when the gate failed.")
     ] = False,
+    max_input_size: MaxInputSizeOpt = None,
+    max_steps: MaxStepsOpt = None,
     *,
     flags: Mapping[str, object],
 ) -> None:
@@ -82,8 +85,9 @@ def compare(
     name = str(fmt.value)
     try:
         options = load_options(flags).options
-        base = load_trace(baseline, baseline_adapter or adapter)
-        cand = load_trace(candidate, candidate_adapter or adapter)
+        limits = Limits.resolve(max_input_size, max_steps)
+        base = load_trace(baseline, baseline_adapter or adapter, limits=limits)
+        cand = load_trace(candidate, candidate_adapter or adapter, limits=limits)
     except AgentDiffError as exc:
         if name in ERROR_RENDERERS:
             write_output(ERROR_RENDERERS[name](str(exc)), output)

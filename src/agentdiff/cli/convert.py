@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from agentdiff.baselines import canonical_json
 from agentdiff.cli.errors import handle_errors
-from agentdiff.cli.options import AdapterOpt, OutputOpt, TraceFile, TraceIdOpt
+from agentdiff.cli.options import (
+    AdapterOpt,
+    MaxInputSizeOpt,
+    MaxStepsOpt,
+    OutputOpt,
+    TraceFile,
+    TraceIdOpt,
+)
+from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
 
 __all__ = ["convert"]
@@ -16,9 +24,12 @@ def convert(
     adapter: AdapterOpt = None,
     trace_id: TraceIdOpt = None,
     output: OutputOpt = None,
+    max_input_size: MaxInputSizeOpt = None,
+    max_steps: MaxStepsOpt = None,
 ) -> None:
     """Print the canonical AgentTrace JSON of FILE (metadata.source_format names the adapter)."""
     from agentdiff.cli.output import write_output  # noqa: PLC0415 - keeps --help fast
 
-    trace = load_trace(file, adapter, trace_id=trace_id)
+    limits = Limits.resolve(max_input_size, max_steps)
+    trace = load_trace(file, adapter, trace_id=trace_id, limits=limits)
     write_output(canonical_json(trace), output)

@@ -10,7 +10,8 @@ import typer
 from rich.console import Console
 
 from agentdiff.cli.errors import handle_errors
-from agentdiff.cli.options import AdapterOpt, TraceFile, TraceIdOpt
+from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, TraceFile, TraceIdOpt
+from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
 from agentdiff.render.tree import trace_tree
 
@@ -30,9 +31,12 @@ def inspect(
     adapter: AdapterOpt = None,
     trace_id: TraceIdOpt = None,
     fmt: Annotated[InspectFormat, typer.Option("--format", "-f")] = InspectFormat.terminal,
+    max_input_size: MaxInputSizeOpt = None,
+    max_steps: MaxStepsOpt = None,
 ) -> None:
     """Show the step tree (type, name, status, latency, tokens) and totals of FILE."""
-    trace = load_trace(file, adapter, trace_id=trace_id)
+    limits = Limits.resolve(max_input_size, max_steps)
+    trace = load_trace(file, adapter, trace_id=trace_id, limits=limits)
     if fmt is InspectFormat.json:
         steps = [
             {

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["AdapterOpt", "OutputOpt", "TraceFile", "TraceIdOpt"]
+__all__ = [
+    "AdapterOpt",
+    "MaxInputSizeOpt",
+    "MaxStepsOpt",
+    "OutputOpt",
+    "TraceFile",
+    "TraceIdOpt",
+]
 
 TraceFile = Annotated[
     Path, typer.Argument(help="A trace file (.json, .jsonl, .gz).", show_default=False)
@@ -23,4 +30,23 @@ TraceIdOpt = Annotated[
 ]
 OutputOpt = Annotated[
     Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
+]
+MaxInputSizeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--max-input-size",
+        metavar="SIZE",
+        help="Most bytes read or inflated from one file, e.g. 500MB [default: 2GiB; "
+        "env: AGENTDIFF_MAX_INPUT_SIZE].",
+        show_default=False,
+    ),
+]
+MaxStepsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--max-steps",
+        metavar="N",
+        help="Most steps one trace may have [default: 5000000; env: AGENTDIFF_MAX_STEPS].",
+        show_default=False,
+    ),
 ]

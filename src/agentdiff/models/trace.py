@@ -38,8 +38,15 @@ __all__ = [
 
 SCHEMA_VERSION = "1.0.0"
 
-Count = Annotated[int, Field(ge=0)]
-Amount = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+MAX_COUNT = 10**12
+"""The largest token count a step or run may report (sums of five million stay within 64 bits)."""
+MAX_AMOUNT = 1e15
+"""The largest latency (ms) or cost (USD) a step or run may report (sums stay finite)."""
+MAX_INDEX = 2**53
+"""The largest `step_index` (exact as a float, so every JSON reader keeps it)."""
+
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+Amount = Annotated[float, Field(ge=0, le=MAX_AMOUNT, allow_inf_nan=False)]
 
 
 class StepType(str, Enum):
@@ -99,7 +106,7 @@ class TraceStep(_Model):
     """Unique within the trace."""
     parent_id: str | None = None
     """The step this one ran under; `None` for a root."""
-    step_index: Annotated[int, Field(ge=0)]
+    step_index: Annotated[int, Field(ge=0, le=MAX_INDEX)]
     """Sequential position in the run, as the source recorded it."""
     step_type: StepType
     name: str

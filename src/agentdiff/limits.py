@@ -1,0 +1,171 @@
+"""The limits that keep hostile or broken input from exhausting the machine.
+
+- **Input size** (`--max-input-size`, `AGENTDIFF_MAX_INPUT_SIZE`, default 2 GiB): the most bytes
+  read from one file, and the most bytes inflated from a gzip file (counted while streaming, so
+  a gzip bomb stops at the limit).
+- **Steps** (`--max-steps`, `AGENTDIFF_MAX_STEPS`, default 5,000,000): the most steps one trace
+  may have; JSON Lines files stop being read past that many lines.
+- **Nesting** (`MAX_DEPTH`, fixed): payloads, task input, final output and metadata may nest 200
+  levels; every later stage (validation, normalization, signatures, every report format,
+  `convert`) handles that much. A whole document may add `ENVELOPE_DEPTH` levels of its own
+  format's wrapping around the payloads.
+
+A limit crossed is a `TraceLoadError` naming the file and, for nesting, the JSON path.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from agentdiff.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_MAX_INPUT_SIZE",
+    "DEFAULT_MAX_STEPS",
+    "ENVELOPE_DEPTH",
+    "MAX_DEPTH",
+    "Limits",
+    "deepest_path",
+    "exceeds_depth",
+    "parse_size",
+]
+
+MAX_DEPTH = 200
+"""Levels of nesting a payload (or task input, final output, metadata) may have."""
+ENVELOPE_DEPTH = 50
+"""Extra levels a whole document may wrap around its payloads (OTLP, nested run trees)."""
+DEFAULT_MAX_INPUT_SIZE = 2 * 1024**3
+DEFAULT_MAX_STEPS = 5_000_000
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?)(b?)\s*$", re.IGNORECASE)
+_SCALE = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4}
+
+
+def parse_size(text: str) -> int:
+    """A byte count from `2GiB`, `500MB`, `64k` or `1048576` (K/M/G/T, decimal or binary)."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise ValueError(text)
+    number, prefix, binary, _ = match.groups()
+    base = 1024 if binary or not prefix else 1000
+    size = int(float(number) * base ** _SCALE[prefix.lower()])
+    if size <= 0:
+        raise ValueError(text)
+    return size
+
+
+def _positive_int(text: str) -> int:
+    value = int(text.replace("_", "").replace(",", ""))
+    if value <= 0:
+        raise ValueError(text)
+    return value
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one input may hold; see the module docstring."""
+
+    max_input_size: int = DEFAULT_MAX_INPUT_SIZE
+    max_steps: int = DEFAULT_MAX_STEPS
+
+    @classmethod
+    def resolve(
+        cls,
+        max_input_size: str | None = None,
+        max_steps: str | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+    ) -> Limits:
+        """Flags (text) first, then `AGENTDIFF_MAX_INPUT_SIZE` / `AGENTDIFF_MAX_STEPS`."""
+        env = os.environ if env is None else env
+        size = _pick(max_input_size, "--max-input-size", env, "AGENTDIFF_MAX_INPUT_SIZE")
+        steps = _pick(max_steps, "--max-steps", env, "AGENTDIFF_MAX_STEPS")
+        return cls(
+            max_input_size=_parsed(size, parse_size, "a size such as 2GiB or 500MB")
+            or DEFAULT_MAX_INPUT_SIZE,
+            max_steps=_parsed(steps, _positive_int, "a positive whole number") or DEFAULT_MAX_STEPS,
+        )
+
+
+def _pick(
+    flag_value: str | None, flag: str, env: Mapping[str, str], name: str
+) -> tuple[str, str] | None:
+    if flag_value is not None:
+        return flag, flag_value
+    text = env.get(name, "").strip()
+    return (f"env {name}", text) if text else None
+
+
+def _parsed(given: tuple[str, str] | None, parse: Any, expected: str) -> int | None:
+    if given is None:
+        return None
+    where, text = given
+    try:
+        return int(parse(text))
+    except (ValueError, OverflowError):
+        raise ConfigError(f"must be {expected}, got {text!r}", source=where) from None
+
+
+def _probe_orjson_depth() -> int:
+    """The deepest value `orjson.dumps` writes (254 today), found once by trying."""
+    value: Any = 0
+    for depth in range(1, 1025):
+        value = [value]
+        try:
+            orjson.dumps(value)
+        except orjson.JSONEncodeError:
+            return depth - 1
+    return 1024
+
+
+_ORJSON_DEPTH = _probe_orjson_depth()
+
+
+def exceeds_depth(values: list[Any], limit: int) -> bool:
+    """True when any of `values` nests deeper than `limit` (`{"a": 1}` is one level).
+
+    Checked at C speed: orjson refuses to write past a fixed depth, so each value is wrapped in
+    as many lists as that depth leaves above `limit`; a refusal means a value is too deep.
+    """
+    wrapped: Any = values
+    for _ in range(_ORJSON_DEPTH - limit - 1):
+        wrapped = [wrapped]
+    try:
+        orjson.dumps(wrapped, default=str)
+    except orjson.JSONEncodeError:
+        return True
+    return False
+
+
+def deepest_path(value: Any, limit: int, root: str = "") -> str | None:
+    """The JSON path of the first container nested deeper than `limit` under `value`, if any."""
+    stack: list[tuple[Any, int, str]] = [(value, 1, root)]
+    while stack:
+        node, depth, path = stack.pop()
+        if depth > limit:
+            return path or "$"
+        stack.extend(
+            (child, depth + 1, _join(path, key))
+            for key, child in reversed(list(_children(node)))
+            if isinstance(child, dict | list)
+        )
+    return None
+
+
+def _children(node: Any) -> Iterator[tuple[str | int, Any]]:
+    if isinstance(node, dict):
+        yield from node.items()
+    elif isinstance(node, list):
+        yield from enumerate(node)
+
+
+def _join(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else str(key)

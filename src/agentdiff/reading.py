@@ -1,0 +1,135 @@
+"""Bounded reading of trace files: regular files only, bytes capped, gzip inflated as a stream.
+
+`open_trace_file` refuses what is not a regular file (a directory, a FIFO, a device such as
+`/dev/zero`, a socket) before reading a byte; FIFOs are opened non-blocking so they cannot hang
+the command. `read_capped` reads at most `Limits.max_input_size` bytes and, for gzip (recognised
+by its magic bytes, whatever the name), inflates chunk by chunk and stops as soon as the output
+passes the same limit, so a gzip bomb costs little time and memory. `iter_lines` streams JSON
+Lines with the same accounting.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import stat
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from agentdiff.errors import TraceFileError, TraceFormatError
+from agentdiff.limits import Limits
+
+__all__ = ["GZIP_MAGIC", "SIZE_HINT", "is_gzip", "iter_lines", "open_trace_file", "read_capped"]
+
+GZIP_MAGIC = b"\x1f\x8b"
+SIZE_HINT = "raise the limit with --max-input-size SIZE or AGENTDIFF_MAX_INPUT_SIZE"
+_CHUNK = 1 << 20
+_Source = IO[bytes] | gzip.GzipFile
+_GZIP_ERRORS = (OSError, EOFError, zlib.error)
+_FOLDER_HINT = (
+    "to compare folders of runs use `agentdiff suite` or `agentdiff compare-runs`; "
+    "otherwise pass one trace file"
+)
+
+
+def _kind(mode: int) -> str:
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "not a regular file")
+
+
+def open_trace_file(path: Path, limits: Limits) -> IO[bytes]:
+    """`path` opened for reading, after checking it is a regular file within the size limit."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise TraceFileError("file not found", source=path) from None
+    except OSError as exc:
+        raise TraceFileError(f"cannot read file: {exc.strerror or exc}", source=path) from None
+    try:
+        _check_regular(path, os.fstat(fd), limits)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return open(fd, "rb")  # noqa: PTH123 - a file descriptor, not a path
+
+
+def _check_regular(path: Path, info: os.stat_result, limits: Limits) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        raise TraceFileError("is a directory, not a trace file", hint=_FOLDER_HINT, source=path)
+    if not stat.S_ISREG(info.st_mode):
+        msg = f"is {_kind(info.st_mode)}, not a regular file; trace files must be regular files"
+        raise TraceFileError(msg, source=path)
+    if info.st_size > limits.max_input_size:
+        raise _too_big(path, f"is {info.st_size:,} bytes", limits)
+
+
+def _too_big(path: Path, what: str, limits: Limits) -> TraceFormatError:
+    msg = f"{what}, past the input limit of {limits.max_input_size:,} bytes"
+    return TraceFormatError(msg, hint=SIZE_HINT, source=path)
+
+
+def is_gzip(stream: IO[bytes]) -> bool:
+    """True when the stream starts with the gzip magic bytes (the position is kept)."""
+    start = stream.tell()
+    head = stream.read(2)
+    stream.seek(start)
+    return head == GZIP_MAGIC
+
+
+def read_capped(stream: IO[bytes], path: Path, limits: Limits) -> bytes:
+    """All the bytes of the (possibly gzip) stream, or an error once they pass the limit."""
+    if not is_gzip(stream):
+        raw = stream.read(limits.max_input_size + 1)
+        if len(raw) > limits.max_input_size:
+            raise _too_big(path, "grew while being read", limits)
+        return raw
+    chunks: list[bytes] = []
+    total = 0
+    with _inflating(stream, path) as inflated:
+        while chunk := _gzip_read(inflated, path, _CHUNK):
+            total += len(chunk)
+            if total > limits.max_input_size:
+                raise _too_big(path, "inflates past the limit", limits)
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def iter_lines(stream: IO[bytes], path: Path, limits: Limits) -> Iterator[tuple[int, bytes]]:
+    """`(line number, line)` of a (possibly gzip) JSON Lines stream, within the byte limit."""
+    source: _Source = _inflating(stream, path) if is_gzip(stream) else stream
+    what = "inflates past the limit" if source is not stream else "grew while being read"
+    total = 0
+    number = 0
+    with source:
+        while True:
+            line = _gzip_read(source, path, limits.max_input_size - total + 1, lines=True)
+            if not line:
+                return
+            number += 1
+            total += len(line)
+            if total > limits.max_input_size:
+                raise _too_big(path, what, limits)
+            yield number, line
+
+
+def _inflating(stream: IO[bytes], path: Path) -> gzip.GzipFile:
+    try:
+        return gzip.GzipFile(fileobj=stream, mode="rb")
+    except _GZIP_ERRORS as exc:  # pragma: no cover - GzipFile reads lazily
+        raise TraceFormatError(f"not a valid gzip file: {exc}", source=path) from None
+
+
+def _gzip_read(stream: _Source, path: Path, size: int, *, lines: bool = False) -> bytes:
+    try:
+        return stream.readline(size) if lines else stream.read(size)
+    except _GZIP_ERRORS as exc:
+        raise TraceFormatError(f"not a valid gzip file: {exc}", source=path) from None

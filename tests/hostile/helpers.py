@@ -1,0 +1,63 @@
+"""Shared by the hostile-input tests: run the CLI in-process and insist on a clean outcome."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from typer.testing import CliRunner
+
+from agentdiff.cli.app import app
+
+SPEC = Path(__file__).parents[1] / "data" / "spec_example.json"
+runner = CliRunner()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args: str | Path, env: dict[str, str] | None = None) -> Outcome:
+    """Run `agentdiff ARGS`; never a traceback, never exit 3."""
+    result = runner.invoke(app, [str(a) for a in args], env=env)
+    outcome = Outcome(result.exit_code, result.stdout, result.stderr)
+    assert outcome.code != 3, outcome.stderr
+    assert "Traceback" not in outcome.stdout + outcome.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return outcome
+
+
+def refused(outcome: Outcome, *words: str) -> None:
+    """Exit 2 with one `error:` line on stderr (plus an optional hint) holding every word."""
+    assert outcome.code == 2, (outcome.code, outcome.stderr)
+    lines = outcome.stderr.splitlines()
+    assert lines[0].startswith("error: "), lines
+    assert all(line.startswith(("error: ", "hint: ")) for line in lines), lines
+    for word in words:
+        assert word in outcome.stderr, (word, outcome.stderr)
+
+
+def spec() -> dict[str, Any]:
+    """A fresh copy of the two-step canonical example trace."""
+    return copy.deepcopy(orjson.loads(SPEC.read_bytes()))
+
+
+def write(path: Path, document: Any) -> Path:
+    """`document` as JSON (the standard library's writer: it keeps integers of any size)."""
+    path.write_text(json.dumps(document))
+    return path
+
+
+def nested(levels: int) -> dict[str, Any]:
+    """`{"a": {"a": ... {"a": 1}}}`, `levels` dicts deep."""
+    value: Any = 1
+    for _ in range(levels):
+        value = {"a": value}
+    return value

@@ -1,0 +1,66 @@
+"""One nesting limit (200 levels of payload) for the whole pipeline: 200 works everywhere, 201
+is refused at load, naming the JSON path."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from agentdiff import load_trace
+from agentdiff.errors import TraceValidationError
+from agentdiff.limits import MAX_DEPTH
+from agentdiff.loader import parse_trace_data
+
+from .helpers import SPEC, cli, nested, refused, spec, write
+
+FIELDS = ["input_payload", "output_payload", "metadata"]
+
+
+def _deep_trace(levels: int, field: str = "input_payload"):
+    document = spec()
+    document["steps"][1][field] = nested(levels)
+    document["task_input"] = {"q": [nested(min(levels, MAX_DEPTH) - 2)]}
+    return document
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "json", "markdown", "html", "junit"])
+def test_200_levels_go_through_every_renderer(tmp_path, fmt):
+    deep = write(tmp_path / "deep.json", _deep_trace(MAX_DEPTH))
+    outcome = cli("compare", SPEC, deep, "--format", fmt)
+    assert outcome.code in (0, 1), outcome.stderr
+    assert outcome.stdout
+
+
+def test_200_levels_go_through_convert_and_inspect(tmp_path):
+    deep = write(tmp_path / "deep.json", _deep_trace(MAX_DEPTH, "output_payload"))
+    converted = cli("convert", deep, "-o", tmp_path / "out.json")
+    assert converted.code == 0, converted.stderr
+    assert load_trace(tmp_path / "out.json").steps[1].output_payload == nested(MAX_DEPTH)
+    for fmt in ("terminal", "json"):
+        assert cli("inspect", deep, "--format", fmt).code == 0
+    assert cli("compare", deep, deep, "--compare-content").code == 0
+
+
+@pytest.mark.parametrize("field", FIELDS)
+def test_201_levels_are_refused_at_load_naming_the_path(tmp_path, field):
+    deep = write(tmp_path / "deep.json", _deep_trace(MAX_DEPTH + 1, field))
+    for args in (("compare", SPEC, deep), ("inspect", deep), ("convert", deep)):
+        refused(cli(*args), "deep.json", f"steps[1].{field}.a.a", "deeper than 200 levels")
+
+
+def test_deep_task_input_is_named_too():
+    document = spec()
+    document["task_input"] = {"q": [nested(MAX_DEPTH - 1)]}
+    with pytest.raises(TraceValidationError, match=r"task_input\.q\[0\]\.a"):
+        parse_trace_data(document)
+
+
+def test_a_document_far_too_deep_is_refused_before_any_adapter(tmp_path):
+    document = spec()
+    document["steps"][0]["input_payload"] = "DEEP"
+    text = orjson.dumps(document).decode().replace('"DEEP"', '{"a":' * 600 + "1" + "}" * 600)
+    (tmp_path / "d.json").write_text(text)
+    refused(cli("inspect", tmp_path / "d.json"), "deeper than 250 levels", "steps[0].input_payload")
+    listy = tmp_path / "lists.json"
+    listy.write_text("[" * 900 + "]" * 900)
+    refused(cli("inspect", listy), "deeper than 250 levels", "$")

@@ -1,0 +1,142 @@
+"""Reading: only regular files, bytes capped, gzip inflated as a stream with the same cap."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from agentdiff import load_trace
+from agentdiff.errors import ConfigError, TraceFileError, TraceFormatError
+from agentdiff.limits import Limits, parse_size
+from agentdiff.loader import read_document
+
+from .helpers import SPEC, cli, refused, spec, write
+
+
+def _fifo(tmp_path: Path) -> Path:
+    target = tmp_path / "pipe.json"
+    os.mkfifo(target)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (_fifo, ("pipe.json", "FIFO", "not a regular file")),
+        (lambda _: Path("/dev/zero"), ("/dev/zero", "character device")),
+        (lambda _: Path("/dev/null"), ("/dev/null", "character device")),
+        (lambda tmp: tmp, ("is a directory", "agentdiff suite", "compare-runs")),
+        (lambda tmp: tmp / "missing.json", ("missing.json", "file not found")),
+    ],
+    ids=["fifo", "dev-zero", "dev-null", "directory", "missing"],
+)
+@pytest.mark.parametrize("command", ["compare", "inspect", "convert"])
+def test_only_regular_files_are_read(tmp_path, make, words, command):
+    target = make(tmp_path)
+    args = [SPEC, target] if command == "compare" else [target]
+    started = time.monotonic()
+    refused(cli(command, *args), *words)
+    assert time.monotonic() - started < 10  # a FIFO with no writer never blocks
+
+
+def _bomb(path: Path, inflated: int, *, lines: bool = False) -> Path:
+    chunk = (b'{"a": 1}\n' * 1000) if lines else b" " * 8192
+    with gzip.open(path, "wb", compresslevel=9) as out:
+        for _ in range(inflated // len(chunk)):
+            out.write(chunk)
+    return path
+
+
+@pytest.mark.parametrize("name", ["bomb.json.gz", "bomb.json", "bomb.jsonl.gz"])
+def test_gzip_bomb_stops_at_the_limit(tmp_path, name):
+    bomb = _bomb(tmp_path / name, 64 * 1024**2, lines="jsonl" in name)
+    assert bomb.stat().st_size < 1024**2
+    started = time.monotonic()
+    outcome = cli("inspect", bomb, "--max-input-size", "1MiB")
+    refused(outcome, name, "inflates past the limit", "1,048,576 bytes", "--max-input-size")
+    assert time.monotonic() - started < 5
+
+
+def test_the_limit_comes_from_the_environment_too(tmp_path):
+    bomb = _bomb(tmp_path / "bomb.gz", 8 * 1024**2)
+    refused(cli("inspect", bomb, env={"AGENTDIFF_MAX_INPUT_SIZE": "100k"}), "100,000 bytes")
+    with pytest.raises(TraceFormatError, match="inflates past the limit"):
+        load_trace(bomb, limits=Limits(max_input_size=65536))
+
+
+def test_a_plain_file_over_the_limit_is_refused_before_reading(tmp_path):
+    big = write(tmp_path / "big.json", spec())
+    refused(cli("convert", big, "--max-input-size", "100"), "big.json", "past the input limit")
+
+
+def test_a_file_within_the_limit_loads(tmp_path):
+    packed = tmp_path / "run.json.gz"
+    packed.write_bytes(gzip.compress(SPEC.read_bytes()))
+    assert cli("inspect", packed, "--max-input-size", "64k").code == 0
+
+
+@pytest.mark.parametrize("value", ["lots", "-1", "0", "1e400", "12QB"])
+def test_a_bad_limit_is_a_config_error_naming_the_flag(value):
+    refused(cli("inspect", SPEC, "--max-input-size", value), "--max-input-size", repr(value))
+    refused(cli("inspect", SPEC, env={"AGENTDIFF_MAX_STEPS": value}), "AGENTDIFF_MAX_STEPS")
+    with pytest.raises(ConfigError):
+        Limits.resolve(value)
+
+
+@pytest.mark.parametrize(
+    ("text", "size"),
+    [
+        ("1024", 1024),
+        ("2GiB", 2 * 1024**3),
+        ("500MB", 500 * 10**6),
+        ("64k", 64_000),
+        ("1.5KiB", 1536),
+    ],
+)
+def test_sizes_parse(text, size):
+    assert parse_size(text) == size
+
+
+def test_too_many_steps_is_refused(tmp_path):
+    document = spec()
+    refused(cli("inspect", write(tmp_path / "t.json", document), "--max-steps", "1"), "2 steps")
+    lines = tmp_path / "spans.jsonl"
+    lines.write_text('{"a": 1}\n' * 5)
+    with pytest.raises(TraceFormatError, match="more than 3 JSON lines"):
+        read_document(lines, Limits(max_steps=3))
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"\xef\xbb\xbf", ("file is empty",)),
+        (b"\n\n  \n", ("file is empty",)),
+        (b'{"trace_id": "x", "name": "\xff"}', ("not UTF-8", "offset 27")),
+        (b"[" * 2000 + b"]" * 2000, ("invalid JSON",)),
+        (b"\x1f\x8b\x08\x00" + b"\x00" * 20, ("not a valid gzip file",)),
+    ],
+)
+def test_broken_bytes_are_one_clean_line(tmp_path, content, words):
+    target = tmp_path / "broken.json"
+    target.write_bytes(content)
+    refused(cli("inspect", target), "broken.json", *words)
+
+
+def test_a_bad_byte_in_json_lines_names_the_line(tmp_path):
+    target = tmp_path / "spans.jsonl"
+    target.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
+    with pytest.raises(TraceFormatError, match="line 2"):
+        read_document(target)
+
+
+def test_unreadable_file_is_a_file_error(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root reads anything; covered by the non-root output-path tests")
+    target = write(tmp_path / "secret.json", spec())
+    target.chmod(0)
+    with pytest.raises(TraceFileError, match="cannot read"):
+        load_trace(target)
