@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from agentdiff import __version__
-from agentdiff.cli import adapters, compare, convert, inspect, schema
+from agentdiff.cli import adapters, compare, convert, inspect, record, schema
 from agentdiff.cli.errors import state
 from agentdiff.gcpause import no_gc_pauses
 
@@ -51,6 +51,7 @@ app.command("adapters")(adapters.adapters)
 app.command("schema")(schema.schema)
 app.command("compare")(compare.compare)
 app.command("diff", help="Alias of `compare`.")(compare.compare)
+app.command("record")(record.record)
 
 
 def main() -> None:

@@ -1,0 +1,76 @@
+"""`agentdiff record MODULE:FUNCTION`: run an agent N times and write one trace per run.
+
+The callable gets the `--input` value as its one argument (no argument without `--input`); its
+return value is the run's final output; an exception it raises is an errored run, not a crash.
+See `agentdiff.record.repeat` for which recording each `<DIR>/<n>.json` holds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agentdiff.cli.errors import handle_errors
+from agentdiff.record.repeat import RecordedRun, load_callable, parse_input, record_repeatedly
+
+__all__ = ["record"]
+
+
+_SOURCES = {"recorder": "agentdiff.record", "otel": "OpenTelemetry spans"}
+
+
+def _describe(run: RecordedRun) -> str:
+    outcome = f"; error: {run.error}" if run.error else ""
+    steps = f"{run.steps} step{'' if run.steps == 1 else 's'}"
+    return f"{run.path}: {steps} ({_SOURCES[run.source]}{outcome})"
+
+
+@handle_errors
+def record(
+    target: Annotated[
+        str, typer.Argument(metavar="MODULE:FUNCTION", help="The agent callable to run.")
+    ],
+    input_text: Annotated[
+        str | None,
+        typer.Option("--input", "-i", help="JSON passed to the callable, or @FILE holding it."),
+    ] = None,
+    runs: Annotated[int, typer.Option("--runs", "-n", min=1, help="How many runs.")] = 1,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Folder for <n>.json (one file per run).")
+    ] = Path("runs"),
+    name: Annotated[
+        str | None, typer.Option("--name", help="Agent name (default: the function's).")
+    ] = None,
+    otel: Annotated[
+        bool,
+        typer.Option("--otel/--no-otel", help="Capture OpenTelemetry spans when installed."),
+    ] = True,
+) -> None:
+    """Run an agent callable with recording on; write DIR/1.json ... DIR/N.json."""
+    fn = load_callable(target)
+    task_input = parse_input(input_text)
+    agent_name = name or str(getattr(fn, "__name__", target))
+    recorded = record_repeatedly(
+        fn, agent_name=agent_name, folder=output, runs=runs, task_input=task_input, otel=otel
+    )
+    console = Console(stderr=True)
+    errored = 0
+    with Progress(
+        TextColumn("recording {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=runs == 1,
+    ) as progress:
+        task = progress.add_task(agent_name, total=runs)
+        for run in recorded:
+            errored += run.error is not None
+            progress.console.print(_describe(run), highlight=False, markup=False)
+            progress.advance(task)
+    failed = f", {errored} errored" if errored else ""
+    typer.echo(f"recorded {runs} run{'s' if runs > 1 else ''} into {output}{failed}", err=True)

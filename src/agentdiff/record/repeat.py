@@ -1,0 +1,194 @@
+"""Run an agent callable N times with recording on: the library side of `agentdiff record`.
+
+Each call runs inside `record_run` and, when OpenTelemetry is installed, under a root span
+captured by a `FileSpanExporter` (`agentdiff.otel.capture`). Run `n` is written to
+`<folder>/<n>.json`: the recorder's trace when the agent recorded steps with `agentdiff.record`,
+else the OTLP/JSON file of its spans when it is OpenTelemetry-instrumented, else the recorder's
+(empty or errored) trace. An exception from the callable is recorded as an errored run and the
+loop goes on; `async def` callables are awaited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from agentdiff.baselines import canonical_json
+from agentdiff.errors import AgentDiffError
+from agentdiff.files import write_atomically
+from agentdiff.loader import load_trace
+from agentdiff.record.run import Run, record_run
+
+if TYPE_CHECKING:
+    from agentdiff.otel.capture import OtelCapture, SpanFile
+
+__all__ = ["NO_INPUT", "RecordedRun", "load_callable", "parse_input", "record_repeatedly"]
+
+NO_INPUT: Any = object()
+"""Call the agent with no argument."""
+
+
+@dataclass(frozen=True)
+class RecordedRun:
+    """What one call left behind."""
+
+    number: int
+    path: Path
+    source: str
+    """`recorder` or `otel`: which recording was written."""
+    steps: int
+    error: str | None
+
+
+def load_callable(target: str) -> Callable[..., Any]:
+    """`module:function` (or `path/to/file.py:function`; dotted attributes allowed)."""
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        msg = f"expected MODULE:FUNCTION, got {target!r}"
+        raise AgentDiffError(msg, hint="e.g. agentdiff record my_agent:run")
+    module = _import(module_name)
+    found: Any = module
+    for part in attribute.split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            msg = f"{module_name} has no attribute {attribute!r}"
+            raise AgentDiffError(msg)
+    if not callable(found):
+        raise AgentDiffError(f"{target} is not callable")
+    return found  # type: ignore[no-any-return]
+
+
+def _import(name: str) -> Any:
+    if str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        return _import_file(name) if name.endswith(".py") else importlib.import_module(name)
+    except (ImportError, FileNotFoundError) as exc:
+        raise AgentDiffError(f"cannot import {name}: {exc}") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
+        msg = f"importing {name} raised {type(exc).__name__}: {exc}"
+        raise AgentDiffError(msg) from None
+
+
+def _import_file(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(Path(name).stem, name)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"not a Python file: {name}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def parse_input(text: str | None) -> Any:
+    """`--input`: JSON text, or `@file` holding JSON; `NO_INPUT` when not given."""
+    if text is None:
+        return NO_INPUT
+    source = "--input"
+    if text.startswith("@"):
+        source = text[1:]
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise AgentDiffError(f"cannot read {source}: {exc.strerror or exc}") from None
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise AgentDiffError(f"{source} is not valid JSON: {exc}") from None
+
+
+def _call(fn: Callable[..., Any], task_input: Any) -> Any:
+    result = fn() if task_input is NO_INPUT else fn(task_input)
+    if inspect.isawaitable(result):
+        return asyncio.run(_await(result))
+    return result
+
+
+async def _await(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _otel_capture(enabled: bool) -> OtelCapture | None:
+    if not enabled or importlib.util.find_spec("opentelemetry.sdk") is None:
+        return None
+    try:
+        from agentdiff.otel.capture import OtelCapture  # noqa: PLC0415 - optional extra
+    except ImportError:  # the SDK without the OTLP encoder: record without spans
+        return None
+    return OtelCapture()
+
+
+def record_repeatedly(
+    fn: Callable[..., Any],
+    *,
+    agent_name: str,
+    folder: Path,
+    runs: int = 1,
+    task_input: Any = NO_INPUT,
+    otel: bool = True,
+) -> Iterator[RecordedRun]:
+    """Call `fn` `runs` times, yielding each run once its file `<folder>/<n>.json` is written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    capture = _otel_capture(otel)
+    try:
+        for number in range(1, runs + 1):
+            yield _record_one(
+                fn, agent_name, folder / f"{number}.json", number, task_input, capture
+            )
+    finally:
+        if capture is not None:
+            capture.close()
+
+
+def _record_one(
+    fn: Callable[..., Any],
+    agent_name: str,
+    path: Path,
+    number: int,
+    task_input: Any,
+    capture: OtelCapture | None,
+) -> RecordedRun:
+    given = None if task_input is NO_INPUT else task_input
+    run = record_run(agent_name, task_input=given, metadata={"run": number})
+    with ExitStack() as stack:
+        spans = stack.enter_context(_span_scope(capture, agent_name, given))
+        try:
+            with run:
+                run.final_output = _call(fn, task_input)
+        except Exception as exc:  # noqa: BLE001 - recorded in the run; the loop goes on
+            if spans is not None:
+                spans.fail(exc)
+        else:
+            if spans is not None:
+                spans.set_output(run.final_output)
+    return _write(run, spans, path, number)
+
+
+def _span_scope(
+    capture: OtelCapture | None, name: str, task_input: Any
+) -> AbstractContextManager[SpanFile | None]:
+    return capture.call(name, task_input) if capture is not None else nullcontext()
+
+
+def _write(run: Run, spans: SpanFile | None, path: Path, number: int) -> RecordedRun:
+    trace = run.trace
+    assert trace is not None  # noqa: S101 - set when the run's block ended
+    error = trace.metadata.get("error") if trace.metadata else None
+    own_steps = len(trace.steps) - (1 if run.error_step is not None else 0)
+    span_count = spans.span_count() if spans is not None else 0
+    if own_steps == 0 and span_count > 1 and spans is not None and spans.path is not None:
+        write_atomically(path, spans.path.read_text(encoding="utf-8"))
+        return RecordedRun(number, path, "otel", len(load_trace(path).steps), error)
+
+    write_atomically(path, canonical_json(trace))
+    return RecordedRun(number, path, "recorder", len(trace.steps), error)
