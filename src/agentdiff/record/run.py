@@ -29,9 +29,10 @@ from typing import Any, ParamSpec, TypeVar, overload
 
 from typing_extensions import Self
 
-from agentdiff.adapters.payloads import as_optional_payload, as_payload
+from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload
+from agentdiff.adapters._kit.tokens import sum_usage
 from agentdiff.files import write_atomically
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType
 from agentdiff.record.context import CURRENT_RUN, CURRENT_STEP
 from agentdiff.record.decorate import wrap
 from agentdiff.record.step import Step, describe_error, jsonable, utc_now
@@ -223,19 +224,9 @@ class Run:
             final_output=as_optional_payload(jsonable(self.final_output)),
             steps=steps,
             total_latency_ms=round((time.perf_counter() - self._clock) * 1000, 3),
-            total_tokens=_sum_usage([s.tokens for s in steps if s.tokens is not None]),
+            total_tokens=sum_usage(s.tokens for s in steps),
             metadata=metadata,
         )
-
-
-def _sum_usage(usages: list[TokenUsage]) -> TokenUsage | None:
-    fields = ("prompt_tokens", "completion_tokens", "total_tokens", "estimated_cost_usd")
-    sums: dict[str, Any] = {}
-    for name in fields:
-        values = [getattr(u, name) for u in usages if getattr(u, name) is not None]
-        sums[name] = sum(values) if values else None
-    usage = TokenUsage(**sums)
-    return None if usage.is_empty else usage
 
 
 def record_run(

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from agentdiff.adapters.payloads import as_optional_payload, as_payload
+from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload
 from agentdiff.models.trace import StepStatus, StepType, TokenUsage, TraceStep
 from agentdiff.record.usage import model_of, usage_of
 
