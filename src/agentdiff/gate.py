@@ -9,7 +9,9 @@ new or grown loop          hard       fails (``allow_loops=True``: reported, nev
 divergence                 hard       > 0.5 fails; any divergence within budget is a soft
                                       "alternate route" warning
 cost increase (%)          hard       > 25 fails, when known on both sides (0 → more fails too);
-                                      unknown on either side → an "unknown" warning, never a pass
+                                      unknown on either side → an "unknown" warning, never a pass;
+                                      partly priced on either side (some model turns without a
+                                      cost) → a "partial" warning, never judged
 total-token increase (%)   hard       > 25 fails, as for cost
 latency increase (%)       soft       > 50 warns
 new errors                 soft       any warns (``max_new_errors=N``: more than N fails)
@@ -27,7 +29,14 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentdiff.models.report import Delta, Deltas, GateResult, GateViolation, LoopFinding
+from agentdiff.models.report import (
+    CostCoverage,
+    Delta,
+    Deltas,
+    GateResult,
+    GateViolation,
+    LoopFinding,
+)
 
 __all__ = ["RULES", "GateThresholds", "evaluate_gate", "verdict"]
 
@@ -37,7 +46,7 @@ RULES = ("loop", "divergence", "cost", "tokens", "latency", "errors", "tool_repe
 _PASS_WORDS: dict[str, tuple[str | None, str]] = {
     # rule: (said when the rule is quiet, said when it only warned)
     "loop": ("No loops.", "Loops seen, not blocking."),
-    "cost": ("No cost spike.", "Cost unknown, not checked."),
+    "cost": ("No cost spike.", "Cost unknown or partly priced, not checked."),
     "tokens": (None, "Tokens unknown, not checked."),
     "divergence": ("Trajectory within budget.", "Alternate route, within budget."),
     "errors": (None, "New errors, within limit."),
@@ -67,13 +76,19 @@ def evaluate_gate(
     deltas: Deltas,
     tool_counts: Mapping[str, int],
     thresholds: GateThresholds,
+    cost_coverage: tuple[CostCoverage | None, CostCoverage | None] = (None, None),
 ) -> GateResult:
-    """Apply `thresholds` to the findings of one comparison."""
+    """Apply `thresholds` to the findings of one comparison.
+
+    `cost_coverage` is (baseline, candidate) from the summaries: a cost that covers only some
+    model turns on either side is reported, never judged.
+    """
     hard: list[GateViolation] = []
     soft: list[GateViolation] = []
     _loops(loops, thresholds, hard, soft)
     _divergence(divergence, thresholds, hard, soft)
-    _percent_rule("cost", deltas.cost_usd, thresholds.max_cost_increase, hard, soft)
+    if not _partial_cost(deltas.cost_usd, cost_coverage, thresholds, soft):
+        _percent_rule("cost", deltas.cost_usd, thresholds.max_cost_increase, hard, soft)
     _percent_rule("tokens", deltas.total_tokens, thresholds.max_token_increase, hard, soft)
     _latency(deltas.latency_ms, thresholds, soft)
     _errors(deltas.errors, thresholds, hard, soft)
@@ -158,6 +173,30 @@ def _percent_rule(
                 message=f"{what} up from 0 to {delta.candidate:g} (limit {limit:g}%)",
             )
         )
+
+
+def _partial_cost(
+    delta: Delta,
+    coverage: tuple[CostCoverage | None, CostCoverage | None],
+    t: GateThresholds,
+    soft: list[GateViolation],
+) -> bool:
+    """Warn (and say so) when a known cost leaves some model turns unpriced on either side."""
+    partial = [
+        f"{c} on the {side}"
+        for side, c in zip(("baseline", "candidate"), coverage, strict=True)
+        if c is not None and c.partial
+    ]
+    if t.max_cost_increase is None or not partial or None in (delta.baseline, delta.candidate):
+        return False
+    change = "" if delta.pct is None else f" ({delta.pct:+.1f}% on what is priced)"
+    soft.append(
+        GateViolation(
+            rule="cost",
+            message=f"cost partly priced ({'; '.join(partial)}){change}; cost gate not judged",
+        )
+    )
+    return True
 
 
 def _latency(delta: Delta, t: GateThresholds, soft: list[GateViolation]) -> None:

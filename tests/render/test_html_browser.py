@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agentdiff.render import RenderOptions, render
+from agentdiff.render.view import DELTA_ROWS
 
 from .reports import hostile_report, real_report
 
@@ -97,7 +98,7 @@ def test_report_renders_offline_without_errors(browser, tmp_path):
     assert page.locator("svg#dag-baseline g.node").count() == report.baseline.steps
     assert page.locator("svg#dag-candidate g.node").count() == report.candidate.steps
     assert page.locator("svg#dag-candidate g.loop").count() == 4
-    assert page.locator("#deltas tr").count() == 10
+    assert page.locator("#deltas tr").count() == len(DELTA_ROWS) + 1  # + the header row
     first = page.locator("#trajectories details.first")
     assert not first.locator("pre").first.is_visible()
     first.locator("summary").click()

@@ -67,6 +67,7 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
         deltas=found_deltas,
         tool_counts=Counter(c_side.refs[i].name for i in c_side.call),
         thresholds=options.gate,
+        cost_coverage=(b_sum.cost_coverage, c_sum.cost_coverage),
     )
     # every part is validated (summaries, gate) or built from validated steps (alignment)
     report = DiffReport.model_construct(

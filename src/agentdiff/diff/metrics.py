@@ -2,9 +2,14 @@
 
 - **latency**: the trace's `total_latency_ms`, else wall clock (max `ended_at` − min
   `started_at`), else the sum of the root steps' latencies, else unknown.
-- **tokens**: the trace's `total_tokens` fields when given, else the sum over LLM steps.
-- **cost**: the trace's cost, else the sum of LLM-step costs, else estimated from tokens and the
-  model name (`cost_estimated=True`), else unknown.
+- **model turns**: `llm_call` steps, and every other non-tool step that carries token usage or
+  a model name (`metadata["model"]`, see `MODEL_KEYS`): a LangGraph or CrewAI model turn maps
+  to a routing or response step, and is still a call to the model.
+- **tokens**: the trace's `total_tokens` fields when given, else the sum over the model turns.
+- **cost**: the trace's cost, else per model turn its own cost or, failing that, an estimate
+  from its tokens and model name (`cost_estimated=True` when any is estimated). Turns that can
+  be priced neither way are left out and counted: `cost_coverage` says "4 of 5 model turns
+  priced". No turn priced → unknown.
 """
 
 from __future__ import annotations
@@ -12,11 +17,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from functools import partial
-from operator import attrgetter, is_not
+from operator import attrgetter
 
 from agentdiff.diff.pricing import ModelPrice, estimate_cost
-from agentdiff.models.report import Delta, Deltas, StepRef, Summary
+from agentdiff.models.report import CostCoverage, Delta, Deltas, StepRef, Summary
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
 __all__ = ["MODEL_KEYS", "deltas", "summarize"]
@@ -52,10 +56,10 @@ def summarize(
     # attrgetter on `_value_` counts plain strings at C speed (enum hashing is Python-level)
     counts = Counter(map(_TYPE_OF, counted))
     statuses = Counter(map(_STATUS_OF, counted))
-    llm_steps = _llm_steps(trace)
-    usages: list[TokenUsage] = list(map(_TOKENS, llm_steps))
+    turns = _model_turns(trace)
+    usages = [s.tokens for s in turns if s.tokens is not None]
     prompt, completion, total = _tokens(trace.total_tokens, usages)
-    cost, estimated = _cost(trace, llm_steps, usages, prices)
+    cost, estimated, priced = _cost(trace, turns, prices)
     return Summary(
         trace_id=trace.trace_id,
         agent_name=trace.agent_name,
@@ -63,6 +67,7 @@ def summarize(
         steps=len(trace.steps),
         tool_calls=counts[StepType.TOOL_CALL.value],
         llm_calls=counts[StepType.LLM_CALL.value],
+        model_turns=len(turns),
         errors=statuses[StepStatus.ERROR.value] + statuses[StepStatus.RETRY.value],
         retries=retries,
         abandoned=statuses[StepStatus.ABANDONED.value],
@@ -71,24 +76,29 @@ def summarize(
         total_tokens=total,
         cost_usd=cost,
         cost_estimated=estimated,
+        cost_coverage=CostCoverage(priced=priced, turns=len(turns)) if turns else None,
         latency_ms=_latency(trace, wall_clock),
     )
 
 
 _TYPE_OF = attrgetter("step_type._value_")
 _STATUS_OF = attrgetter("status._value_")
-_TOKENS = attrgetter("tokens")
 _PROMPT = attrgetter("prompt_tokens")
 _COMPLETION = attrgetter("completion_tokens")
 _TOTAL = attrgetter("total_tokens")
-_COST = attrgetter("estimated_cost_usd")
-_KNOWN = partial(is_not, None)
-"""`_KNOWN(v)`: v is not None, at C speed (in `filter`)."""
 
 
-def _llm_steps(trace: AgentTrace) -> list[TraceStep]:
+def _model_turns(trace: AgentTrace) -> list[TraceStep]:
+    """The steps that are calls to a model, whatever step type they map to."""
+    llm, tool = StepType.LLM_CALL, StepType.TOOL_CALL
     return [
-        s for s in trace.steps if s.tokens is not None and s.step_type is not StepType.TOOL_CALL
+        s
+        for s in trace.steps
+        if s.step_type is llm
+        or (
+            s.step_type is not tool
+            and (s.tokens is not None or (s.metadata is not None and "model" in s.metadata))
+        )
     ]
 
 
@@ -129,37 +139,37 @@ def _add(a: int | None, b: int | None) -> int | None:
 
 
 def _cost(
-    trace: AgentTrace,
-    steps: list[TraceStep],
-    usages: list[TokenUsage],
-    prices: Mapping[str, ModelPrice],
-) -> tuple[float | None, bool]:
+    trace: AgentTrace, turns: list[TraceStep], prices: Mapping[str, ModelPrice]
+) -> tuple[float | None, bool, int]:
+    """(cost, estimated, priced turns) of one side.
+
+    The trace's own total, else each turn's own cost or an estimate from its tokens and model
+    (each model priced once); turns priced neither way are left out and counted.
+    """
     if trace.total_tokens and trace.total_tokens.estimated_cost_usd is not None:
-        return trace.total_tokens.estimated_cost_usd, False
-    given = list(filter(_KNOWN, map(_COST, usages)))
-    if given:
-        return math.fsum(given), False
-    return _estimate(steps, usages, prices)
-
-
-def _estimate(
-    steps: list[TraceStep], usages: list[TokenUsage], prices: Mapping[str, ModelPrice]
-) -> tuple[float | None, bool]:
-    """Tokens summed per model, each model priced once; any unpriceable step → unknown."""
-    prompts, completions = list(map(_PROMPT, usages)), list(map(_COMPLETION, usages))
-    if None in prompts or None in completions:
-        return None, False
-    per_model: dict[str | None, list[int]] = {}
-    for model, prompt, completion in zip(map(_model, steps), prompts, completions, strict=True):
-        sums = per_model.setdefault(model, [0, 0])
-        sums[0] += prompt
-        sums[1] += completion
-    if not per_model:
-        return None, False
-    costs = [estimate_cost(model, p, c, prices) for model, (p, c) in per_model.items()]
-    if any(cost is None for cost in costs):
-        return None, False
-    return math.fsum(c for c in costs if c is not None), True
+        return trace.total_tokens.estimated_cost_usd, False, len(turns)
+    given: list[float] = []
+    per_model: dict[str | None, list[int]] = {}  # model: [prompt, completion, turns]
+    for step in turns:
+        usage = step.tokens
+        if usage is None:
+            continue
+        if usage.estimated_cost_usd is not None:
+            given.append(usage.estimated_cost_usd)
+        elif usage.prompt_tokens is not None and usage.completion_tokens is not None:
+            sums = per_model.setdefault(_model(step), [0, 0, 0])
+            sums[0] += usage.prompt_tokens
+            sums[1] += usage.completion_tokens
+            sums[2] += 1
+    costs, priced = list(given), len(given)
+    for model, (prompt, completion, count) in per_model.items():
+        guess = estimate_cost(model, prompt, completion, prices)
+        if guess is not None:
+            costs.append(guess)
+            priced += count
+    if not costs:
+        return None, False, 0
+    return math.fsum(costs), priced > len(given), priced
 
 
 _MODEL_KEY_SET = frozenset(MODEL_KEYS)
@@ -201,6 +211,7 @@ def deltas(b: Summary, c: Summary) -> Deltas:
         steps=_delta(b.steps, c.steps),
         tool_calls=_delta(b.tool_calls, c.tool_calls),
         llm_calls=_delta(b.llm_calls, c.llm_calls),
+        model_turns=_delta(b.model_turns, c.model_turns),
         errors=_delta(b.errors, c.errors),
         prompt_tokens=_delta(b.prompt_tokens, c.prompt_tokens),
         completion_tokens=_delta(b.completion_tokens, c.completion_tokens),

@@ -22,6 +22,7 @@ __all__ = [
     "REPORT_VERSION",
     "Aligned",
     "Change",
+    "CostCoverage",
     "Delta",
     "Deltas",
     "DiffReport",
@@ -189,6 +190,7 @@ class Deltas(_Record):
     steps: Delta
     tool_calls: Delta
     llm_calls: Delta
+    model_turns: Delta
     errors: Delta
     prompt_tokens: Delta
     completion_tokens: Delta
@@ -197,8 +199,30 @@ class Deltas(_Record):
     latency_ms: Delta
 
 
+class CostCoverage(_Record):
+    """How many of a side's model turns have a cost (given by the trace or estimated)."""
+
+    priced: int = Field(ge=0)
+    turns: int = Field(ge=0)
+
+    @property
+    def partial(self) -> bool:
+        """True when some model turns are priced and some are not."""
+        return 0 < self.priced < self.turns
+
+    def __str__(self) -> str:
+        return f"{self.priced} of {self.turns} model turn{'s' if self.turns != 1 else ''} priced"
+
+
 class Summary(_Record):
-    """Totals for one side."""
+    """Totals for one side.
+
+    `llm_calls` counts `llm_call` steps; `model_turns` counts every step that is a model turn
+    whatever type it maps to (an `llm_call`, or any non-tool step that carries token usage or a
+    `metadata["model"]`: LangGraph and CrewAI turns are routing/response steps). `cost_usd` sums
+    what can be priced; `cost_coverage` says how many model turns that covers (all of them when
+    the trace gives its own total cost; `None` when the side has no model turns).
+    """
 
     trace_id: str
     agent_name: str
@@ -206,6 +230,7 @@ class Summary(_Record):
     steps: int
     tool_calls: int
     llm_calls: int
+    model_turns: int = 0
     errors: int
     """Failed attempts: steps with status `error` or `retry`."""
     retries: int = 0
@@ -216,6 +241,7 @@ class Summary(_Record):
     total_tokens: int | None
     cost_usd: float | None
     cost_estimated: bool
+    cost_coverage: CostCoverage | None = None
     latency_ms: float | None
 
 

@@ -127,6 +127,7 @@ DELTA_ROWS: tuple[tuple[str, str, Callable[[float], str]], ...] = (
     ("steps", "steps", _count),
     ("tool_calls", "tool calls", _count),
     ("llm_calls", "LLM calls", _count),
+    ("model_turns", "model turns", _count),
     ("errors", "errors", _count),
     ("prompt_tokens", "prompt tokens", _count),
     ("completion_tokens", "completion tokens", _count),
@@ -206,5 +207,18 @@ def findings(report: DiffReport) -> list[str]:
     found.extend(recovery_lines(report))
     for field, label, fmt in DELTA_ROWS[-3:]:
         base, cand, _, pct = format_delta(getattr(report.deltas, field), fmt)
-        found.append(f"{label} {base} → {cand} ({pct})")
+        found.append(
+            f"{label} {base} → {cand} ({pct}){_coverage(report) if field == 'cost_usd' else ''}"
+        )
     return found
+
+
+def _coverage(report: DiffReport) -> str:
+    """`; partly priced: 4 of 5 model turns priced on the candidate`, when a cost is partial."""
+    sides = (("baseline", report.baseline), ("candidate", report.candidate))
+    partial = [
+        f"{s.cost_coverage} on the {name}"
+        for name, s in sides
+        if s.cost_coverage and s.cost_coverage.partial
+    ]
+    return f"; partly priced: {', '.join(partial)}" if partial else ""
