@@ -47,9 +47,11 @@ os.environ.update(
 from crewai import LLM, Agent, Crew, Process, Task  # noqa: E402
 from crewai.events.event_bus import crewai_event_bus  # noqa: E402
 from crewai.events.listeners.tracing.trace_listener import TraceCollectionListener  # noqa: E402
+from crewai.tasks.task_output import TaskOutput  # noqa: E402
 from crewai.tools import tool  # noqa: E402
 
-SOURCE = "crewai"
+SOURCE = os.environ.get("AGENTDIFF_CAPTURE_SOURCE", "crewai")
+"""`crewai`, or `crewai_legacy` when `crewai_legacy.py` runs this script on an older release."""
 CREW_NAME = "travel_weather_crew"
 WEATHER, ADVISOR = "Weather Researcher", "Travel Advisor"
 PRODUCED_BY = {pkg: version(pkg) for pkg in ("crewai", "openai")}
@@ -362,7 +364,7 @@ def run_side(scenario: str, side: str, base_url: str, out: Path, tap: EventTap) 
 def write_manifest(root: Path) -> None:
     manifest = {
         "source": SOURCE,
-        "capture_script": "scripts/capture/crewai.py",
+        "capture_script": f"scripts/capture/{SOURCE}.py",
         "produced_by": PRODUCED_BY,
         "shapes": {
             "kickoff": {
@@ -370,7 +372,12 @@ def write_manifest(root: Path) -> None:
                 "file": "<side>.kickoff.json",
                 "emulated": False,
                 "description": "CrewOutput.model_dump(mode='json') of crew.kickoff(); "
-                "tasks keep messages and tool_failures",
+                + (
+                    "tasks keep messages and tool_failures"
+                    if "tool_failures" in TaskOutput.model_fields
+                    else "tasks keep messages; no tool_failures (this release has none): a "
+                    "failed tool is only the 'Error executing tool: ...' text"
+                ),
             },
             "events": {
                 "adapter": "crewai",

@@ -9,23 +9,31 @@ LangChain instrumentor on an OTel `TracerProvider` with an `InMemorySpanExporter
 
 Writes, under OUT_ROOT:
 - `langgraph/<scenario>/<side>.{messages,lc_dumps,model_dump,openai,state,checkpoint,
-  channel_values}.json`
-- `langsmith/<scenario>/<side>.{nested,flat}.json`
-- `openinference/<scenario>/<side>.{spans,otlp}.json` and `<side>.otlp_jsonl.jsonl`
+  channel_values,debug}.json` (`debug`: the `stream_mode="debug"` events of the same run)
+- `langsmith/<scenario>/<side>.{nested,flat,ingest,server}.json` (`ingest`: the SDK's
+  `{"post", "patch"}` batch body; `server`: emulated `read_run` records with server-side
+  token totals and costs)
+- `openinference/<scenario>/<side>.{spans,otlp,otlp_b64,phoenix,wrapped}.json` and
+  `<side>.otlp_jsonl.jsonl` (`otlp_b64`: protobuf's own JSON mapping, base64 ids; `phoenix`:
+  emulated Phoenix REST `{"data": [...]}`; `wrapped`: `{"spans": [...]}`)
 - `<source>/<scenario>/<side>.facts.json` (recorded inside the tools and the scripted model) and
   `<source>/manifest.json`.
+
+`CAPTURE_ONLY=shape,shape` writes only those shapes, and only after checking that the run's
+facts equal the facts already on disk (so new shapes join fixtures captured earlier).
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import sys
 import uuid
 import warnings
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -41,7 +49,10 @@ from langchain_core.tracers.langchain import LangChainTracer
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.prebuilt import ToolNode, create_react_agent
 from langsmith import Client
+from langsmith._internal._background_thread import _ensure_ingest_config
 from langsmith._internal._serde import dumps_json
+from langsmith.schemas import LangSmithInfo
+from langsmith.schemas import Run as ServerRun
 from openinference.instrumentation.langchain import LangChainInstrumentor
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import TracerProvider
@@ -223,14 +234,30 @@ class ScriptedChatModel(BaseChatModel):
 # ---------------------------------------------------------------- observers
 
 
-class SilentClient(Client):
-    """A LangSmith client that sends nothing."""
+class QueueingClient(Client):
+    """The SDK's batching client (`/runs/batch`, no multipart); what it queues for upload is
+    kept here, and the body it would POST is caught instead of sent."""
 
-    def create_run(self, *args: Any, **kwargs: Any) -> None:
-        return None
+    def __init__(self) -> None:
+        self.queued: list[Any] = []
+        self.bodies: list[dict[str, Any]] = []
+        super().__init__(
+            api_key="none",
+            api_url="http://localhost:1",
+            auto_batch_tracing=True,
+            info=LangSmithInfo(
+                batch_ingest_config={
+                    **_ensure_ingest_config(LangSmithInfo()),
+                    "use_multipart_endpoint": False,
+                }
+            ),
+        )
 
-    def update_run(self, *args: Any, **kwargs: Any) -> None:
-        return None
+    def _put_tracing_queue(self, item: Any) -> None:
+        self.queued.append(item)
+
+    def _post_batch_ingest_runs(self, body: bytes, **_: Any) -> None:
+        self.bodies.append(json.loads(body))
 
 
 class KeepingTracer(LangChainTracer):
@@ -268,12 +295,18 @@ def run_once(scenario: str, side: str) -> dict[str, Any]:
         checkpointer=saver,
         name=AGENT,
     )
-    tracer = KeepingTracer(
-        client=SilentClient(api_key="none", api_url="http://localhost:1", auto_batch_tracing=False),
-        project_name="agentdiff-capture",
-    )
+    client = QueueingClient()
+    tracer = KeepingTracer(client=client, project_name="agentdiff-capture")
     config = {"configurable": {"thread_id": str(uuid.uuid4())}, "callbacks": [tracer]}
-    result = graph.invoke({"messages": [("user", TASK)]}, config)
+    debug: list[Any] = []
+    result: dict[str, Any] = {}
+    for mode, chunk in graph.stream(
+        {"messages": [("user", TASK)]}, config, stream_mode=["debug", "values"]
+    ):
+        if mode == "debug":
+            debug.append(jsonable(chunk))
+        else:
+            result = chunk
     tracer.wait_for_futures()
     messages = result["messages"]
     state = graph.get_state({"configurable": config["configurable"]})
@@ -289,12 +322,21 @@ def run_once(scenario: str, side: str) -> dict[str, Any]:
             "state": jsonable(state._asdict()),
             "checkpoint": dumpd(checkpoint._asdict()),
             "channel_values": dumpd(checkpoint.checkpoint),
+            "debug": debug,
         },
-        "langsmith": {"nested": run_dump(root), "flat": flat_runs(root)},
+        "langsmith": {
+            "nested": run_dump(root),
+            "flat": flat_runs(root),
+            "ingest": ingest_body(client),
+            "server": server_runs(flat_runs(root)),
+        },
         "openinference": {
             "spans": [json.loads(s.to_json()) for s in spans],
             "otlp": otlp_document(spans),
             "otlp_jsonl": [otlp_document(spans[i : i + 4]) for i in range(0, len(spans), 4)],
+            "otlp_b64": MessageToDict(encode_spans(spans)),
+            "phoenix": {"data": [phoenix_span(s) for s in spans], "next_cursor": None},
+            "wrapped": {"spans": [json.loads(s.to_json()) for s in spans]},
         },
         "facts": facts(scenario, side),
     }
@@ -363,6 +405,96 @@ def flat_runs(root: Any) -> list[dict[str, Any]]:
     return sorted(out, key=lambda r: r["dotted_order"])
 
 
+def ingest_body(client: QueueingClient) -> dict[str, Any]:
+    """The `{"post": [...], "patch": [...]}` body of every run's create and update ops.
+
+    The SDK serialized each op as the tracer called `create_run` / `update_run`; its own
+    `_batch_ingest_run_ops` builds the body. Live uploads split the ops over several batches (and
+    merge a post with its patch when both fall in one); here they are one body, uncombined.
+    """
+    client._batch_ingest_run_ops([item.item for item in client.queued])  # noqa: SLF001
+    if len(client.bodies) != 1:
+        msg = f"expected one ingest body, got {len(client.bodies)}"
+        raise RuntimeError(msg)
+    return client.bodies[0]
+
+
+PRICE_PER_MILLION = {"prompt": 0.15, "completion": 0.60}
+"""The price the emulated LangSmith server charges for `scripted-chat-1` (USD per 1M tokens)."""
+
+
+def _usage_of(run: dict[str, Any]) -> tuple[int, int] | None:
+    usage = ((run.get("extra") or {}).get("metadata") or {}).get("usage_metadata")
+    if run["run_type"] != "llm" or not usage:
+        return None
+    return int(usage["input_tokens"]), int(usage["output_tokens"])
+
+
+def server_runs(flat: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Emulated `Client.read_run` / `list_runs` records (the SDK's `schemas.Run`): the server
+    adds status, token counts (an LLM run's own, rolled up into every ancestor) and costs."""
+    totals: dict[str, list[int]] = {r["id"]: [0, 0] for r in flat}
+    parents = {r["id"]: r.get("parent_run_id") for r in flat}
+    for run in flat:
+        usage = _usage_of(run)
+        node = run["id"] if usage else None
+        while node is not None and usage is not None:
+            totals[node][0] += usage[0]
+            totals[node][1] += usage[1]
+            node = parents.get(node)
+    out = []
+    for run in flat:
+        prompt, completion = totals[run["id"]]
+        cost_in = prompt * PRICE_PER_MILLION["prompt"] / 1e6
+        cost_out = completion * PRICE_PER_MILLION["completion"] / 1e6
+        record = ServerRun(
+            **{k: v for k, v in run.items() if k in ServerRun.model_fields},
+            status="error" if run.get("error") else "success",
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            total_tokens=prompt + completion,
+            prompt_cost=round(cost_in, 12),
+            completion_cost=round(cost_out, 12),
+            total_cost=round(cost_in + cost_out, 12),
+        )
+        out.append(json.loads(record.model_dump_json(exclude={"child_runs"})))
+    return out
+
+
+def _hex_id(value: int, width: int) -> str:
+    return format(value, f"0{width}x")
+
+
+def phoenix_span(span: Any) -> dict[str, Any]:
+    """Emulated Phoenix REST span (`GET /v1/projects/{id}/spans` → `{"data": [...]}`): hex ids
+    under `context`, `span_kind` from `openinference.span.kind`, ISO times, flat attributes."""
+    attrs = dict(span.attributes or {})
+    status = span.status.status_code.name
+    return {
+        "id": _hex_id(span.context.span_id, 16),
+        "name": span.name,
+        "context": {
+            "trace_id": _hex_id(span.context.trace_id, 32),
+            "span_id": _hex_id(span.context.span_id, 16),
+        },
+        "span_kind": attrs.get("openinference.span.kind", "UNKNOWN"),
+        "parent_id": _hex_id(span.parent.span_id, 16) if span.parent else None,
+        "start_time": datetime.fromtimestamp(span.start_time / 1e9, tz=UTC).isoformat(),
+        "end_time": datetime.fromtimestamp(span.end_time / 1e9, tz=UTC).isoformat(),
+        "status_code": "UNSET" if status == "UNSET" else status,
+        "status_message": span.status.description or "",
+        "attributes": attrs,
+        "events": [
+            {
+                "name": e.name,
+                "timestamp": datetime.fromtimestamp(e.timestamp / 1e9, tz=UTC).isoformat(),
+                "attributes": dict(e.attributes or {}),
+            }
+            for e in span.events
+        ],
+    }
+
+
 def otlp_document(spans: Any) -> dict[str, Any]:
     """One OTLP/JSON TracesData document (ids as hex, as OTLP/JSON requires)."""
     doc = MessageToDict(encode_spans(spans))
@@ -421,6 +553,13 @@ SHAPES: dict[str, dict[str, tuple[str, str, bool, str]]] = {
             False,
             "dumpd(checkpoint_tuple.checkpoint): the checkpoint dict",
         ),
+        "debug": (
+            "langgraph",
+            "<side>.debug.json",
+            False,
+            "graph.stream(..., stream_mode='debug') events of the same run (task, task_result, "
+            "checkpoint), messages as model_dump dicts",
+        ),
     },
     "langsmith": {
         "nested": (
@@ -436,6 +575,27 @@ SHAPES: dict[str, dict[str, tuple[str, str, bool, str]]] = {
             (
                 "list_runs-style flat list of the same runs without child_runs, sorted by "
                 "dotted_order (built from the real run objects)"
+            ),
+        ),
+        "ingest": (
+            "langsmith",
+            "<side>.ingest.json",
+            True,
+            (
+                "{post, patch} /runs/batch body built by the SDK's own serializer and "
+                "_batch_ingest_run_ops from every create_run/update_run op of the run, uncombined "
+                "(live uploads spread them over several bodies); usage in "
+                "extra.metadata.usage_metadata of the LLM runs' patches"
+            ),
+        ),
+        "server": (
+            "langsmith",
+            "<side>.server.json",
+            True,
+            (
+                "read_run-style langsmith.schemas.Run records with server-side status, token "
+                "counts (rolled up into ancestors) and costs at 0.15/0.60 USD per 1M "
+                "prompt/completion tokens"
             ),
         ),
     },
@@ -457,6 +617,25 @@ SHAPES: dict[str, dict[str, tuple[str, str, bool, str]]] = {
             "<side>.otlp_jsonl.jsonl",
             False,
             "JSON Lines, one TracesData document per 4 spans (file-exporter style)",
+        ),
+        "otlp_b64": (
+            "openinference",
+            "<side>.otlp_b64.json",
+            False,
+            "MessageToDict(encode_spans(spans)) as protobuf writes it: base64 trace/span ids",
+        ),
+        "phoenix": (
+            "openinference",
+            "<side>.phoenix.json",
+            True,
+            "Phoenix REST {data: [span]} (context.trace_id/span_id, span_kind, parent_id, ISO "
+            "times, flat attributes) built from the real spans",
+        ),
+        "wrapped": (
+            "openinference",
+            "<side>.wrapped.json",
+            True,
+            "{spans: [ReadableSpan.to_json() dicts]}: the real span dicts under a 'spans' key",
         ),
     },
 }
@@ -496,20 +675,38 @@ def write_manifest(out: Path, source: str) -> None:
     )
 
 
+def check_facts(path: Path, facts: dict[str, Any]) -> None:
+    """With `CAPTURE_ONLY`, new shapes join old files: the run must have done the same."""
+    old = json.loads(path.read_text(encoding="utf-8"))
+    keep = ("produced_by",)
+    if {k: v for k, v in old.items() if k not in keep} != {
+        k: v for k, v in facts.items() if k not in keep
+    }:
+        msg = f"{path}: this run's facts differ from the stored ones; run a full capture"
+        raise RuntimeError(msg)
+
+
 def main(out: Path) -> None:
+    only = set(filter(None, os.environ.get("CAPTURE_ONLY", "").split(",")))
     for scenario in SCENARIOS:
         for side in ("baseline", "candidate"):
             captured = run_once(scenario, side)
             for source, shapes in SHAPES.items():
                 folder = out / source / scenario
+                facts = {"source": source, **captured["facts"]}
+                if only:
+                    check_facts(folder / f"{side}.facts.json", json.loads(scrub(json.dumps(facts))))
                 for shape, (_, file, _, _) in shapes.items():
+                    if only and shape not in only:
+                        continue
                     write_json(
                         folder / file.replace("<side>", side),
                         captured[source][shape],
                         lines=file.endswith(".jsonl"),
                         compact=source != "langgraph",
                     )
-                write_json(folder / f"{side}.facts.json", {"source": source, **captured["facts"]})
+                if not only:
+                    write_json(folder / f"{side}.facts.json", facts)
             print(
                 f"captured {scenario}/{side}: {len(captured['facts']['tool_calls'])} tool "
                 f"calls, {captured['facts']['llm_calls']} llm calls"

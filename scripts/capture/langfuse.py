@@ -12,13 +12,19 @@ Per scenario and side this writes into `OUT_ROOT/langfuse/<scenario>/`:
   (`GET /api/public/traces/{id}` in camelCase and the SDK's snake_case, `GET
   /api/public/v2/observations`), built from those spans with the SDK's own `langfuse.api` models,
   mapped the way the Langfuse server ingests OTel spans;
+- `<side>.download.json`: the trace as the UI's download and the API give it side by side,
+  `{"trace": {...}, "observations": [...]}` (the same emulated trace, observations beside it);
 - `<side>.facts.json`: what the live run did (recorded inside the tools and the scripted model).
+
+`CAPTURE_ONLY=shape,shape` writes only those shapes, after checking that the run's facts equal
+the facts already on disk (so new shapes join fixtures captured earlier).
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -422,7 +428,19 @@ SHAPES = {
         False,
         "OTLP/JSON the v4 SDK exports (InMemorySpanExporter spans, OTel protobuf encoder)",
     ),
+    "download": (
+        "<side>.download.json",
+        True,
+        "trace download {trace: Trace fields, observations: [ObservationsView]}: the same "
+        "TraceWithFullDetails with its observations beside the trace, not inside",
+    ),
 }
+
+
+def download(trace: dict[str, Any]) -> dict[str, Any]:
+    """`{"trace": ..., "observations": [...]}` from a `TraceWithFullDetails` dump."""
+    rest = {k: v for k, v in trace.items() if k != "observations"}
+    return {"trace": rest, "observations": trace["observations"]}
 
 
 def write_side(folder: Path, side: str, spans: list[ReadableSpan], facts: dict[str, Any]) -> None:
@@ -434,10 +452,19 @@ def write_side(folder: Path, side: str, spans: list[ReadableSpan], facts: dict[s
         "snake": _dump(trace, snake=True),
         "v2_observations": _dump(server_v2(spans, created)),
         "otlp": otlp_json(spans),
+        "download": download(_dump(trace)),
     }
+    only = set(filter(None, os.environ.get("CAPTURE_ONLY", "").split(",")))
+    if only:
+        stored = json.loads((folder / f"{side}.facts.json").read_text(encoding="utf-8"))
+        if stored != json.loads(json.dumps(facts, default=str)):
+            msg = f"{folder}/{side}: facts differ from the stored ones; capture all"
+            raise RuntimeError(msg)
     for shape, (pattern, _, _) in SHAPES.items():
-        _write(folder / pattern.replace("<side>", side), outputs[shape])
-    _write(folder / f"{side}.facts.json", facts)
+        if not only or shape in only:
+            _write(folder / pattern.replace("<side>", side), outputs[shape])
+    if not only:
+        _write(folder / f"{side}.facts.json", facts)
 
 
 def facts_json(scenario: str, side: str, facts: Facts) -> dict[str, Any]:

@@ -11,13 +11,19 @@ Per scenario and side this writes into `OUT_ROOT/openai_agents/<scenario>/`:
   as a `TracingProcessor` receives them);
 - `<side>.ingest.json`: the `{"data": [...]}` body `BackendSpanExporter` POSTs to the OpenAI
   traces ingest endpoint (its own sanitizer; the POST is caught by a mock transport);
+- `<side>.trace_object.json`: the spec's "top-level trace object with a flat list of spans":
+  `{**trace.export(), "spans": [span.export(), ...]}` (assembled from the same exports);
 - `<side>.facts.json`: what the live run did (recorded inside the tools and the scripted endpoint).
+
+`CAPTURE_ONLY=shape,shape` writes only those shapes, after checking that the run's facts equal
+the facts already on disk (so new shapes join fixtures captured earlier).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from importlib.metadata import version
@@ -297,6 +303,7 @@ def build_agents(endpoint: ScriptedEndpoint) -> Agent[Any]:
 
 
 async def run_once(scenario: str, side: str) -> tuple[dict[str, Any], dict[str, Any], Facts, str]:
+    """One run: the `export` and `ingest` documents, the facts and the final output."""
     global FACTS  # noqa: PLW0603 - the tools record into the current run's facts
     FACTS = Facts(fail_next_weather=(scenario == "error_retry" and side == "candidate"))
     collector = Collector()
@@ -335,6 +342,11 @@ def facts_document(scenario: str, side: str, facts: Facts, final: str) -> dict[s
     }
 
 
+def trace_object(export: dict[str, Any]) -> dict[str, Any]:
+    """`{"object": "trace", "id", "workflow_name", ..., "spans": [...]}` from one export."""
+    return {**export["trace"], "spans": export["spans"]}
+
+
 def write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -360,20 +372,41 @@ def manifest() -> dict[str, Any]:
                 "/v1/traces/ingest (sanitized: usage dropped from "
                 "response spans)",
             },
+            "trace_object": {
+                "adapter": "openai_agents",
+                "file": "<side>.trace_object.json",
+                "emulated": True,
+                "description": "the spec's top-level trace object holding its spans: "
+                "{**Trace.export(), spans: [Span.export()...]} assembled from the same exports",
+            },
         },
     }
 
 
 def main(out_root: Path) -> None:
     out = out_root / SOURCE
+    only = set(filter(None, os.environ.get("CAPTURE_ONLY", "").split(",")))
     for scenario in SCENARIOS:
         folder = out / scenario
         folder.mkdir(parents=True, exist_ok=True)
         for side in ("baseline", "candidate"):
             export, ingest, facts, final = asyncio.run(run_once(scenario, side))
-            write_json(folder / f"{side}.json", export)
-            write_json(folder / f"{side}.ingest.json", ingest)
-            write_json(folder / f"{side}.facts.json", facts_document(scenario, side, facts, final))
+            documents = {
+                "export": export,
+                "ingest": ingest,
+                "trace_object": trace_object(export),
+                "facts": facts_document(scenario, side, facts, final),
+            }
+            if only:
+                stored = json.loads((folder / f"{side}.facts.json").read_text(encoding="utf-8"))
+                if stored != documents["facts"]:
+                    msg = f"{scenario}/{side}: facts differ from the stored ones; capture all"
+                    raise RuntimeError(msg)
+            files = {name: shape["file"] for name, shape in manifest()["shapes"].items()}
+            files["facts"] = "<side>.facts.json"
+            for name, document in documents.items():
+                if not only or name in only:
+                    write_json(folder / files[name].replace("<side>", side), document)
     write_json(out / "manifest.json", manifest())
     print(f"wrote {len(SCENARIOS)} scenarios to {out}")
 
