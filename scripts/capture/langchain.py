@@ -557,8 +557,10 @@ SHAPES: dict[str, dict[str, tuple[str, str, bool, str]]] = {
             "langgraph",
             "<side>.debug.json",
             False,
-            "graph.stream(..., stream_mode='debug') events of the same run (task, task_result, "
-            "checkpoint), messages as model_dump dicts",
+            (
+                "graph.stream(..., stream_mode='debug') events of the same run (task, task_result, "
+                "checkpoint), messages as model_dump dicts"
+            ),
         ),
     },
     "langsmith": {
@@ -628,8 +630,10 @@ SHAPES: dict[str, dict[str, tuple[str, str, bool, str]]] = {
             "openinference",
             "<side>.phoenix.json",
             True,
-            "Phoenix REST {data: [span]} (context.trace_id/span_id, span_kind, parent_id, ISO "
-            "times, flat attributes) built from the real spans",
+            (
+                "Phoenix REST {data: [span]} (context.trace_id/span_id, span_kind, parent_id, ISO "
+                "times, flat attributes) built from the real spans"
+            ),
         ),
         "wrapped": (
             "openinference",

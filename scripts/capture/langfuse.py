@@ -431,8 +431,10 @@ SHAPES = {
     "download": (
         "<side>.download.json",
         True,
-        "trace download {trace: Trace fields, observations: [ObservationsView]}: the same "
-        "TraceWithFullDetails with its observations beside the trace, not inside",
+        (
+            "trace download {trace: Trace fields, observations: [ObservationsView]}: the same "
+            "TraceWithFullDetails with its observations beside the trace, not inside"
+        ),
     ),
 }
 
