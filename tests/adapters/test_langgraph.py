@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.realdata import SHARED, SIDES, RealSource, other_documents, tool_steps
+from tests.realdata import SHARED, RealSource, tool_steps
 
 from agentdiff.adapters.langgraph import LangGraphAdapter
-from agentdiff.errors import AgentDiffError, TraceFormatError
-from agentdiff.loader import load_trace, read_document
-from agentdiff.models.trace import StepStatus, StepType
+from agentdiff.errors import TraceFormatError
+from agentdiff.loader import load_trace
+from agentdiff.models.trace import StepType
 
 LANGGRAPH = RealSource("langgraph")
 MANIFEST = LANGGRAPH.manifest
@@ -42,32 +42,6 @@ def test_manifest_covers_every_shape_and_version() -> None:
     assert all(spec["adapter"] == "langgraph" for spec in MANIFEST["shapes"].values())
     assert MANIFEST["produced_by"]["langgraph"].startswith("1.2.")
     assert MANIFEST["produced_by"]["langchain-core"].startswith("1.8.")
-
-
-@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
-def test_auto_detected_and_named_load_agree(shape: str, scenario: str, side: str) -> None:
-    auto = LANGGRAPH.load(shape, scenario, side)
-    named = load_trace(LANGGRAPH.path(shape, scenario, side), adapter_name="langgraph")
-    assert auto.metadata is not None
-    assert auto.metadata["source_format"] == "langgraph"
-    assert auto.model_dump() == named.model_dump()
-
-
-@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
-def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> None:
-    trace, fact = LANGGRAPH.load(shape, scenario, side), LANGGRAPH.facts(scenario, side)
-    tools = tool_steps(trace)
-    assert [(s.name, s.input_payload) for s in tools] == [
-        (c["name"], c["arguments"]) for c in fact["tool_calls"]
-    ]
-    assert [
-        (s.status, s.error_message and fact_call["error"] in s.error_message)
-        for s, fact_call in zip(tools, fact["tool_calls"], strict=True)
-    ] == [
-        (StepStatus.ERROR, True) if c["error"] else (StepStatus.SUCCESS, None)
-        for c in fact["tool_calls"]
-    ]
-    assert all(s.output_payload for s in tools)
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
@@ -118,14 +92,6 @@ def test_parents_order_and_timing(shape: str, scenario: str, side: str) -> None:
     assert ("created_at" in (trace.metadata or {})) is (shape in TIMED_SHAPES)
 
 
-@pytest.mark.parametrize("shape", list(SHAPES))
-def test_identical_pair_has_the_same_trajectory(shape: str) -> None:
-    base, cand = (LANGGRAPH.load(shape, "identical", side) for side in SIDES)
-    assert [(s.step_type, s.name, s.input_payload) for s in base.steps] == [
-        (s.step_type, s.name, s.input_payload) for s in cand.steps
-    ]
-
-
 def test_thread_id_is_the_trace_id_where_the_shape_has_one() -> None:
     state = LANGGRAPH.load("state", "detour", "candidate")
     snapshot = json.loads(LANGGRAPH.path("state", "detour", "candidate").read_text())
@@ -156,24 +122,9 @@ def test_shared_reference_fixtures(folder: str) -> None:
     assert trace.total_tokens.total_tokens == 1860
 
 
-def test_detect_claims_no_other_format() -> None:
-    others = other_documents("langgraph")
-    assert others, "expected fixtures of other sources"
-    claimed = [str(p) for p in others if LangGraphAdapter.detect(read_document(p))]
-    assert claimed == []
+def test_detect_does_not_claim_canonical_json() -> None:
     canonical = LANGGRAPH.load("messages", "detour", "candidate").model_dump(mode="json")
     assert not LangGraphAdapter.detect(canonical)
-
-
-@pytest.mark.parametrize("shape", list(SHAPES))
-def test_truncated_file_names_the_file(shape: str, tmp_path: Path) -> None:
-    source = LANGGRAPH.path(shape, "detour", "candidate")
-    broken = tmp_path / source.name
-    broken.write_bytes(source.read_bytes()[: source.stat().st_size // 2])
-    with pytest.raises(AgentDiffError) as info:
-        load_trace(broken, adapter_name="langgraph")
-    assert str(broken) in str(info.value)
-    assert "\n" not in str(info.value)
 
 
 def _garble(data: Any) -> Any:

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.realdata import SCENARIOS, SHARED, SIDES, RealSource, load, of_type, other_documents
+from tests.realdata import SCENARIOS, SHARED, SIDES, RealSource, of_type
 
 from agentdiff.adapters.langsmith import LangSmithAdapter
-from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
+from agentdiff.errors import MultipleTracesError, TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
-from agentdiff.models.trace import StepStatus, StepType
+from agentdiff.models.trace import StepType
 
 LANGSMITH = RealSource("langsmith")
 SHAPES = LANGSMITH.shapes
@@ -39,33 +39,15 @@ def _runs(tree: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
-def test_auto_detected_and_forced_agree(shape: str, scenario: str, side: str) -> None:
-    path = LANGSMITH.path(shape, scenario, side)
-    auto = load(path)
-    assert auto.metadata is not None
-    assert auto.metadata["source_format"] == "langsmith"
-    assert auto.model_dump() == load_trace(path, adapter_name="langsmith").model_dump()
-
-
-@pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
-def test_tool_calls_match_the_live_run(shape: str, scenario: str, side: str) -> None:
+def test_failed_tool_keeps_its_traceback(shape: str, scenario: str, side: str) -> None:
+    """The one-line message is checked by the contract test; the full text stays in metadata."""
     facts, trace = LANGSMITH.facts(scenario, side), LANGSMITH.load(shape, scenario, side)
     tools = of_type(trace, StepType.TOOL_CALL)
-    assert [(t.name, t.input_payload) for t in tools] == [
-        (c["name"], c["arguments"]) for c in facts["tool_calls"]
-    ]
     for step, call in zip(tools, facts["tool_calls"], strict=True):
-        if call["error"] is None:
-            assert (step.status, step.error_message) == (StepStatus.SUCCESS, None)
-            assert step.output_payload
-        else:
-            assert step.status is StepStatus.ERROR
-            assert call["error"] in (step.error_message or "")
-            assert "\n" not in (step.error_message or "")
+        if call["error"] is not None:
             assert step.metadata is not None
             assert "Traceback" in step.metadata["error_detail"]
-    failed = [s for s in trace.steps if s.status is StepStatus.ERROR]
-    assert failed == [t for t, c in zip(tools, facts["tool_calls"], strict=True) if c["error"]]
+            assert call["error"] in step.metadata["error_detail"]
 
 
 @pytest.mark.parametrize(("shape", "scenario", "side"), CASES)
@@ -208,24 +190,9 @@ def test_flat_list_with_two_traces_needs_a_trace_id(tmp_path: Path) -> None:
     assert one.trace_id == first[0]["trace_id"]
 
 
-def test_detection_does_not_claim_other_formats() -> None:
-    others = other_documents("langsmith")
-    assert others, "expected fixtures of other sources to check against"
-    for path in others:
-        assert not LangSmithAdapter.detect(read_document(path)), path
+def test_detection_rejects_empty_envelopes_and_observations() -> None:
     assert not LangSmithAdapter.detect({"runs": []})
     assert not LangSmithAdapter.detect([{"id": "x", "type": "GENERATION"}])
-
-
-@pytest.mark.parametrize("shape", SHAPES)
-def test_truncated_file_gives_one_line_error_naming_it(shape: str, tmp_path: Path) -> None:
-    raw = LANGSMITH.path(shape, "detour", "candidate").read_bytes()
-    path = tmp_path / f"cut.{shape}.json"
-    path.write_bytes(raw[: len(raw) // 2])
-    with pytest.raises(AgentDiffError) as info:
-        load_trace(path, adapter_name="langsmith")
-    assert str(path) in str(info.value)
-    assert "\n" not in str(info.value)
 
 
 def _drop_child_id(d: Any) -> None:

@@ -19,15 +19,13 @@ from tests.realdata import (
     SCENARIOS,
     SHARED,
     RealSource,
-    check_tool_outcomes,
-    document_id,
     load,
     of_type,
     other_documents,
 )
 
 from agentdiff.adapters.openinference import OpenInferenceAdapter
-from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
+from agentdiff.errors import MultipleTracesError, TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
@@ -51,14 +49,6 @@ def test_real_fixture_matches_live_facts(source: str, shape: str, scenario: str,
     path = SOURCES[source].path(shape, scenario, side)
     facts = SOURCES[source].facts(scenario, side)
     trace = load(path)
-    assert trace.metadata is not None
-    assert trace.metadata["source_format"] == "openinference"
-    assert load_trace(path, "openinference").model_dump() == trace.model_dump()
-
-    tools = of_type(trace, StepType.TOOL_CALL)
-    assert [t.name for t in tools] == [c["name"] for c in facts["tool_calls"]]
-    assert [t.input_payload for t in tools] == [c["arguments"] for c in facts["tool_calls"]]
-    check_tool_outcomes(tools, facts["tool_calls"])
     assert len(of_type(trace, StepType.LLM_CALL)) == facts["llm_calls"]
     _check_tokens(trace, facts)
     assert trace.agent_name == facts["agent_name"]
@@ -300,18 +290,6 @@ def _shape_files() -> list[Path]:
 
 
 @pytest.mark.parametrize("original", _shape_files(), ids=lambda p: p.name)
-def test_truncated_file_gives_one_line_error(original: Path, tmp_path: Path) -> None:
-    raw = original.read_bytes()
-    path = tmp_path / original.name
-    path.write_bytes(raw[: len(raw) // 2])
-    with pytest.raises(AgentDiffError) as info:
-        load_trace(path, "openinference")
-    message = str(info.value)
-    assert original.name in message
-    assert "\n" not in message
-
-
-@pytest.mark.parametrize("original", _shape_files(), ids=lambda p: p.name)
 def test_garbled_spans_give_a_format_error(original: Path, tmp_path: Path) -> None:
     doc = read_document(original)
     documents = [doc] if isinstance(doc, dict) else doc if "resourceSpans" in doc[0] else None
@@ -331,15 +309,6 @@ def test_garbled_spans_give_a_format_error(original: Path, tmp_path: Path) -> No
 
 
 OTHERS = other_documents("openinference")
-
-
-def test_other_formats_exist_to_check() -> None:
-    assert len({p.parts[-3] for p in OTHERS}) >= 2
-
-
-@pytest.mark.parametrize("path", OTHERS, ids=document_id)
-def test_detect_does_not_claim_other_formats(path: Path) -> None:
-    assert OpenInferenceAdapter.detect(read_document(path)) is False
 
 
 def test_detect_claims_reference_span_shapes() -> None:
