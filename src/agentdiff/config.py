@@ -36,6 +36,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 __all__ = ["CONFIG_FILE", "SETTINGS", "ResolvedConfig", "Setting", "find_config", "load_options"]
 
 CONFIG_FILE = "agentdiff.toml"
+MAX_CONFIG_SIZE = 1024 * 1024
+"""A config file larger than this (1 MiB) is refused, not parsed."""
 ENV_PREFIX = "AGENTDIFF_"
 
 Section = Literal["gate", "compare"]
@@ -99,10 +101,29 @@ def find_config(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None
             return own, _read_toml(own)
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
-            table = _read_toml(pyproject).get("tool", {}).get("agentdiff")
-            if isinstance(table, dict):
+            table = _tool_table(pyproject, _read_toml(pyproject))
+            if table is not None:
                 return pyproject, table
     return None
+
+
+def _tool_table(path: Path, document: dict[str, Any]) -> dict[str, Any] | None:
+    """`[tool.agentdiff]` of a pyproject document; a table of any other shape is an error."""
+    tool = document.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise ConfigError(f"[tool] must be a table, got {type(tool).__name__}", source=path)
+    table = tool.get("agentdiff")
+    if table is None or isinstance(table, dict):
+        return table
+    shape = "an array of tables ([[tool.agentdiff]])" if isinstance(table, list) else repr(table)
+    msg = f"[tool.agentdiff] must be a table, got {_clipped(shape)}"
+    raise ConfigError(msg, source=path)
+
+
+def _clipped(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def load_options(
@@ -129,11 +150,18 @@ def load_options(
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            raw = file.read(MAX_CONFIG_SIZE + 1)
+        if len(raw) > MAX_CONFIG_SIZE:
+            msg = f"the config file is larger than {MAX_CONFIG_SIZE:,} bytes"
+            raise ConfigError(msg, source=path)
+        return tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read the config file: {exc}", source=path) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", source=path) from None
+    except RecursionError:
+        raise ConfigError("not valid TOML: nested too deeply", source=path) from None
 
 
 def _merge_file(
@@ -141,9 +169,12 @@ def _merge_file(
 ) -> None:
     prefix = "[tool.agentdiff." if path.name == "pyproject.toml" else "["
     for section, body in table.items():
-        if section not in _SECTIONS or not isinstance(body, dict):
+        if section not in _SECTIONS:
             expected = ", ".join(f"{prefix}{s}]" for s in _SECTIONS)
-            msg = f"unknown section {prefix}{section}]; expected {expected}"
+            msg = f"unknown section {prefix}{_clipped(section)}]; expected {expected}"
+            raise ConfigError(msg, source=path)
+        if not isinstance(body, dict):
+            msg = f"{prefix}{section}] must be a table, got {_clipped(repr(body))}"
             raise ConfigError(msg, source=path)
         for key, raw in body.items():
             where = f"{path} {prefix}{section}]"
@@ -180,7 +211,7 @@ def _lookup(key: str, section: str | None, where: str) -> Setting:
     names = [s.name for s in SETTINGS if section in (None, s.section)]
     close = difflib.get_close_matches(key, names, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    msg = f"unknown setting {key!r}; {hint}valid: {', '.join(names)}"
+    msg = f"unknown setting {_clipped(repr(key))}; {hint}valid: {', '.join(names)}"
     raise ConfigError(msg, source=where)
 
 
@@ -189,8 +220,8 @@ def _parse(setting: Setting, raw: object, where: str, *, text: bool) -> object:
         if text and isinstance(raw, str):
             return setting.kind.from_text(raw)
         return setting.kind.from_value(raw)
-    except (TypeError, ValueError):
-        msg = f"{setting.name} must be {setting.kind.expected}, got {raw!r}"
+    except (TypeError, ValueError, OverflowError):
+        msg = f"{setting.name} must be {setting.kind.expected}, got {_clipped(repr(raw))}"
         raise ConfigError(msg, source=where) from None
 
 

@@ -7,6 +7,7 @@ kinds accept `"off"` (and `None` from Python) to switch a rule off.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,9 +29,15 @@ class Kind:
     from_value: Callable[[object], object]
 
 
+def _finite(number: float) -> float:
+    if not math.isfinite(number):
+        raise ValueError(number)
+    return number
+
+
 def _number_text(text: str) -> float | None:
     text = text.strip().lower()
-    return None if text == _OFF else float(text)
+    return None if text == _OFF else _finite(float(text))
 
 
 def _number_value(value: object) -> float | None:
@@ -38,7 +45,7 @@ def _number_value(value: object) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(value)
-    return float(value)
+    return _finite(float(value))
 
 
 def _int_text(text: str) -> int | None:

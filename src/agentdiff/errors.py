@@ -12,7 +12,9 @@ catch either::
     ├── TraceValidationError (ValueError)    duplicate step ids, parent cycles, bad values
     ├── UnknownAdapterError (LookupError)    no adapter registered under that name
     ├── AdapterRegistrationError (ValueError) a name or alias is taken (no built-in shadowing)
-    └── ConfigError (ValueError)             a bad agentdiff.toml key, type, env var or flag
+    ├── ConfigError (ValueError)             a bad agentdiff.toml key, type, env var or flag
+    └── OutputPathError (OSError)            an output the command must not write (an input,
+                                             a device, a directory, a read-only file)
 
 Messages name the file, the JSON path where known, what was expected and the valid choices.
 `hint` carries a one-line suggestion the CLI prints under the message.
@@ -27,6 +29,7 @@ __all__ = [
     "AgentDiffError",
     "ConfigError",
     "MultipleTracesError",
+    "OutputPathError",
     "TraceFileError",
     "TraceFormatError",
     "TraceLoadError",
@@ -92,3 +95,7 @@ class AdapterRegistrationError(AgentDiffError, ValueError):
 
 class ConfigError(AgentDiffError, ValueError):
     """A configuration file, environment variable or flag holds a bad key or value."""
+
+
+class OutputPathError(AgentDiffError, OSError):
+    """An output the command must not write: one of its inputs, not a regular file, read-only."""

@@ -1,36 +1,115 @@
-"""Writing files so that a reader never sees half of one: a temp file beside it, then a rename."""
+"""Writing files without ever damaging one: outputs are checked, then written atomically.
+
+`write_output_file(path, data, inputs=...)` refuses to write over one of the command's own inputs,
+over a directory, a FIFO, a device or a read-only file; writes `/dev/null` as is (nothing to
+replace); follows a symlink to the file it names; and otherwise writes a temp file beside the
+target, then renames it over the target, so a reader never sees half a file. Whatever fails,
+the temp file is removed and the old file is left as it was.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
-from agentdiff.errors import AgentDiffError
+from agentdiff.errors import OutputPathError
 
-__all__ = ["write_atomically"]
+__all__ = ["check_output_path", "write_atomically", "write_output_file"]
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+_WHERE_TO = "write to a regular file, `-` for stdout or /dev/null to discard"
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` via a temp file in the same folder and a rename."""
+def _stat(path: Path) -> os.stat_result | None:
+    try:
+        return path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise OutputPathError(f"cannot write: {exc.strerror or exc}", source=path) from None
+
+
+def _is_null_device(info: os.stat_result) -> bool:
+    null = Path(os.devnull).stat()
+    return stat.S_ISCHR(info.st_mode) and info.st_rdev == null.st_rdev
+
+
+def _same_file(info: os.stat_result, other: Path) -> bool:
+    try:
+        theirs = other.stat()
+    except OSError:
+        return False
+    return (info.st_dev, info.st_ino) == (theirs.st_dev, theirs.st_ino)
+
+
+def check_output_path(path: Path, inputs: Sequence[Path] = ()) -> os.stat_result | None:
+    """Raise `OutputPathError` unless `path` may be (re)written; its stat (`None`: new file)."""
+    info = _stat(path)
+    if info is None:
+        return None
+    if any(_same_file(info, given) for given in inputs):
+        msg = "is an input of this command; refusing to write over it"
+        raise OutputPathError(msg, hint="choose another output file", source=path)
+    if _is_null_device(info):
+        return info
+    kind = next((name for test, name in _KINDS if test(info.st_mode)), None)
+    if kind is not None:
+        raise OutputPathError(f"is {kind}, not a regular file", hint=_WHERE_TO, source=path)
+    if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
+        msg = "is read-only; refusing to replace it"
+        raise OutputPathError(msg, hint="make it writable or choose another file", source=path)
+    return info
+
+
+def write_output_file(path: Path, data: str | bytes, inputs: Sequence[Path] = ()) -> None:
+    """Write `data` to `path` after `check_output_path` (atomically, unless it is /dev/null)."""
+    info = check_output_path(path, inputs)
+    if info is not None and _is_null_device(info):
+        return
+    write_atomically(Path(os.path.realpath(path)), data)
+
+
+def write_atomically(path: Path, data: str | bytes) -> None:
+    """Write `data` to `path` via a temp file in the same folder and a rename."""
     folder = path.parent if str(path.parent) else Path()
+    payload = _encoded(path, data)
     try:
         handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
-        msg = f"cannot write {path}: {exc.strerror or exc}"
-        raise AgentDiffError(msg) from None
+        raise OutputPathError(f"cannot write: {exc.strerror or exc}", source=path) from None
     temp = Path(temp_name)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
+        with os.fdopen(handle, "wb") as file:
+            file.write(payload)
             file.flush()
             os.fsync(file.fileno())
         temp.chmod(_mode_for(path))
         temp.replace(path)
     except OSError as exc:
         temp.unlink(missing_ok=True)
-        msg = f"cannot write {path}: {exc.strerror or exc}"
-        raise AgentDiffError(msg) from None
+        raise OutputPathError(f"cannot write: {exc.strerror or exc}", source=path) from None
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def _encoded(path: Path, data: str | bytes) -> bytes:
+    if isinstance(data, bytes):
+        return data
+    try:
+        return data.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        msg = f"cannot write text that is not valid Unicode (at character {exc.start})"
+        raise OutputPathError(msg, source=path) from None
 
 
 def _mode_for(path: Path) -> int:

@@ -190,8 +190,8 @@ def test_a_failure_mid_write_leaves_the_old_baseline_intact(tmp_path, monkeypatc
     real_fdopen = cli_output.os.fdopen
 
     class Exploding:
-        def __init__(self, handle):
-            self.file = real_fdopen(handle, "w", encoding="utf-8")
+        def __init__(self, handle, *args, **kwargs):
+            self.file = real_fdopen(handle, *args, **kwargs)
 
         def __enter__(self):
             return self
@@ -203,7 +203,7 @@ def test_a_failure_mid_write_leaves_the_old_baseline_intact(tmp_path, monkeypatc
             self.file.write(text[: len(text) // 2])
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cli_output.os, "fdopen", lambda handle, *a, **k: Exploding(handle))
+    monkeypatch.setattr(cli_output.os, "fdopen", Exploding)
     result = invoke(str(base), str(cand), "--update-baseline")
     assert result.exit_code == 2
     assert "No space left on device" in result.stderr

@@ -1,13 +1,28 @@
-"""The `generic` adapter: canonical `AgentTrace` JSON, 1-to-1 in both directions."""
+"""The `generic` adapter: canonical `AgentTrace` JSON, 1-to-1 in both directions.
+
+A canonical trace is one JSON object; a JSON Lines file holds one trace per line (what
+`--update-baseline` writes over a `.jsonl` baseline), and `--trace-id` picks one when there
+are several.
+"""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 from agentdiff.adapters.base import BaseAdapter
+from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace
 
 __all__ = ["GenericAdapter"]
+
+
+def _is_trace(data: Any) -> bool:
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("steps"), list)
+        and "trace_id" in data
+        and ("schema_version" in data or "agent_name" in data)
+    )
 
 
 class GenericAdapter(BaseAdapter):
@@ -18,15 +33,32 @@ class GenericAdapter(BaseAdapter):
 
     @classmethod
     def detect(cls, data: Any) -> bool:
-        """A dict with `trace_id` and a `steps` list, and `schema_version` or `agent_name`."""
-        return (
-            isinstance(data, dict)
-            and isinstance(data.get("steps"), list)
-            and "trace_id" in data
-            and ("schema_version" in data or "agent_name" in data)
-        )
+        """A dict with `trace_id` and a `steps` list, and `schema_version` or `agent_name`.
+
+        Or a list of such dicts (JSON Lines, one trace per line).
+        """
+        if isinstance(data, list):
+            return bool(data) and all(_is_trace(item) for item in data)
+        return _is_trace(data)
+
+    @classmethod
+    def trace_ids(cls, data: Any) -> list[str]:
+        """The trace ids of a JSON Lines file holding several traces."""
+        if isinstance(data, list) and len(data) > 1:
+            return [str(item.get("trace_id")) for item in data if isinstance(item, dict)]
+        return []
+
+    @classmethod
+    def select_trace(cls, data: Any, trace_id: str) -> Any:
+        """The line whose `trace_id` is `trace_id`."""
+        return next(item for item in data if str(item.get("trace_id")) == trace_id)
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
         """Validate the document against the canonical model."""
+        if isinstance(data, list):
+            if len(data) != 1:
+                msg = f"expected one canonical trace, got a list of {len(data)} items"
+                raise TraceFormatError(msg)
+            data = data[0]
         return AgentTrace.model_validate(data)

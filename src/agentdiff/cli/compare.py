@@ -19,17 +19,19 @@ import typer
 
 from agentdiff.baselines import write_baseline
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, state
-from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, OutputOpt
-from agentdiff.cli.output import write_output
+from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt
+from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout, write_output
 from agentdiff.cli.settings import setting_flags
 from agentdiff.config import load_options
 from agentdiff.diff import compare as compare_traces
 from agentdiff.errors import AgentDiffError
+from agentdiff.files import check_output_path
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
 from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
 from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render
+from agentdiff.render.text import one_line
 
 __all__ = ["compare"]
 
@@ -37,35 +39,53 @@ ReportFormat = Enum("ReportFormat", {name: name for name in RENDERERS}, type=str
 
 
 def _render_options(output: Path | None, color: bool | None) -> RenderOptions:
-    to_tty = (output is None or str(output) == "-") and sys.stdout.isatty()
+    to_screen = to_stdout(output)
     if color is None:
-        color = to_tty and not os.environ.get("NO_COLOR")
-    to_screen = output is None or str(output) == "-"
+        color = to_screen and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     # the terminal's width, or $COLUMNS when piped; a file gets the renderer's default
     width = shutil.get_terminal_size((100, 24)).columns if to_screen else None
     return RenderOptions(width=width, color=color)
 
 
-def _update_baseline(path: Path, candidate: AgentTrace, report: DiffReport, force: bool) -> None:
+def _update_baseline(
+    path: Path, candidate: Path, trace: AgentTrace, report: DiffReport, force: bool
+) -> None:
     if not report.passed and not force:
         typer.echo("baseline not updated: the gate failed (add --force to accept)", err=True)
         return
-    write_baseline(path, candidate)
-    typer.echo(f"baseline updated: {path}", err=True)
+    write_baseline(path, trace, inputs=[candidate])
+    typer.echo(f"baseline updated: {one_line(str(path))}", err=True)
+
+
+def _check_outputs(
+    targets: list[Target], baseline: Path, candidate: Path, update_baseline: bool
+) -> None:
+    check_targets(targets, [baseline, candidate])
+    if update_baseline:
+        check_output_path(Path(os.path.realpath(baseline)), [candidate])
 
 
 @handle_errors
 @setting_flags
 def compare(
-    baseline: Annotated[Path, typer.Argument(help="The baseline trace file.")],
-    candidate: Annotated[Path, typer.Argument(help="The candidate trace file.")],
+    baseline: Annotated[Path, typer.Argument(help="The baseline trace file.", readable=False)],
+    candidate: Annotated[Path, typer.Argument(help="The candidate trace file.", readable=False)],
     adapter: AdapterOpt = None,
     baseline_adapter: Annotated[str | None, typer.Option(help="Adapter for the baseline.")] = None,
     candidate_adapter: Annotated[
         str | None, typer.Option(help="Adapter for the candidate.")
     ] = None,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
-    output: OutputOpt = None,
+    output: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="[FORMAT=]FILE",
+            help="Write to FILE instead of stdout; repeat as FORMAT=FILE to write several "
+            "formats from one run (e.g. -o json=report.json -o markdown=summary.md).",
+        ),
+    ] = None,
     color: Annotated[
         bool | None,
         typer.Option("--color/--no-color", help="Default: on for a TTY, off if NO_COLOR."),
@@ -82,21 +102,26 @@ def compare(
     flags: Mapping[str, object],
 ) -> None:
     """Compare two runs; exit 1 when the gate fails, 2 on bad input or config."""
-    name = str(fmt.value)
+    targets = parse_targets(output, str(fmt.value), RENDERERS)
+    inputs = [baseline, candidate]
+    _check_outputs(targets, baseline, candidate, update_baseline)
     try:
         options = load_options(flags).options
         limits = Limits.resolve(max_input_size, max_steps)
         base = load_trace(baseline, baseline_adapter or adapter, limits=limits)
         cand = load_trace(candidate, candidate_adapter or adapter, limits=limits)
     except AgentDiffError as exc:
-        if name in ERROR_RENDERERS:
-            write_output(ERROR_RENDERERS[name](str(exc)), output)
+        for target in targets:
+            if target.fmt in ERROR_RENDERERS:
+                write_output(ERROR_RENDERERS[target.fmt](str(exc)), target.path, inputs)
         raise
     report = compare_traces(base, cand, options=options)
     if state.exiting:
         state.retained.append((base, cand, report))
-    write_output(render(report, name, _render_options(output, color)), output)
+    for target in targets:
+        text = render(report, target.fmt, _render_options(target.path, color))
+        write_output(text, target.path, inputs)
     if update_baseline:
-        _update_baseline(baseline, cand, report, force)
+        _update_baseline(baseline, candidate, cand, report, force)
     if not report.passed:
         raise typer.Exit(EXIT_GATE_FAILED)

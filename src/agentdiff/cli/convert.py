@@ -28,8 +28,11 @@ def convert(
     max_steps: MaxStepsOpt = None,
 ) -> None:
     """Print the canonical AgentTrace JSON of FILE (metadata.source_format names the adapter)."""
-    from agentdiff.cli.output import write_output  # noqa: PLC0415 - keeps --help fast
+    from agentdiff.cli.output import to_stdout, write_output  # noqa: PLC0415 - fast --help
+    from agentdiff.files import check_output_path  # noqa: PLC0415
 
+    if output is not None and not to_stdout(output):
+        check_output_path(output, [file])
     limits = Limits.resolve(max_input_size, max_steps)
     trace = load_trace(file, adapter, trace_id=trace_id, limits=limits)
-    write_output(canonical_json(trace), output)
+    write_output(canonical_json(trace), output, [file])

@@ -11,6 +11,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from agentdiff.errors import AgentDiffError
+from agentdiff.render.text import one_line
 
 __all__ = ["EXIT_GATE_FAILED", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "handle_errors", "state"]
 
@@ -35,7 +36,8 @@ state = _State()
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """One line for stderr: whitespace runs collapsed, controls, bidi and surrogates escaped."""
+    return one_line(" ".join(text.split()))
 
 
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:

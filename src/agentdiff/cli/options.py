@@ -17,7 +17,8 @@ __all__ = [
 ]
 
 TraceFile = Annotated[
-    Path, typer.Argument(help="A trace file (.json, .jsonl, .gz).", show_default=False)
+    Path,
+    typer.Argument(help="A trace file (.json, .jsonl, .gz).", show_default=False, readable=False),
 ]
 AdapterOpt = Annotated[
     str | None,

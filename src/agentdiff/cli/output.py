@@ -1,19 +1,65 @@
-"""Writing command output to stdout or to a file given with `-o`."""
+"""Writing command output to stdout or to files given with `-o` (checked before any work).
+
+`compare` may write several formats from one run: `-o report.json` takes `--format`, and
+`-o FORMAT=FILE` (repeatable) names its own, e.g. `-o json=report.json -o markdown=summary.md`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 
-from agentdiff.files import write_atomically
+from agentdiff.errors import OutputPathError
+from agentdiff.files import check_output_path, write_output_file
 
-__all__ = ["write_atomically", "write_output"]
+__all__ = ["Target", "check_targets", "parse_targets", "to_stdout", "write_output"]
 
 
-def write_output(text: str, output: Path | None) -> None:
-    """Print `text`, or write it to `output` atomically (`-` means stdout)."""
-    if output is None or str(output) == "-":
+def to_stdout(output: Path | None) -> bool:
+    """True when the output goes to stdout (no `-o`, or `-o -`)."""
+    return output is None or str(output) == "-"
+
+
+def write_output(text: str, output: Path | None, inputs: Sequence[Path] = ()) -> None:
+    """Print `text`, or write it to `output` (never over one of `inputs`; see `files`)."""
+    if output is None or to_stdout(output):
         typer.echo(text, nl=not text.endswith("\n"))
         return
-    write_atomically(output, text)
+    write_output_file(output, text, inputs)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One output of a command: a format and a file (`None`: stdout)."""
+
+    fmt: str
+    path: Path | None
+
+
+def parse_targets(values: Sequence[str] | None, fmt: str, formats: Collection[str]) -> list[Target]:
+    """`-o` values as targets: `FILE` in `fmt`, `FORMAT=FILE` in its own; none → stdout."""
+    targets = []
+    for value in values or ["-"]:
+        name, sep, rest = value.partition("=")
+        chosen, where = (name, rest) if sep and name in formats else (fmt, value)
+        if not where:
+            msg = f"-o {value!r} names no file (use FORMAT=FILE, FILE or -)"
+            raise OutputPathError(msg)
+        targets.append(Target(chosen, None if where == "-" else Path(where)))
+    return targets
+
+
+def check_targets(targets: Sequence[Target], inputs: Sequence[Path]) -> None:
+    """Refuse, before any work, outputs that are inputs, devices, read-only or given twice."""
+    seen: set[str] = set()
+    for target in targets:
+        key = "-" if target.path is None else str(target.path.resolve())
+        if key in seen and not (target.path and str(target.path) == "/dev/null"):
+            where = "stdout" if target.path is None else str(target.path)
+            raise OutputPathError(f"{where} is given as an output twice")
+        seen.add(key)
+        if target.path is not None:
+            check_output_path(target.path, inputs)

@@ -1,0 +1,65 @@
+"""Config files: every wrong shape, deep or huge document is exit 2 naming the file; nothing is
+silently ignored."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentdiff.config import MAX_CONFIG_SIZE, SETTINGS
+
+from .helpers import SPEC, cli, refused
+
+PYPROJECT = [
+    ('tool = "x"\n', "[tool] must be a table"),
+    ("tool = [1, 2]\n", "[tool] must be a table"),
+    ("[[tool.agentdiff]]\nx = 1\n", "array of tables ([[tool.agentdiff]])"),
+    ('[tool]\nagentdiff = "x"\n', "[tool.agentdiff] must be a table, got 'x'"),
+    ("[tool.agentdiff]\ngate = 5\n", "[tool.agentdiff.gate] must be a table"),
+    ("[tool.agentdiff.gate]\nmax_divergence = nan\n", "max_divergence must be a number"),
+    ("[tool.agentdiff.gate]\nmax_cost_increase = inf\n", "max_cost_increase must be"),
+    ("[tool.agentdiff.gate]\nmax_divergence = " + "9" * 400 + "\n", "max_divergence must be"),
+    ("[tool.agentdiff.gate]\nmax_divergence = 0.3\n[tool.agentdiff.report]\n", "unknown section"),
+    ("x = " + "[" * 5000 + "]" * 5000 + "\n", "not valid TOML"),
+    ("x = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n", "not valid TOML"),
+    ("[tool.agentdiff\n", "not valid TOML"),
+]
+
+
+@pytest.fixture(autouse=True)
+def clean(monkeypatch, tmp_path):
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.parametrize(("text", "words"), PYPROJECT, ids=range(len(PYPROJECT)))
+def test_bad_pyproject_is_refused_naming_the_file(tmp_path, text, words):
+    (tmp_path / "pyproject.toml").write_text(text)
+    refused(cli("compare", SPEC, SPEC), "pyproject.toml", words)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("gate = 1\n", "[gate] must be a table"),
+        ("[gate]\nmax_divergence = '0.3'\n", "max_divergence must be a number"),
+        ("[gate]\nmax_divergence = -inf\n", "max_divergence must be"),
+        ("[gates]\n", "unknown section [gates]"),
+        ("[gate]\n" + "a" * 100_000 + " = 1\n", "unknown setting"),
+        ("\x1b[31m = 1", "not valid TOML"),
+        ("# " + "x" * MAX_CONFIG_SIZE, "larger than"),
+    ],
+)
+def test_bad_agentdiff_toml_is_refused_naming_the_file(tmp_path, text, words):
+    (tmp_path / "agentdiff.toml").write_text(text)
+    outcome = cli("compare", SPEC, SPEC)
+    refused(outcome, "agentdiff.toml", words)
+    assert len(outcome.stderr) < 2000
+    assert "\x1b" not in outcome.stderr
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999"])
+def test_non_finite_numbers_from_flags_and_env_are_refused(value):
+    refused(cli("compare", SPEC, SPEC, "--max-divergence", value), "--max-divergence")
+    env = {"AGENTDIFF_MAX_COST_INCREASE": value}
+    refused(cli("compare", SPEC, SPEC, env=env), "AGENTDIFF_MAX_COST_INCREASE")
