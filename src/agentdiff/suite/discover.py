@@ -1,0 +1,136 @@
+"""Finding run files under a root (a folder, a glob, or an fsspec URL) and naming their scenarios.
+
+Layouts (`layout=`):
+
+- `auto` (default): a folder with no subfolder is one scenario's **run folder**
+  (`ROOT/<scenario>/<run>.json`: N runs); any other trace file is a single-run scenario
+  (`ROOT/<scenario>.json`), named by its path without the ending.
+- `files`: every trace file is its own scenario (use it for nested single-run suites).
+- `runs`: every trace file is a run of the scenario named by its folder.
+
+Trace files end in `.json`, `.jsonl` or `.ndjson`, each optionally `.gz`; hidden files and
+folders are skipped. A glob (`runs/main/**/*.json`) is listed relative to its longest folder
+prefix without wildcards.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import posixpath
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+from agentdiff.errors import ConfigError
+from agentdiff.suite.load import fsspec_module
+from agentdiff.suite.refs import RunRef, is_trace_file, is_url, strip_suffix
+
+__all__ = ["LAYOUTS", "Layout", "assign", "list_files"]
+
+Layout = Literal["auto", "files", "runs"]
+LAYOUTS: tuple[Layout, ...] = ("auto", "files", "runs")
+_WILDCARDS = frozenset("*?[")
+
+Listed = tuple[str, int | None]
+"""(path relative to the root with `/` separators, size in bytes when known)."""
+
+
+def list_files(root: str) -> tuple[str, list[Listed]]:
+    """The root folder (globs cut to their fixed prefix) and its trace files, sorted."""
+    if is_url(root):
+        return _list_url(root)
+    if any(c in _WILDCARDS for c in root):
+        return _list_glob(root)
+    folder = Path(root)
+    if not folder.is_dir():
+        what = "does not exist" if not folder.exists() else "is not a folder"
+        raise ConfigError(f"{what}; expected a folder of runs", source=root)
+    return root, sorted(_walk(folder))
+
+
+def _walk(folder: Path) -> Iterator[Listed]:
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        rel = Path(here).relative_to(folder).as_posix()
+        for name in files:
+            if is_trace_file(name):
+                size = _size(Path(here) / name)
+                yield (name if rel == "." else f"{rel}/{name}"), size
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
+
+
+def _fixed_prefix(pattern: str, sep: str) -> str:
+    parts = pattern.split(sep)
+    fixed = []
+    for part in parts[:-1]:
+        if any(c in _WILDCARDS for c in part):
+            break
+        fixed.append(part)
+    return sep.join(fixed)
+
+
+def _list_glob(pattern: str) -> tuple[str, list[Listed]]:
+    base = _fixed_prefix(pattern, "/") or "."
+    found = []
+    for match in glob.glob(pattern, recursive=True):  # noqa: PTH207 - a user's pattern as given
+        path = Path(match)
+        rel = path.relative_to(base).as_posix()
+        hidden = any(part.startswith(".") for part in rel.split("/"))
+        if path.is_file() and is_trace_file(path.name) and not hidden:
+            found.append((rel, _size(path)))
+    return base, sorted(found)
+
+
+def _list_url(root: str) -> tuple[str, list[Listed]]:
+    fs, path = fsspec_module().core.url_to_fs(root)
+    protocol = root.split("://", 1)[0]
+    wild = any(c in _WILDCARDS for c in path)
+    base = _fixed_prefix(path, "/") if wild else path.rstrip("/")
+    try:
+        entries = fs.glob(path, detail=True) if wild else fs.find(path, detail=True)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot list: {exc}", source=root) from None
+    found = []
+    for name, info in entries.items():
+        rel = posixpath.relpath(name, base) if base else name
+        hidden = any(part.startswith(".") for part in rel.split("/"))
+        if info.get("type") == "file" and is_trace_file(posixpath.basename(name)) and not hidden:
+            found.append((rel, info.get("size")))
+    if not found and not fs.exists(path):
+        raise ConfigError("does not exist; expected a folder of runs", source=root)
+    return f"{protocol}://{base}", sorted(found)
+
+
+def assign(files: list[Listed], layout: Layout, adapter: str | None = None) -> list[RunRef]:
+    """A `RunRef` per file, its scenario and run id named by `layout`."""
+    if layout not in LAYOUTS:
+        raise ConfigError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
+    folders = {posixpath.dirname(rel) for rel, _ in files}
+    parents = {p for f in folders for p in _ancestors(f)}
+    refs = []
+    for rel, size in files:
+        folder, name = posixpath.split(rel)
+        stem = strip_suffix(name) or name
+        as_run = layout == "runs" or (layout == "auto" and folder and folder not in parents)
+        if as_run and folder:
+            scenario, run = folder, stem
+        else:
+            scenario, run = posixpath.join(folder, stem), stem
+        refs.append(RunRef(scenario, run, rel, adapter, None, size))
+    return refs
+
+
+def _ancestors(folder: str) -> list[str]:
+    """Every proper ancestor folder of `folder` (not the root itself)."""
+    out = []
+    while "/" in folder:
+        folder = folder.rsplit("/", 1)[0]
+        out.append(folder)
+    return out

@@ -1,0 +1,89 @@
+"""Loading the runs a `RunRef` stands for, inside a worker (local paths and fsspec URLs).
+
+A file holding several traces (JSON Lines, OTLP) with no `trace_id` chosen yields one run per
+trace, named `<run_id>#<trace id>`. A URL is read with fsspec (installed with
+`agentdiff[dask]`) into a temporary file of the same name, so detection and error messages work
+as for a local file; errors name the URL.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from agentdiff.adapters.registry import detect_adapter, get_adapter
+from agentdiff.errors import AgentDiffError, ConfigError, MultipleTracesError
+from agentdiff.loader import parse_trace_data, read_document
+from agentdiff.models.trace import AgentTrace
+from agentdiff.suite.refs import RunRef, is_url, join_source
+
+__all__ = ["LoadedRun", "fsspec_module", "load_runs", "local_copy", "open_url"]
+
+LoadedRun = tuple[str, str | None, AgentTrace]
+"""(run id, trace id picked from the file or None, the trace)."""
+
+
+def load_runs(ref: RunRef, root: str) -> list[LoadedRun]:
+    """Every run `ref` stands for; an `AgentDiffError` names the file (or URL)."""
+    location = join_source(root, ref.source)
+    try:
+        with local_copy(location) as path:
+            document = read_document(path)
+            return _runs(ref, document)
+    except AgentDiffError as exc:
+        exc.source = None
+        raise exc.with_source(location) from exc.__cause__
+
+
+def _runs(ref: RunRef, document: Any) -> list[LoadedRun]:
+    try:
+        trace = parse_trace_data(document, ref.adapter, trace_id=ref.trace_id)
+    except MultipleTracesError:
+        adapter = get_adapter(ref.adapter) if ref.adapter else detect_adapter(document)
+        if adapter is None:  # pragma: no cover - parse_trace_data detected one just now
+            raise
+        return [
+            (f"{ref.run_id}#{tid}", tid, parse_trace_data(document, adapter.name, trace_id=tid))
+            for tid in adapter.trace_ids(document)
+        ]
+    return [(ref.run_id, ref.trace_id, trace)]
+
+
+@contextmanager
+def local_copy(location: str) -> Iterator[Path]:
+    """`location` as a local path: itself, or a temporary copy of a URL's bytes."""
+    if not is_url(location):
+        yield Path(location)
+        return
+    data = open_url(location)
+    name = location.rstrip("/").rsplit("/", 1)[-1] or "trace.json"
+    with tempfile.TemporaryDirectory(prefix="agentdiff-") as folder:
+        path = Path(folder) / name
+        path.write_bytes(data)
+        yield path
+
+
+def open_url(location: str) -> bytes:
+    """The bytes at an fsspec URL; a clear error when fsspec is missing or the read fails."""
+    fsspec = fsspec_module()
+    try:
+        with fsspec.open(location, "rb") as handle:
+            data: bytes = handle.read()
+    except FileNotFoundError:
+        raise AgentDiffError("file not found", source=location) from None
+    except (OSError, ValueError) as exc:
+        raise AgentDiffError(f"cannot read: {exc}", source=location) from None
+    return data
+
+
+def fsspec_module() -> Any:
+    """The fsspec module, or a `ConfigError` saying how to install it."""
+    try:
+        import fsspec  # noqa: PLC0415 - optional dependency
+    except ImportError:
+        msg = "URLs need fsspec"
+        raise ConfigError(msg, hint="pip install 'agentdiff[dask]' (or fsspec)") from None
+    return fsspec

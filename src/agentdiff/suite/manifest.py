@@ -1,0 +1,214 @@
+"""Suite manifests: `agentdiff-suite.toml` (hand-written suites) and JSON Lines (generated ones).
+
+TOML::
+
+    [suite]
+    name = "nightly"
+    baseline = "runs/main"            # a folder, a glob or a URL; relative to this file
+    candidate = "runs/pr-123"
+    layout = "auto"                   # auto | files | runs (see agentdiff.suite.discover)
+    # adapter = "langfuse"; scenario_key = "task_input"; allow_missing = true
+    # baseline_label = "main"; candidate_label = "pr-123"
+
+    [gate]                            # the keys of `compare`'s [gate] (and [compare])
+    max_divergence = 0.4
+
+    [[scenario]]                      # per-scenario overrides, by glob; later tables win
+    match = "refund/*"
+    gate = { max_cost_increase = 40 }
+
+JSON Lines: one run per line, `{"scenario": …, "side": "baseline"|"candidate", "path": …}`
+with optional `run`, `trace_id`, `adapter`; paths relative to the manifest's folder.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from agentdiff.config import SETTINGS
+from agentdiff.errors import ConfigError
+from agentdiff.suite.discover import LAYOUTS, Layout
+from agentdiff.suite.runset import RunSet
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+__all__ = ["ScenarioOverride", "SuiteManifest", "load_manifest", "parse_settings"]
+
+_SUITE_KEYS = (
+    "name",
+    "baseline",
+    "candidate",
+    "layout",
+    "adapter",
+    "scenario_key",
+    "allow_missing",
+    "baseline_label",
+    "candidate_label",
+)
+_SECTIONS = ("suite", "gate", "compare", "scenario")
+_SIDES = ("baseline", "candidate")
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+@dataclass(frozen=True)
+class ScenarioOverride:
+    """Gate settings for the scenarios whose key matches `match` (a glob)."""
+
+    match: str
+    settings: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class SuiteManifest:
+    """A parsed manifest: both run sets, settings and per-scenario overrides."""
+
+    path: Path
+    name: str
+    baseline: RunSet
+    candidate: RunSet
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """`[gate]` and `[compare]` values, parsed (setting name → value)."""
+    overrides: tuple[ScenarioOverride, ...] = ()
+    allow_missing: bool | None = None
+
+
+def load_manifest(path: str | Path) -> SuiteManifest:
+    """Parse a `.toml` or `.jsonl` manifest; a `ConfigError` names the file and the key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read the manifest: {exc}", source=path) from None
+    if path.suffix in (".jsonl", ".ndjson"):
+        return _jsonl(path, text)
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}", source=path) from None
+    return _toml(path, table)
+
+
+def parse_settings(table: Any, where: str, sections: tuple[str, ...]) -> dict[str, Any]:
+    """Gate/compare settings from a TOML table, each parsed by its declared kind."""
+    if not isinstance(table, dict):
+        raise ConfigError("expected a table of settings", source=where)
+    parsed = {}
+    for key, raw in table.items():
+        setting = _BY_NAME.get(key)
+        if setting is None or setting.section not in sections:
+            valid = ", ".join(s.name for s in SETTINGS if s.section in sections)
+            raise ConfigError(f"unknown setting {key!r}; valid: {valid}", source=where)
+        try:
+            parsed[key] = setting.kind.from_value(raw)
+        except (TypeError, ValueError):
+            msg = f"{key} must be {setting.kind.expected}, got {raw!r}"
+            raise ConfigError(msg, source=where) from None
+    return parsed
+
+
+def _toml(path: Path, table: dict[str, Any]) -> SuiteManifest:
+    for section in table:
+        if section not in _SECTIONS:
+            valid = ", ".join(f"[{s}]" for s in _SECTIONS)
+            raise ConfigError(f"unknown section [{section}]; expected {valid}", source=path)
+    suite = table.get("suite", {})
+    unknown = sorted(set(suite) - set(_SUITE_KEYS))
+    if unknown:
+        msg = f"unknown key {unknown[0]!r} in [suite]; valid: {', '.join(_SUITE_KEYS)}"
+        raise ConfigError(msg, source=path)
+    layout = _text(suite, "layout", path) or "auto"
+    if layout not in LAYOUTS:
+        raise ConfigError(f"[suite] layout must be one of {', '.join(LAYOUTS)}", source=path)
+    for side in _SIDES:
+        if not _text(suite, side, path):
+            msg = f"[suite] needs `{side}` (a folder, glob or URL of runs)"
+            raise ConfigError(msg, source=path)
+    sides = [_side(path, suite, side, layout) for side in _SIDES]
+    settings = {
+        **parse_settings(table.get("gate", {}), f"{path} [gate]", ("gate",)),
+        **parse_settings(table.get("compare", {}), f"{path} [compare]", ("compare",)),
+    }
+    allow = suite.get("allow_missing")
+    if allow is not None and not isinstance(allow, bool):
+        raise ConfigError("[suite] allow_missing must be true or false", source=path)
+    return SuiteManifest(
+        path=path,
+        name=_text(suite, "name", path) or path.stem,
+        baseline=sides[0],
+        candidate=sides[1],
+        settings=settings,
+        overrides=_overrides(path, table.get("scenario", [])),
+        allow_missing=allow,
+    )
+
+
+def _text(table: Mapping[str, Any], key: str, path: Path) -> str | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"[suite] {key} must be a string, got {value!r}", source=path)
+    return value
+
+
+def _side(path: Path, suite: Mapping[str, Any], side: str, layout: Layout) -> RunSet:
+    root = str(suite[side])
+    if "://" not in root and not Path(root).is_absolute():
+        root = str(path.parent / root)
+    return RunSet.from_dir(
+        root,
+        label=_text(suite, f"{side}_label", path),
+        layout=layout,
+        adapter=_text(suite, "adapter", path),
+        scenario_key=_text(suite, "scenario_key", path),
+    )
+
+
+def _overrides(path: Path, tables: Any) -> tuple[ScenarioOverride, ...]:
+    if not isinstance(tables, list):
+        raise ConfigError("[[scenario]] must be an array of tables", source=path)
+    out = []
+    for number, table in enumerate(tables, start=1):
+        where = f"{path} [[scenario]] #{number}"
+        if not isinstance(table, dict) or not isinstance(table.get("match"), str):
+            raise ConfigError("needs `match` (a glob over scenario keys)", source=where)
+        extra = sorted(set(table) - {"match", "gate"})
+        if extra:
+            raise ConfigError(f"unknown key {extra[0]!r}; valid: match, gate", source=where)
+        settings = parse_settings(table.get("gate", {}), where, ("gate",))
+        out.append(ScenarioOverride(match=table["match"], settings=settings))
+    return tuple(out)
+
+
+def _jsonl(path: Path, text: str) -> SuiteManifest:
+    records: dict[str, list[dict[str, Any]]] = {side: [] for side in _SIDES}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise ConfigError(f"invalid JSON: {exc}", source=where) from None
+        side = record.get("side") if isinstance(record, dict) else None
+        if side not in _SIDES:
+            msg = f"`side` must be 'baseline' or 'candidate', got {side!r}"
+            raise ConfigError(msg, source=where)
+        records[side].append({k: v for k, v in record.items() if k != "side"})
+    sets = [
+        RunSet.from_records(
+            records[side],
+            label=side,
+            root=str(path.parent),
+            provenance=f"manifest {path.name} [{side}]",
+        )
+        for side in _SIDES
+    ]
+    return SuiteManifest(path=path, name=path.stem, baseline=sets[0], candidate=sets[1])

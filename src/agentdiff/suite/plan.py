@@ -1,0 +1,100 @@
+"""Planning a suite: match scenarios, apply overrides, size batches, pick the backend.
+
+Work is estimated from input bytes (about 40 ns per byte loaded and compared, measured on
+50-step pairs; 20 KB per run when the size is unknown). Batches hold consecutive scenarios in
+key order and about 0.1-0.25 s of work each, so a task's overhead (about 1.6 ms on Dask) stays
+small and joining results in batch order keeps key order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fnmatch import fnmatchcase
+
+from agentdiff.gate import GateThresholds
+from agentdiff.suite.backends import Backend, InProcess, ProcessPool, cpu_count
+from agentdiff.suite.options import SuiteOptions
+from agentdiff.suite.runset import RunSet
+from agentdiff.suite.task import Batch, ScenarioJob, TaskContext
+
+__all__ = ["choose_backend", "estimate_seconds", "make_batches", "plan_jobs"]
+
+SECONDS_PER_BYTE = 40e-9
+UNKNOWN_RUN_BYTES = 20_000
+IN_PROCESS_BELOW_S = 0.5
+"""Suites estimated under this run in-process (a pool costs ~0.1 s to start)."""
+_BATCH_MIN_S, _BATCH_MAX_S = 0.1, 0.25
+
+
+def plan_jobs(baseline: RunSet, candidate: RunSet, options: SuiteOptions) -> list[ScenarioJob]:
+    """One job per scenario on either side (filtered by `only`), in key order."""
+    keys = sorted(set(baseline.runs) | set(candidate.runs))
+    if options.only:
+        keys = [k for k in keys if any(fnmatchcase(k, glob) for glob in options.only)]
+    base_gate = options.compare.gate
+    jobs = []
+    for key in keys:
+        changed: dict[str, object] = {}
+        for override in options.overrides:
+            if fnmatchcase(key, override.match):
+                changed.update(override.settings)
+        gate = None
+        if changed:
+            gate = GateThresholds.model_validate({**base_gate.model_dump(), **changed})
+        jobs.append(
+            ScenarioJob(
+                scenario=key,
+                baseline=baseline.runs.get(key, ()),
+                candidate=candidate.runs.get(key, ()),
+                gate=gate,
+                overrides=tuple(sorted(changed.items())),
+            )
+        )
+    return jobs
+
+
+def _job_seconds(job: ScenarioJob) -> float:
+    size = sum(
+        UNKNOWN_RUN_BYTES if ref.size is None else ref.size for ref in job.baseline + job.candidate
+    )
+    return size * SECONDS_PER_BYTE
+
+
+def estimate_seconds(jobs: list[ScenarioJob]) -> float:
+    """Estimated single-core seconds to load and compare everything in `jobs`."""
+    return sum(map(_job_seconds, jobs))
+
+
+def choose_backend(options: SuiteOptions, estimate: float) -> Backend:
+    """The backend `options` ask for (`local`: in-process when small, else a process pool)."""
+    backend = options.backend
+    jobs = None if options.jobs == "auto" else options.jobs
+    if not isinstance(backend, str):
+        return backend  # type: ignore[no-any-return]
+    if backend == "dask":
+        from agentdiff.suite.cluster import DaskBackend  # noqa: PLC0415 - optional extra
+
+        return DaskBackend(options.scheduler, workers=jobs)
+    if backend == "in-process" or jobs == 1:
+        return InProcess()
+    if backend == "local" and (estimate < IN_PROCESS_BELOW_S or (jobs or cpu_count()) == 1):
+        return InProcess()
+    return ProcessPool(jobs)
+
+
+def make_batches(
+    jobs: list[ScenarioJob], context: TaskContext, workers: int, batch_seconds: float | None
+) -> Iterator[Batch]:
+    """Consecutive jobs grouped into batches of about `batch_seconds` of work."""
+    if batch_seconds is None:
+        spread = estimate_seconds(jobs) / max(1, 4 * workers)
+        batch_seconds = min(_BATCH_MAX_S, max(_BATCH_MIN_S, spread))
+    index, current, work = 0, [], 0.0
+    for job in jobs:
+        current.append(job)
+        work += _job_seconds(job)
+        if work >= batch_seconds:
+            yield Batch(index, tuple(current), context)
+            index, current, work = index + 1, [], 0.0
+    if current:
+        yield Batch(index, tuple(current), context)

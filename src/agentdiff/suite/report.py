@@ -1,0 +1,262 @@
+"""The suite report: pure, versioned data that every suite renderer reads.
+
+`SuiteReport.to_json()` is a stable contract (`report_version`, its JSON Schema published by
+`agentdiff schema suite` and committed under `schema/`). It holds one compact row per scenario,
+never a full `DiffReport` or a trace, so memory stays flat however large the suite; any pair it
+lists is re-derivable with `agentdiff compare` on the two sources it names. Paths are relative
+to the suite roots. Timings and host details are kept apart (`timings`, written to
+`timings.json`), so `suite.json` is byte-identical whichever backend ran the suite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from agentdiff.files import write_atomically
+from agentdiff.models.report import Delta, GateViolation
+
+__all__ = [
+    "SUITE_REPORT_VERSION",
+    "VERDICTS",
+    "Counts",
+    "FirstDivergence",
+    "OpCounts",
+    "PairSummary",
+    "RunError",
+    "RunLocation",
+    "RunSetInfo",
+    "ScenarioRow",
+    "StepName",
+    "SuiteReport",
+    "Threshold",
+    "Verdict",
+]
+
+SUITE_REPORT_VERSION = "1"
+
+Verdict = Literal["pass", "regressed", "error", "added", "removed"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "regressed", "error", "added", "removed")
+"""Every scenario verdict, in the order counts are shown.
+
+`added`: only the candidate has the scenario (never fails). `removed`: only the baseline has it
+and `allow_missing` is on (otherwise that is an `error`: usually a crashed run).
+"""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class RunLocation(_Record):
+    """Which run: its id, its source relative to its side's root, the trace picked from it."""
+
+    run: str
+    source: str
+    trace_id: str | None = None
+
+
+class StepName(_Record):
+    """A step named by type and name."""
+
+    step_type: str
+    name: str
+
+
+class FirstDivergence(_Record):
+    """Where the candidate first left the baseline's path (position in the alignment)."""
+
+    position: int
+    op: str
+    baseline: StepName | None
+    candidate: StepName | None
+
+
+class OpCounts(_Record):
+    """How many alignment entries of each kind."""
+
+    match: int = 0
+    change: int = 0
+    insert: int = 0
+    delete: int = 0
+    reorder: int = 0
+
+
+class PairSummary(_Record):
+    """One comparison that ran: a candidate run against its (nearest) baseline run."""
+
+    baseline: RunLocation
+    candidate: RunLocation
+    route_distance: float
+    """1 − 2·LCS / (|a| + |b|) over the runs' step signatures (0 = same route)."""
+    divergence: float
+    passed: bool
+    first_divergence: FirstDivergence | None
+    ops: OpCounts
+    deltas: dict[str, Delta]
+    """steps, tool_calls, errors, total_tokens, cost_usd, latency_ms (pct in percent)."""
+    new_loops: list[str]
+    violations: list[GateViolation]
+    warnings: list[GateViolation]
+
+
+class RunError(_Record):
+    """A run that could not be loaded (or a scenario side with no run)."""
+
+    side: Literal["baseline", "candidate"]
+    run: str | None
+    source: str | None
+    message: str
+
+
+class ScenarioRow(_Record):
+    """Everything the suite says about one scenario."""
+
+    scenario: str
+    verdict: Verdict
+    baseline_runs: int
+    candidate_runs: int
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    """Gate settings this scenario overrides (from a manifest's `[[scenario]]`)."""
+    pairs: list[PairSummary] = Field(default_factory=list)
+    """Each candidate run against its nearest baseline run, in candidate run order."""
+    deciding: int | None = None
+    """Index in `pairs` of the pair that decides the verdict (the first failing one, else the
+    most divergent one)."""
+    errors: list[RunError] = Field(default_factory=list)
+
+    @property
+    def pair(self) -> PairSummary | None:
+        """The deciding pair, if any comparison ran."""
+        return None if self.deciding is None else self.pairs[self.deciding]
+
+
+class Threshold(_Record):
+    """One gate setting, its value and where the value came from."""
+
+    setting: str
+    value: Any
+    source: str
+    """`default`, `flag --x`, `env AGENTDIFF_X`, `<file> [gate]` or `<manifest> [gate]`."""
+
+
+class RunSetInfo(_Record):
+    """One side of the suite: its label, root and how it was built."""
+
+    label: str
+    root: str
+    provenance: str
+    scenarios: int
+    runs: int
+
+
+class Counts(_Record):
+    """Scenarios by verdict."""
+
+    scenarios: int = 0
+    passed: int = 0
+    regressed: int = 0
+    errors: int = 0
+    added: int = 0
+    removed: int = 0
+
+
+_COUNT_FIELD: dict[str, str] = {
+    "pass": "passed",
+    "regressed": "regressed",
+    "error": "errors",
+    "added": "added",
+    "removed": "removed",
+}
+
+
+class SuiteReport(BaseModel):
+    """Everything a suite run found; renderers only read it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    report_version: str = SUITE_REPORT_VERSION
+    name: str
+    baseline: RunSetInfo
+    candidate: RunSetInfo
+    multi_run_rule: str = "nearest"
+    """How scenarios with several runs are judged (`nearest`: each candidate run against the
+    baseline run closest by route; the scenario regresses if any such pair fails)."""
+    thresholds: list[Threshold]
+    scenario_overrides: list[dict[str, Any]] = Field(default_factory=list)
+    """The manifest's `[[scenario]]` tables (`match` glob and the settings they change)."""
+    only: list[str] = Field(default_factory=list)
+    allow_missing: bool = False
+    counts: Counts
+    scenarios: list[ScenarioRow]
+
+    _timings: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _pages: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @staticmethod
+    def count(rows: list[ScenarioRow]) -> Counts:
+        """The counts of `rows` by verdict."""
+        tally = dict.fromkeys(_COUNT_FIELD.values(), 0)
+        for row in rows:
+            tally[_COUNT_FIELD[row.verdict]] += 1
+        return Counts(scenarios=len(rows), **tally)
+
+    @property
+    def passed(self) -> bool:
+        """True when no scenario regressed and none is an error."""
+        return not (self.counts.regressed or self.counts.errors)
+
+    @property
+    def exit_code(self) -> int:
+        """As `compare`: 1 when a scenario regressed (wins), 2 when one is an error, else 0."""
+        if self.counts.regressed:
+            return 1
+        return 2 if self.counts.errors else 0
+
+    @property
+    def timings(self) -> dict[str, Any]:
+        """Wall times, backend and host (never part of `suite.json`)."""
+        return self._timings
+
+    @property
+    def pair_pages(self) -> dict[str, str]:
+        """Scenario → the pair HTML report of its deciding pair (kept for regressed scenarios)."""
+        return self._pages
+
+    def scenario(self, key: str) -> ScenarioRow:
+        """The row of scenario `key` (KeyError if the suite has none)."""
+        for row in self.scenarios:
+            if row.scenario == key:
+                return row
+        raise KeyError(key)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract as Python data."""
+        return self.model_dump(mode="json")
+
+    def to_json(self, *, indent: bool = True) -> str:
+        """The JSON contract (`report_version` first)."""
+        option = orjson.OPT_INDENT_2 if indent else 0
+        return orjson.dumps(self.model_dump(mode="json"), option=option).decode()
+
+    def timings_json(self) -> str:
+        """The timings document (`timings.json`)."""
+        return orjson.dumps(self._timings, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+    def write(self, folder: str | Path, formats: tuple[str, ...] = ("json",)) -> list[Path]:
+        """Write `suite.json` + `timings.json` and each rendering in `formats` into `folder`."""
+        from agentdiff.suite.render import FILE_NAMES, render_suite  # noqa: PLC0415 - cycle
+
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for fmt in dict.fromkeys(("json", *formats)):
+            path = folder / FILE_NAMES[fmt]
+            write_atomically(path, render_suite(self, fmt))
+            written.append(path)
+        timings = folder / "timings.json"
+        write_atomically(timings, self.timings_json())
+        return [*written, timings]

@@ -1,0 +1,157 @@
+"""A results folder: `suite.json`, `timings.json`, the tables as JSON Lines, and Parquet.
+
+`finish_results` joins the table parts the tasks wrote, writes the report and, when DuckDB
+(`agentdiff[results]`) or pyarrow is installed and the folder is local, the same tables as
+Parquet (zstd; `schema_version` in each file's metadata). `load_results` reads `suite.json`
+back for re-rendering; `query_results` runs SQL over the tables (DuckDB).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentdiff.errors import ConfigError
+from agentdiff.files import write_atomically
+from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
+from agentdiff.suite.refs import is_url
+from agentdiff.suite.report import SuiteReport
+from agentdiff.suite.tables import join_parts, open_binary
+
+__all__ = ["finish_results", "load_results", "query_results", "write_parquet"]
+
+SUITE_FILE = "suite.json"
+TIMINGS_FILE = "timings.json"
+
+
+def _write(folder: str, name: str, text: str) -> None:
+    if is_url(folder):
+        with open_binary(f"{folder.rstrip('/')}/{name}", "wb") as handle:
+            handle.write(text.encode())
+    else:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        write_atomically(Path(folder) / name, text)
+
+
+def finish_results(report: SuiteReport, folder: str, indexes: list[int]) -> None:
+    """Join the tables, write `suite.json`, Parquet if possible, then `timings.json`."""
+    started = time.perf_counter()
+    join_parts(folder, indexes)
+    _write(folder, SUITE_FILE, report.to_json() + "\n")
+    report.timings["parquet"] = (
+        "skipped: remote folder" if is_url(folder) else write_parquet(Path(folder))
+    )
+    report.timings["results_s"] = round(time.perf_counter() - started, 4)
+    _write(folder, TIMINGS_FILE, report.timings_json())
+
+
+def write_parquet(folder: Path) -> str:
+    """Each `<table>.jsonl` as `<table>.parquet`; says which writer did it (or why none)."""
+    try:
+        import duckdb  # noqa: PLC0415 - optional extra
+    except ImportError:
+        return _write_parquet_arrow(folder)
+    con = duckdb.connect()
+    try:
+        for table, columns in TABLES.items():
+            source = folder / f"{table}.jsonl"
+            target = folder / f"{table}.parquet"
+            scan = _json_scan(source, columns)  # our table names; paths quoted by _quote
+            options = f"FORMAT parquet, COMPRESSION zstd, KV_METADATA {_metadata(table)}"
+            con.execute(f"COPY (SELECT * FROM {scan}) TO {_quote(target)} ({options})")  # noqa: S608
+    finally:
+        con.close()
+    return "duckdb"
+
+
+def _write_parquet_arrow(folder: Path) -> str:
+    try:
+        import pyarrow as pa  # noqa: PLC0415 - optional
+        import pyarrow.json as pa_json  # noqa: PLC0415
+        import pyarrow.parquet as pq  # noqa: PLC0415
+    except ImportError:
+        return "skipped: install agentdiff[results] for Parquet"
+    types = {
+        "VARCHAR": pa.string(),
+        "BIGINT": pa.int64(),
+        "DOUBLE": pa.float64(),
+        "BOOLEAN": pa.bool_(),
+        "VARCHAR[]": pa.list_(pa.string()),
+    }
+    for table, columns in TABLES.items():
+        schema = pa.schema([(name, types[kind]) for name, kind in columns])
+        schema = schema.with_metadata(
+            {"schema_version": RESULTS_SCHEMA_VERSION, "agentdiff_table": table}
+        )
+        source = folder / f"{table}.jsonl"
+        if source.stat().st_size:
+            options = pa_json.ParseOptions(explicit_schema=schema)
+            data = pa_json.read_json(source, parse_options=options).select(schema.names)
+            data = data.replace_schema_metadata(schema.metadata)
+        else:
+            data = schema.empty_table()
+        pq.write_table(data, folder / f"{table}.parquet", compression="zstd")
+    return "pyarrow"
+
+
+def _metadata(table: str) -> str:
+    return f"{{schema_version: '{RESULTS_SCHEMA_VERSION}', agentdiff_table: '{table}'}}"
+
+
+def _quote(path: Path | str) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def _json_scan(source: Path, columns: tuple[tuple[str, str], ...]) -> str:
+    spec = ", ".join(f"{name}: '{kind}'" for name, kind in columns)
+    return f"read_json({_quote(source)}, format='newline_delimited', columns={{{spec}}})"
+
+
+def load_results(folder: str | Path) -> SuiteReport:
+    """The `SuiteReport` saved in a results folder (or a `suite.json` path)."""
+    path = Path(folder)
+    if path.is_dir():
+        path /= SUITE_FILE
+    try:
+        return SuiteReport.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        msg = f"cannot read saved results: {exc.strerror or exc}"
+        raise ConfigError(msg, source=path, hint="pass a folder written by --results") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(map(str, first["loc"]))
+        msg = f"not a suite report: {where}: {first['msg']}"
+        raise ConfigError(msg, source=path) from None
+
+
+def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Column names and rows of `sql` over the views `runs`, `pairs`, `steps` (DuckDB)."""
+    try:
+        import duckdb  # noqa: PLC0415 - optional extra
+    except ImportError:
+        msg = "--query needs DuckDB"
+        raise ConfigError(msg, hint="pip install 'agentdiff[results]'") from None
+    folder = Path(folder)
+    con = duckdb.connect()
+    try:
+        for table, columns in TABLES.items():
+            parquet, jsonl = folder / f"{table}.parquet", folder / f"{table}.jsonl"
+            if parquet.exists():
+                scan = f"read_parquet({_quote(parquet)})"
+            elif jsonl.exists():
+                scan = _json_scan(jsonl, columns)
+            else:
+                continue
+            con.execute(f"CREATE VIEW {table} AS SELECT * FROM {scan}")  # noqa: S608
+        try:
+            result = con.execute(sql)
+        except duckdb.Error as exc:
+            message = " ".join(str(exc).split())
+            raise ConfigError(f"query failed: {message}", source=folder) from None
+        names = [d[0] for d in result.description or []]
+        return names, result.fetchall()
+    finally:
+        con.close()

@@ -1,0 +1,53 @@
+"""Route distance between runs: the one place that defines it (the suite and the statistics use it).
+
+A run's **route** is the sequence of its steps' base signatures (step type and name, plus the
+sorted input keys with strict tool signatures: what the engine calls the same action), in step
+order. The distance between two routes is the normalized Indel distance,
+``1 − 2·LCS(a, b) / (|a| + |b|)`` (0 = the same route, 1 = nothing in common), the same formula
+as a report's divergence, computed by rapidfuzz at C speed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable, Sequence
+from operator import attrgetter
+
+from rapidfuzz.distance import Indel
+
+from agentdiff.models.trace import AgentTrace
+
+__all__ = ["nearest_run", "route_distance", "route_id", "route_of"]
+
+_INDEX = attrgetter("step_index")
+
+
+def route_of(trace: AgentTrace, *, strict: bool = False) -> list[str]:
+    """The base signatures of `trace`'s steps in step order."""
+    steps = sorted(trace.steps, key=_INDEX)
+    if strict:
+        return [
+            f"{s.step_type._value_}\x1f{s.name}\x1f{','.join(sorted(s.input_payload))}"
+            for s in steps
+        ]
+    return [f"{s.step_type._value_}\x1f{s.name}" for s in steps]
+
+
+def route_distance(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """``1 − 2·LCS / (|a| + |b|)``; two empty routes are at distance 0."""
+    return float(Indel.normalized_distance(a, b))
+
+
+def nearest_run(route: Sequence[Hashable], others: Sequence[Sequence[Hashable]]) -> int:
+    """The index of the route in `others` closest to `route` (the first one on a tie)."""
+    if not others:
+        msg = "nearest_run needs at least one route to choose from"
+        raise ValueError(msg)
+    distances = [route_distance(route, other) for other in others]
+    return distances.index(min(distances))
+
+
+def route_id(route: Sequence[str]) -> str:
+    """A stable short id of a route (the same in every process and on every machine)."""
+    digest = hashlib.blake2b("\x1e".join(route).encode(), digest_size=8)
+    return digest.hexdigest()

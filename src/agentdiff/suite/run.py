@@ -1,0 +1,157 @@
+"""`run_suite()`: two run sets in, one `SuiteReport` out.
+
+Plan (match scenarios, overrides, batches) → map the pure task over the batches on the chosen
+backend, streaming rows back → order rows by scenario key → with a results folder, join the
+tables the tasks wrote and write `suite.json`, `timings.json` (and Parquet when the `results`
+extra is installed).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from agentdiff.config import SETTINGS
+from agentdiff.suite.options import SuiteOptions
+from agentdiff.suite.plan import choose_backend, estimate_seconds, make_batches, plan_jobs
+from agentdiff.suite.report import RunSetInfo, ScenarioRow, SuiteReport, Threshold
+from agentdiff.suite.runset import RunSet
+from agentdiff.suite.task import BatchResult, TaskContext, run_batch
+
+__all__ = ["Progress", "run_suite"]
+
+Progress = Callable[[int, int], None]
+"""Called with (scenarios done, scenarios in the suite) after every finished batch."""
+
+
+def run_suite(
+    baseline: RunSet,
+    candidate: RunSet,
+    options: SuiteOptions | None = None,
+    *,
+    progress: Progress | None = None,
+) -> SuiteReport:
+    """Judge every scenario of `candidate` against `baseline` (see `SuiteOptions`)."""
+    options = options or SuiteOptions()
+    started = time.perf_counter()
+    jobs = plan_jobs(baseline, candidate, options)
+    estimate = estimate_seconds(jobs)
+    backend = choose_backend(options, estimate)
+    context = TaskContext(
+        baseline_root=_absolute(baseline.root),
+        candidate_root=_absolute(candidate.root),
+        options=options.compare,
+        allow_missing=options.allow_missing,
+        results=options.results and _absolute(options.results),
+        pages=options.pair_pages,
+    )
+    batches = make_batches(jobs, context, backend.workers, options.batch_seconds)
+    planned = time.perf_counter()
+    rows, results = _collect(backend.map(run_batch, batches), len(jobs), options, progress)
+    ran = time.perf_counter()
+    rows.sort(key=lambda row: row.scenario)
+    report = SuiteReport(
+        name=options.name or f"{baseline.label} vs {candidate.label}",
+        baseline=_info(baseline),
+        candidate=_info(candidate),
+        thresholds=_thresholds(options),
+        scenario_overrides=[{"match": o.match, **o.settings} for o in options.overrides],
+        only=list(options.only),
+        allow_missing=options.allow_missing,
+        counts=SuiteReport.count(rows),
+        scenarios=rows,
+    )
+    for result in results:
+        report.pair_pages.update(result.pages)
+    timings = report.timings
+    timings.update(
+        backend=backend.name,
+        workers=backend.workers,
+        batches=len(results),
+        scenarios=len(rows),
+        pairs=sum(r.pairs for r in results),
+        estimated_s=round(estimate, 3),
+        plan_s=round(planned - started, 4),
+        run_s=round(ran - planned, 4),
+        task_s=round(sum(r.seconds for r in results), 4),
+        stopped_early=len(rows) < len(jobs),
+        host=_host(),
+    )
+    timings["wall_s"] = round(time.perf_counter() - started, 4)
+    if context.results:
+        from agentdiff.suite.results import finish_results  # noqa: PLC0415 - cycle
+
+        finish_results(report, context.results, [r.index for r in results])
+    return report
+
+
+def _collect(
+    stream: object, total: int, options: SuiteOptions, progress: Progress | None
+) -> tuple[list[ScenarioRow], list[BatchResult]]:
+    rows: list[ScenarioRow] = []
+    results: list[BatchResult] = []
+    iterator = iter(stream)  # type: ignore[call-overload]
+    try:
+        for result in iterator:
+            results.append(result)
+            rows.extend(result.rows)
+            failed = any(r.verdict in ("error", "regressed") for r in result.rows)
+            result.rows = []
+            if progress is not None:
+                progress(len(rows), total)
+            if options.fail_fast and failed:
+                break
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+    return rows, results
+
+
+def _absolute(root: str) -> str:
+    if not root or "://" in root:
+        return root
+    return str(Path(root).absolute())
+
+
+def _info(runs: RunSet) -> RunSetInfo:
+    return RunSetInfo(
+        label=runs.label,
+        root=runs.root,
+        provenance=runs.provenance,
+        scenarios=len(runs.runs),
+        runs=len(runs),
+    )
+
+
+def _thresholds(options: SuiteOptions) -> list[Threshold]:
+    defaults = SuiteOptions().compare
+    out = []
+    for setting in SETTINGS:
+        owner, default_owner = (
+            (options.compare.gate, defaults.gate)
+            if setting.section == "gate"
+            else (options.compare, defaults)
+        )
+        value = getattr(owner, setting.name)
+        source = options.sources.get(setting.name)
+        if source is None:
+            source = "default" if value == getattr(default_owner, setting.name) else "options"
+        out.append(Threshold(setting=setting.name, value=_plain(value), source=source))
+    return out
+
+
+def _plain(value: object) -> object:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _host() -> dict[str, object]:
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+    }

@@ -1,0 +1,202 @@
+"""The results tables as JSON Lines: written in parts by the tasks, joined in key order at the end.
+
+Each task writes `DIR/.parts/<table>-<batch>.jsonl` itself (a local folder or an fsspec URL), so
+step rows never travel to the client. Batches hold consecutive scenarios in key order, so
+joining the parts in batch order gives each table in scenario order whatever the backend.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from agentdiff.models.report import DiffReport, Summary
+from agentdiff.models.trace import AgentTrace
+from agentdiff.suite.columns import TABLES
+from agentdiff.suite.load import fsspec_module
+from agentdiff.suite.refs import is_url
+from agentdiff.suite.report import PairSummary, RunLocation
+
+__all__ = ["PARTS", "TableWriter", "join_parts", "open_binary"]
+
+PARTS = ".parts"
+
+
+@contextmanager
+def open_binary(location: str, mode: str) -> Iterator[IO[bytes]]:
+    """A local file or an fsspec URL, opened in binary `mode` (parents created for writing)."""
+    if is_url(location):
+        fs, path = fsspec_module().core.url_to_fs(location)
+        if "w" in mode:
+            fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+        with fs.open(path, mode) as handle:
+            yield handle
+        return
+    if "w" in mode:
+        Path(location).parent.mkdir(parents=True, exist_ok=True)
+    with Path(location).open(mode) as handle:
+        yield handle
+
+
+def _part(folder: str, table: str, index: int) -> str:
+    return f"{folder.rstrip('/')}/{PARTS}/{table}-{index:06d}.jsonl"
+
+
+class TableWriter:
+    """A task's rows of every table, buffered and written as its part files on `close()`."""
+
+    def __init__(self, folder: str, index: int) -> None:
+        self._folder, self._index = folder, index
+        self._rows: dict[str, list[bytes]] = {table: [] for table in TABLES}
+
+    def _add(self, table: str, values: tuple[Any, ...]) -> None:
+        names = [name for name, _ in TABLES[table]]
+        self._rows[table].append(orjson.dumps(dict(zip(names, values, strict=True))))
+
+    def run(
+        self,
+        side: str,
+        scenario: str,
+        where: RunLocation,
+        summary: Summary,
+        route: list[str],
+        route_id: str,
+    ) -> None:
+        """One row of `runs`."""
+        s = summary
+        self._add(
+            "runs",
+            (
+                side,
+                scenario,
+                where.run,
+                s.trace_id,
+                where.source,
+                s.source_format,
+                s.agent_name,
+                s.steps,
+                s.tool_calls,
+                s.llm_calls,
+                s.errors,
+                s.retries,
+                s.prompt_tokens,
+                s.completion_tokens,
+                s.total_tokens,
+                s.cost_usd,
+                s.cost_estimated,
+                s.latency_ms,
+                route_id,
+                len(route),
+            ),
+        )
+
+    def pair(self, scenario: str, pair: PairSummary, report: DiffReport) -> None:
+        """One row of `pairs` and the pair's alignment rows in `steps`."""
+        first = pair.first_divergence
+        named = first and (first.candidate or first.baseline)
+        d, ops = pair.deltas, pair.ops
+        self._add(
+            "pairs",
+            (
+                scenario,
+                pair.baseline.run,
+                pair.candidate.run,
+                pair.route_distance,
+                pair.divergence,
+                first and first.position,
+                first and first.op,
+                named.name if named else None,
+                ops.match,
+                ops.change,
+                ops.insert,
+                ops.delete,
+                ops.reorder,
+                len(pair.new_loops),
+                d["steps"].pct,
+                d["tool_calls"].pct,
+                d["errors"].delta,
+                d["total_tokens"].pct,
+                d["cost_usd"].pct,
+                d["latency_ms"].pct,
+                pair.passed,
+                sorted({v.rule for v in pair.violations}),
+            ),
+        )
+        self._steps(scenario, pair.candidate.run, report)
+
+    def _steps(self, scenario: str, run: str, report: DiffReport) -> None:
+        b_steps = _by_id(report.baseline_trace)
+        c_steps = _by_id(report.candidate_trace)
+        for position, entry in enumerate(report.alignment):
+            b, c = entry.baseline, entry.candidate
+            b_step = b_steps.get(b.step_id) if b else None
+            c_step = c_steps.get(c.step_id) if c else None
+            either = c or b
+            self._add(
+                "steps",
+                (
+                    scenario,
+                    run,
+                    position,
+                    entry.op.value,
+                    either.step_type.value if either else "",
+                    b.name if b else None,
+                    c.name if c else None,
+                    b.status.value if b else None,
+                    c.status.value if c else None,
+                    [change.path for change in entry.changes],
+                    _latency(b_step),
+                    _latency(c_step),
+                    _tokens(b_step),
+                    _tokens(c_step),
+                ),
+            )
+
+    def close(self) -> None:
+        """Write this task's part of every table."""
+        for table, rows in self._rows.items():
+            with open_binary(_part(self._folder, table, self._index), "wb") as handle:
+                handle.write(b"\n".join(rows) + (b"\n" if rows else b""))
+            rows.clear()
+
+
+def _by_id(trace: AgentTrace | None) -> dict[str, Any]:
+    return {} if trace is None else {step.step_id: step for step in trace.steps}
+
+
+def _latency(step: Any) -> float | None:
+    return None if step is None else step.latency_ms
+
+
+def _tokens(step: Any) -> int | None:
+    if step is None or step.tokens is None:
+        return None
+    return int(step.tokens.total_tokens)
+
+
+def join_parts(folder: str, indexes: list[int]) -> dict[str, str]:
+    """Join the parts of every table into `<table>.jsonl` in batch order; remove the parts."""
+    written = {}
+    for table in TABLES:
+        target = f"{folder.rstrip('/')}/{table}.jsonl"
+        with open_binary(target, "wb") as out:
+            for index in sorted(indexes):
+                with open_binary(_part(folder, table, index), "rb") as part:
+                    shutil.copyfileobj(part, out, 1 << 20)
+        written[table] = target
+    _remove_parts(folder)
+    return written
+
+
+def _remove_parts(folder: str) -> None:
+    parts = f"{folder.rstrip('/')}/{PARTS}"
+    if is_url(parts):
+        fs, path = fsspec_module().core.url_to_fs(parts)
+        fs.rm(path, recursive=True)
+    else:
+        shutil.rmtree(parts, ignore_errors=True)

@@ -1,0 +1,252 @@
+"""The suite's unit of work: a pure module-level function over a batch of whole scenarios.
+
+`run_batch(batch)` loads every run of its scenarios, compares each candidate run with its
+nearest baseline run (by route distance; with one run per side that is the single pair), and
+returns one `ScenarioRow` per scenario. The same function runs in-process, in a process pool or
+on a Dask worker, and depends on nothing else, so results never depend on the backend. With a
+results folder the batch also writes its rows of the `runs`, `pairs` and `steps` tables as part
+files there itself (the client never holds step rows).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agentdiff.diff import CompareOptions, compare
+from agentdiff.diff.metrics import summarize
+from agentdiff.errors import AgentDiffError
+from agentdiff.gate import GateThresholds
+from agentdiff.models.report import DiffReport, Op, Summary
+from agentdiff.models.trace import AgentTrace
+from agentdiff.suite.load import load_runs
+from agentdiff.suite.refs import RunRef
+from agentdiff.suite.report import (
+    FirstDivergence,
+    OpCounts,
+    PairSummary,
+    RunError,
+    RunLocation,
+    ScenarioRow,
+    StepName,
+    Verdict,
+)
+from agentdiff.suite.routes import nearest_run, route_distance, route_id, route_of
+from agentdiff.suite.tables import TableWriter
+
+__all__ = ["Batch", "BatchResult", "ScenarioJob", "TaskContext", "run_batch"]
+
+Side = Literal["baseline", "candidate"]
+_DELTAS = ("steps", "tool_calls", "errors", "total_tokens", "cost_usd", "latency_ms")
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioJob:
+    """One scenario: its runs on each side and the gate it is judged by."""
+
+    scenario: str
+    baseline: tuple[RunRef, ...]
+    candidate: tuple[RunRef, ...]
+    gate: GateThresholds | None = None
+    """This scenario's own thresholds (a manifest override), else the suite's."""
+    overrides: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskContext:
+    """What every batch of one suite shares."""
+
+    baseline_root: str
+    candidate_root: str
+    options: CompareOptions
+    allow_missing: bool = False
+    results: str | None = None
+    """Folder (path or URL) where batches write their table parts; `None`: no tables."""
+    pages: bool = False
+    """Keep the pair HTML report of each regressed scenario's deciding pair."""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Consecutive scenarios (in key order) handled by one task."""
+
+    index: int
+    jobs: tuple[ScenarioJob, ...]
+    context: TaskContext
+
+
+@dataclass
+class BatchResult:
+    """What one task sends back: small rows only."""
+
+    index: int
+    rows: list[ScenarioRow]
+    pages: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    pairs: int = 0
+
+
+@dataclass
+class _Run:
+    location: RunLocation
+    trace: AgentTrace
+    route: list[str]
+    summary: Summary | None = None
+
+
+def run_batch(batch: Batch) -> BatchResult:
+    """Judge every scenario of `batch` (never raises for a bad input: that is an error row)."""
+    start = time.perf_counter()
+    ctx = batch.context
+    writer = TableWriter(ctx.results, batch.index) if ctx.results else None
+    result = BatchResult(index=batch.index, rows=[])
+    for job in batch.jobs:
+        row, reports = _scenario(job, ctx, writer)
+        result.rows.append(row)
+        result.pairs += len(reports)
+        if ctx.pages and row.verdict == "regressed" and row.deciding is not None:
+            result.pages[row.scenario] = _page(reports[row.deciding])
+    if writer is not None:
+        writer.close()
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _scenario(
+    job: ScenarioJob, ctx: TaskContext, writer: TableWriter | None
+) -> tuple[ScenarioRow, list[DiffReport]]:
+    errors: list[RunError] = []
+    strict = ctx.options.strict_tool_signatures
+    base = _load_side(job.baseline, "baseline", ctx.baseline_root, errors, strict)
+    cand = _load_side(job.candidate, "candidate", ctx.candidate_root, errors, strict)
+    options = ctx.options if job.gate is None else ctx.options.model_copy(update={"gate": job.gate})
+    pairs: list[PairSummary] = []
+    reports: list[DiffReport] = []
+    if not errors and base and cand:
+        for run in cand:
+            pick = base[nearest_run(run.route, [b.route for b in base])]
+            report = compare(pick.trace, run.trace, options=options)
+            pick.summary = pick.summary or report.baseline
+            run.summary = report.candidate
+            pairs.append(_pair(pick, run, report))
+            reports.append(report)
+            if writer is not None:
+                writer.pair(job.scenario, pairs[-1], report)
+    verdict = _verdict(job, base, cand, errors, pairs, ctx.allow_missing)
+    if not cand and not base and not errors:
+        errors.append(RunError(side="candidate", run=None, source=None, message="no runs found"))
+    if not job.candidate and verdict == "error":
+        message = "no candidate run (did the run crash?); --allow-missing to accept"
+        errors.append(RunError(side="candidate", run=None, source=None, message=message))
+    if writer is not None:
+        for side, runs in (("baseline", base), ("candidate", cand)):
+            for run in runs:
+                summary = run.summary or summarize(run.trace, options.prices, None)
+                writer.run(
+                    side, job.scenario, run.location, summary, run.route, route_id(run.route)
+                )
+    row = ScenarioRow(
+        scenario=job.scenario,
+        verdict=verdict,
+        baseline_runs=len(base),
+        candidate_runs=len(cand),
+        overrides=dict(job.overrides),
+        pairs=pairs,
+        deciding=_deciding(pairs),
+        errors=errors,
+    )
+    return row, reports
+
+
+def _load_side(
+    refs: tuple[RunRef, ...], side: Side, root: str, errors: list[RunError], strict: bool
+) -> list[_Run]:
+    runs = []
+    for ref in refs:
+        try:
+            loaded = load_runs(ref, root)
+        except AgentDiffError as exc:
+            errors.append(RunError(side=side, run=ref.run_id, source=ref.source, message=str(exc)))
+            continue
+        for run_id, trace_id, trace in loaded:
+            location = RunLocation(run=run_id, source=ref.source, trace_id=trace_id)
+            runs.append(_Run(location, trace, route_of(trace, strict=strict)))
+    return runs
+
+
+def _verdict(
+    job: ScenarioJob,
+    base: list[_Run],
+    cand: list[_Run],
+    errors: list[RunError],
+    pairs: list[PairSummary],
+    allow_missing: bool,
+) -> Verdict:
+    if errors:
+        return "error"
+    if not job.baseline:
+        return "added" if cand else "error"
+    if not job.candidate:
+        return "removed" if allow_missing and base else "error"
+    if not base or not cand:
+        return "error"
+    return "pass" if all(p.passed for p in pairs) else "regressed"
+
+
+def _deciding(pairs: list[PairSummary]) -> int | None:
+    if not pairs:
+        return None
+    failing = next((i for i, p in enumerate(pairs) if not p.passed), None)
+    if failing is not None:
+        return failing
+    divergences = [p.divergence for p in pairs]
+    return divergences.index(max(divergences))
+
+
+def _pair(base: _Run, cand: _Run, report: DiffReport) -> PairSummary:
+    counts = {op.value: 0 for op in Op}
+    for entry in report.alignment:
+        counts[entry.op.value] += 1
+    ops = OpCounts(**counts)
+    deltas = report.deltas
+    return PairSummary(
+        baseline=base.location,
+        candidate=cand.location,
+        route_distance=route_distance(base.route, cand.route),
+        divergence=report.divergence,
+        passed=report.passed,
+        first_divergence=_first_divergence(report),
+        ops=ops,
+        deltas={name: getattr(deltas, name) for name in _DELTAS},
+        new_loops=[
+            f"{' → '.join(loop.names)} ×{loop.repetitions}" for loop in report.loops if loop.new
+        ],
+        violations=list(report.gate.violations),
+        warnings=list(report.gate.warnings),
+    )
+
+
+def _first_divergence(report: DiffReport) -> FirstDivergence | None:
+    first = report.first_divergence
+    if first is None:
+        return None
+    position = next(
+        i for i, entry in enumerate(report.alignment) if entry is first or entry == first
+    )
+    return FirstDivergence(
+        position=position,
+        op=first.op.value,
+        baseline=_name(first.baseline),
+        candidate=_name(first.candidate),
+    )
+
+
+def _name(ref: Any) -> StepName | None:
+    return None if ref is None else StepName(step_type=ref.step_type.value, name=ref.name)
+
+
+def _page(report: DiffReport) -> str:
+    from agentdiff.render import render  # noqa: PLC0415 - only when HTML is asked for
+
+    return render(report, "html")

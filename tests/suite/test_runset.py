@@ -1,0 +1,159 @@
+"""Run sets from folders (three layouts, globs), records, manifests and a scenario key."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from agentdiff.errors import ConfigError
+from agentdiff.suite import RunRef, RunSet, load_manifest
+from tests.realdata import RealSource
+
+LOOP = RealSource("openai_agents").path("export", "loop", "baseline")
+OTLP_JSONL = RealSource("openinference").path("otlp_jsonl", "loop", "baseline")
+
+
+def _tree(root: Path, names: list[str]) -> Path:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(LOOP, path)
+    return root
+
+
+def test_auto_layout_leaf_folders_hold_runs_other_files_are_scenarios(tmp_path):
+    root = _tree(
+        tmp_path,
+        ["single.json", "refund/partial/r1.json", "refund/partial/r2.json.gz", "refund/x.jsonl"],
+    )
+    (root / "notes.md").write_text("not a trace")
+    (root / ".hidden").mkdir()
+    shutil.copyfile(LOOP, root / ".hidden" / "h.json")
+    runs = RunSet.from_dir(root)
+    assert runs.scenarios == ["refund/partial", "refund/x", "single"]
+    assert [r.run_id for r in runs.runs["refund/partial"]] == ["r1", "r2"]
+    assert runs.runs["refund/partial"][1].source == "refund/partial/r2.json.gz"
+    assert len(runs) == 4
+    assert runs.label == root.name
+
+
+def test_files_and_runs_layouts(tmp_path):
+    root = _tree(tmp_path, ["a/b/one.json", "a/b/two.json", "top.json"])
+    files = RunSet.from_dir(root, layout="files")
+    assert files.scenarios == ["a/b/one", "a/b/two", "top"]
+    runs = RunSet.from_dir(root, layout="runs")
+    assert runs.scenarios == ["a/b", "top"]
+    with pytest.raises(ConfigError, match="unknown layout"):
+        RunSet.from_dir(root, layout="nested")  # type: ignore[arg-type]
+
+
+def test_glob_roots_are_relative_to_their_fixed_prefix(tmp_path):
+    root = _tree(tmp_path, ["runs/main/a.json", "runs/main/deep/b.json", "runs/main/c.ndjson"])
+    runs = RunSet.from_dir(f"{root}/runs/main/**/*.json", layout="files")
+    assert runs.root == f"{root}/runs/main"
+    assert runs.scenarios == ["a", "deep/b"]
+
+
+def test_missing_root_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        RunSet.from_dir(tmp_path / "nope")
+
+
+def test_records_need_scenario_and_path_and_reject_duplicates():
+    runs = RunSet.from_records(
+        [{"scenario": "s", "path": "x/run1.json"}, {"scenario": "s", "path": "y.json", "run": "b"}],
+        label="main",
+    )
+    assert [r.run_id for r in runs.runs["s"]] == ["run1", "b"]
+    with pytest.raises(ConfigError, match="record 1"):
+        RunSet.from_records([{"scenario": "s"}], label="x")
+    with pytest.raises(ConfigError, match="twice"):
+        RunSet.from_records([{"scenario": "s", "path": "a.json"}] * 2, label="x")
+
+
+def test_jsonl_manifest_both_sides_relative_to_the_manifest(tmp_path):
+    lines = [
+        {"scenario": "weather", "side": "baseline", "path": "b/1.json", "run": "r1"},
+        {"scenario": "weather", "side": "candidate", "path": "c/1.json"},
+    ]
+    manifest = tmp_path / "suite.jsonl"
+    manifest.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    loaded = load_manifest(manifest)
+    assert loaded.baseline.runs["weather"][0] == RunRef("weather", "r1", "b/1.json")
+    assert loaded.candidate.root == str(tmp_path)
+    assert RunSet.from_manifest(manifest, "candidate").runs["weather"][0].run_id == "1"
+    manifest.write_text('{"scenario": "w", "side": "left", "path": "a.json"}\n')
+    with pytest.raises(ConfigError, match=r"suite.jsonl:1: `side` must be"):
+        load_manifest(manifest)
+
+
+def test_toml_manifest_roots_gate_and_overrides(tmp_path):
+    _tree(tmp_path, ["main/a.json", "pr/a.json", "main/refund/b.json", "pr/refund/b.json"])
+    manifest = tmp_path / "agentdiff-suite.toml"
+    manifest.write_text(
+        '[suite]\nname = "nightly"\nbaseline = "main"\ncandidate = "pr"\nlayout = "files"\n'
+        'candidate_label = "pr-1"\n'
+        '[gate]\nmax_divergence = 0.3\nmax_cost_increase = "off"\n'
+        '[[scenario]]\nmatch = "refund/*"\ngate = { allow_loops = true }\n'
+    )
+    loaded = load_manifest(manifest)
+    assert loaded.name == "nightly"
+    assert loaded.baseline.scenarios == ["a", "refund/b"]
+    assert loaded.candidate.label == "pr-1"
+    assert loaded.settings == {"max_divergence": 0.3, "max_cost_increase": None}
+    assert loaded.overrides[0].match == "refund/*"
+    assert loaded.overrides[0].settings == {"allow_loops": True}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[suite]\nbaseline = 'a'\n", "needs `candidate`"),
+        ("[suite]\nbaseline = 'a'\ncandidate = 'b'\nfoo = 1\n", "unknown key 'foo'"),
+        ("[gates]\n", r"unknown section \[gates\]"),
+        (
+            "[suite]\nbaseline='m'\ncandidate='m'\n[gate]\nmax_divergence = 'x'\n",
+            "must be a number",
+        ),
+        ("[suite]\nbaseline='m'\ncandidate='m'\n[[scenario]]\ngate = {}\n", "needs `match`"),
+        ("[suite\n", "not valid TOML"),
+    ],
+)
+def test_bad_toml_manifests_name_the_problem(tmp_path, text, message):
+    _tree(tmp_path, ["m/a.json"])
+    manifest = tmp_path / "s.toml"
+    manifest.write_text(text)
+    with pytest.raises(ConfigError, match=message) as caught:
+        load_manifest(manifest)
+    assert "s.toml" in str(caught.value)
+
+
+def test_scenario_key_groups_a_flat_folder_by_a_trace_field(tmp_path):
+    source = RealSource("openai_agents")
+    for scenario in ("identical", "loop", "detour"):
+        for side in ("baseline", "candidate"):
+            target = tmp_path / f"{scenario}-{side}.json"
+            shutil.copyfile(source.path("export", scenario, side), target)
+    runs = RunSet.from_dir(tmp_path, scenario_key="agent_name")
+    # every run is the same agent: one scenario holding all six runs
+    assert len(runs.scenarios) == 1
+    assert len(runs.runs[runs.scenarios[0]]) == 6
+    by_id = RunSet.from_dir(tmp_path, scenario_key="trace_id")
+    assert len(by_id.scenarios) == 6
+    with pytest.raises(ConfigError, match="has no 'metadata.nope'"):
+        RunSet.from_dir(tmp_path, scenario_key="metadata.nope")
+
+
+def test_multi_trace_file_yields_one_run_per_trace(tmp_path):
+    from agentdiff.suite.load import load_runs
+
+    lines = OTLP_JSONL.read_bytes().splitlines()
+    other = RealSource("openinference").path("otlp_jsonl", "detour", "candidate")
+    both = tmp_path / "both.jsonl"
+    both.write_bytes(b"\n".join([*lines, *other.read_bytes().splitlines()]) + b"\n")
+    runs = load_runs(RunRef("s", "both", "both.jsonl"), str(tmp_path))
+    assert len(runs) == 2
+    assert all(run_id.startswith("both#") and run_id.endswith(tid) for run_id, tid, _ in runs)
