@@ -46,3 +46,20 @@ def test_routes_of_real_runs_match_the_engine_divergence_on_a_detour():
     # the detour adds steps only: the engine's divergence counts the same LCS
     assert abs(route_distance(a, b) - compare(base, cand).divergence) < 1e-9
     assert route_id(a) == route_id(list(a)) != route_id(b)
+
+
+def test_route_of_is_the_engine_order_and_matches_each_side_of_the_alignment():
+    from agentdiff import compare
+    from agentdiff.suite.routes import route_from_refs
+    from tests.realdata import SCENARIOS
+
+    for name in ("openinference", "langgraph", "crewai"):
+        source = RealSource(name)
+        shape = source.shapes[0]
+        for scenario in SCENARIOS:
+            base = load_trace(source.path(shape, scenario, "baseline"))
+            cand = load_trace(source.path(shape, scenario, "candidate"))
+            report = compare(base, cand)
+            for trace, side in ((base, "baseline"), (cand, "candidate")):
+                refs = [getattr(e, side) for e in report.alignment if getattr(e, side)]
+                assert route_of(trace) == route_from_refs(refs), (name, scenario, side)

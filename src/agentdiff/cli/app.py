@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from agentdiff import __version__
-from agentdiff.cli import adapters, compare, convert, inspect, record, schema
+from agentdiff.cli import adapters, compare, convert, inspect, record, results, schema, suite
 from agentdiff.cli.errors import state
 from agentdiff.gcpause import no_gc_pauses
 
@@ -52,6 +52,8 @@ app.command("schema")(schema.schema)
 app.command("compare")(compare.compare)
 app.command("diff", help="Alias of `compare`.")(compare.compare)
 app.command("record")(record.record)
+app.command("suite")(suite.suite)
+app.command("results")(results.results)
 
 
 def main() -> None:

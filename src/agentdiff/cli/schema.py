@@ -11,6 +11,7 @@ import typer
 from agentdiff.cli.errors import handle_errors
 from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
+from agentdiff.suite.report import SuiteReport
 
 __all__ = ["SCHEMAS", "schema", "schema_json"]
 
@@ -20,9 +21,14 @@ class SchemaName(str, Enum):
 
     trace = "trace"
     report = "report"
+    suite = "suite"
 
 
-SCHEMAS: dict[SchemaName, type[Any]] = {SchemaName.trace: AgentTrace, SchemaName.report: DiffReport}
+SCHEMAS: dict[SchemaName, type[Any]] = {
+    SchemaName.trace: AgentTrace,
+    SchemaName.report: DiffReport,
+    SchemaName.suite: SuiteReport,
+}
 
 
 def schema_json(name: SchemaName) -> str:
@@ -33,5 +39,5 @@ def schema_json(name: SchemaName) -> str:
 
 @handle_errors
 def schema(which: Annotated[SchemaName, typer.Argument()] = SchemaName.trace) -> None:
-    """Print the JSON Schema of the canonical trace or of the diff report."""
+    """Print the JSON Schema of the canonical trace, the diff report or the suite report."""
     typer.echo(schema_json(which), nl=False)

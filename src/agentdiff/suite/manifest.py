@@ -77,6 +77,8 @@ class SuiteManifest:
     candidate: RunSet
     settings: Mapping[str, Any] = field(default_factory=dict)
     """`[gate]` and `[compare]` values, parsed (setting name → value)."""
+    raw_settings: Mapping[str, Any] = field(default_factory=dict)
+    """The same values as written (validated), for the flag > env > manifest precedence."""
     overrides: tuple[ScenarioOverride, ...] = ()
     allow_missing: bool | None = None
 
@@ -137,6 +139,7 @@ def _toml(path: Path, table: dict[str, Any]) -> SuiteManifest:
         **parse_settings(table.get("gate", {}), f"{path} [gate]", ("gate",)),
         **parse_settings(table.get("compare", {}), f"{path} [compare]", ("compare",)),
     }
+    raw = {**table.get("gate", {}), **table.get("compare", {})}
     allow = suite.get("allow_missing")
     if allow is not None and not isinstance(allow, bool):
         raise ConfigError("[suite] allow_missing must be true or false", source=path)
@@ -146,6 +149,7 @@ def _toml(path: Path, table: dict[str, Any]) -> SuiteManifest:
         baseline=sides[0],
         candidate=sides[1],
         settings=settings,
+        raw_settings=raw,
         overrides=_overrides(path, table.get("scenario", [])),
         allow_missing=allow,
     )

@@ -1,8 +1,9 @@
 """Route distance between runs: the one place that defines it (the suite and the statistics use it).
 
 A run's **route** is the sequence of its steps' base signatures (step type and name, plus the
-sorted input keys with strict tool signatures: what the engine calls the same action), in step
-order. The distance between two routes is the normalized Indel distance,
+sorted input keys with strict tool signatures: what the engine calls the same action), in the
+engine's execution order (parents before children, concurrent calls in canonical order; see
+`agentdiff.diff.order`). The distance between two routes is the normalized Indel distance,
 ``1 − 2·LCS(a, b) / (|a| + |b|)`` (0 = the same route, 1 = nothing in common), the same formula
 as a report's divergence, computed by rapidfuzz at C speed.
 """
@@ -10,27 +11,41 @@ as a report's divergence, computed by rapidfuzz at C speed.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Sequence
-from operator import attrgetter
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 from rapidfuzz.distance import Indel
 
-from agentdiff.models.trace import AgentTrace
+from agentdiff.diff.normalize import Normalizer
+from agentdiff.diff.order import prepare
+from agentdiff.diff.signatures import Signer
+from agentdiff.models.report import StepRef
+from agentdiff.models.trace import AgentTrace, TraceStep
 
-__all__ = ["nearest_run", "route_distance", "route_id", "route_of"]
+__all__ = ["nearest_run", "route_distance", "route_from_refs", "route_id", "route_of"]
 
-_INDEX = attrgetter("step_index")
+
+def _label(step: StepRef | TraceStep, inputs: TraceStep | None, strict: bool) -> str:
+    label = f"{step.step_type._value_}\x1f{step.name}"
+    if strict and inputs is not None:
+        label += "\x1f" + ",".join(sorted(inputs.input_payload))
+    return label
 
 
 def route_of(trace: AgentTrace, *, strict: bool = False) -> list[str]:
-    """The base signatures of `trace`'s steps in step order."""
-    steps = sorted(trace.steps, key=_INDEX)
-    if strict:
-        return [
-            f"{s.step_type._value_}\x1f{s.name}\x1f{','.join(sorted(s.input_payload))}"
-            for s in steps
-        ]
-    return [f"{s.step_type._value_}\x1f{s.name}" for s in steps]
+    """The base signatures of `trace`'s steps in the engine's execution order."""
+    steps = prepare(trace, Signer(Normalizer(()), strict=strict)).steps
+    return [_label(step, step, strict) for step in steps]
+
+
+def route_from_refs(
+    refs: Iterable[StepRef], steps: Mapping[str, TraceStep] | None = None, *, strict: bool = False
+) -> list[str]:
+    """The route of steps already in execution order (e.g. one side of a report's alignment).
+
+    With `strict`, `steps` (id → step) supplies the input keys.
+    """
+    found = steps or {}
+    return [_label(ref, found.get(ref.step_id), strict) for ref in refs]
 
 
 def route_distance(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:

@@ -32,7 +32,13 @@ from agentdiff.suite.report import (
     StepName,
     Verdict,
 )
-from agentdiff.suite.routes import nearest_run, route_distance, route_id, route_of
+from agentdiff.suite.routes import (
+    nearest_run,
+    route_distance,
+    route_from_refs,
+    route_id,
+    route_of,
+)
 from agentdiff.suite.tables import TableWriter
 
 __all__ = ["Batch", "BatchResult", "ScenarioJob", "TaskContext", "run_batch"]
@@ -91,8 +97,14 @@ class BatchResult:
 class _Run:
     location: RunLocation
     trace: AgentTrace
-    route: list[str]
+    route: list[str] | None = None
+    """Computed when needed: before comparing (several baseline runs) or from the alignment."""
     summary: Summary | None = None
+
+    def route_of(self, strict: bool) -> list[str]:
+        if self.route is None:
+            self.route = route_of(self.trace, strict=strict)
+        return self.route
 
 
 def run_batch(batch: Batch) -> BatchResult:
@@ -118,24 +130,23 @@ def _scenario(
 ) -> tuple[ScenarioRow, list[DiffReport]]:
     errors: list[RunError] = []
     strict = ctx.options.strict_tool_signatures
-    base = _load_side(job.baseline, "baseline", ctx.baseline_root, errors, strict)
-    cand = _load_side(job.candidate, "candidate", ctx.candidate_root, errors, strict)
+    base = _load_side(job.baseline, "baseline", ctx.baseline_root, errors)
+    cand = _load_side(job.candidate, "candidate", ctx.candidate_root, errors)
     options = ctx.options if job.gate is None else ctx.options.model_copy(update={"gate": job.gate})
     pairs: list[PairSummary] = []
     reports: list[DiffReport] = []
     if not errors and base and cand:
         for run in cand:
-            pick = base[nearest_run(run.route, [b.route for b in base])]
+            pick = base[_nearest(run, base, strict)]
             report = compare(pick.trace, run.trace, options=options)
             pick.summary = pick.summary or report.baseline
             run.summary = report.candidate
+            _routes_from(report, pick, run, strict)
             pairs.append(_pair(pick, run, report))
             reports.append(report)
             if writer is not None:
                 writer.pair(job.scenario, pairs[-1], report)
     verdict = _verdict(job, base, cand, errors, pairs, ctx.allow_missing)
-    if not cand and not base and not errors:
-        errors.append(RunError(side="candidate", run=None, source=None, message="no runs found"))
     if not job.candidate and verdict == "error":
         message = "no candidate run (did the run crash?); --allow-missing to accept"
         errors.append(RunError(side="candidate", run=None, source=None, message=message))
@@ -143,9 +154,8 @@ def _scenario(
         for side, runs in (("baseline", base), ("candidate", cand)):
             for run in runs:
                 summary = run.summary or summarize(run.trace, options.prices, None)
-                writer.run(
-                    side, job.scenario, run.location, summary, run.route, route_id(run.route)
-                )
+                route = run.route_of(strict)
+                writer.run(side, job.scenario, run.location, summary, route, route_id(route))
     row = ScenarioRow(
         scenario=job.scenario,
         verdict=verdict,
@@ -159,8 +169,26 @@ def _scenario(
     return row, reports
 
 
+def _nearest(run: _Run, base: list[_Run], strict: bool) -> int:
+    if len(base) == 1:
+        return 0
+    return nearest_run(run.route_of(strict), [b.route_of(strict) for b in base])
+
+
+def _routes_from(report: DiffReport, base: _Run, cand: _Run, strict: bool) -> None:
+    """Both runs' routes off the alignment (each side is in execution order there)."""
+    for run, side, trace in (
+        (base, "baseline", report.baseline_trace),
+        (cand, "candidate", report.candidate_trace),
+    ):
+        if run.route is None:
+            refs = (getattr(e, side) for e in report.alignment)
+            steps = trace.step_map() if strict and trace is not None else None
+            run.route = route_from_refs((r for r in refs if r is not None), steps, strict=strict)
+
+
 def _load_side(
-    refs: tuple[RunRef, ...], side: Side, root: str, errors: list[RunError], strict: bool
+    refs: tuple[RunRef, ...], side: Side, root: str, errors: list[RunError]
 ) -> list[_Run]:
     runs = []
     for ref in refs:
@@ -171,7 +199,7 @@ def _load_side(
             continue
         for run_id, trace_id, trace in loaded:
             location = RunLocation(run=run_id, source=ref.source, trace_id=trace_id)
-            runs.append(_Run(location, trace, route_of(trace, strict=strict)))
+            runs.append(_Run(location, trace))
     return runs
 
 
@@ -213,7 +241,7 @@ def _pair(base: _Run, cand: _Run, report: DiffReport) -> PairSummary:
     return PairSummary(
         baseline=base.location,
         candidate=cand.location,
-        route_distance=route_distance(base.route, cand.route),
+        route_distance=route_distance(base.route or [], cand.route or []),
         divergence=report.divergence,
         passed=report.passed,
         first_divergence=_first_divergence(report),

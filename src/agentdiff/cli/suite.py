@@ -1,0 +1,210 @@
+"""`agentdiff suite BASELINE CANDIDATE`: every scenario of two run sets, one report, one exit code.
+
+Exit codes as `compare`: 0 nothing regressed; 1 a scenario regressed (wins); 2 a usage or
+config error, or a scenario that could not be loaded (listed as an error row; the suite goes
+on unless `--fail-fast`); 3 internal. Gate settings: flag > `AGENTDIFF_*` > the manifest's
+`[gate]` > `agentdiff.toml` > default.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from agentdiff.cli.errors import handle_errors
+from agentdiff.cli.options import AdapterOpt, OutputOpt
+from agentdiff.cli.output import write_output
+from agentdiff.cli.settings import setting_flags
+from agentdiff.errors import ConfigError
+from agentdiff.render.options import RenderOptions
+from agentdiff.suite.discover import Layout
+from agentdiff.suite.manifest import SuiteManifest, load_manifest
+from agentdiff.suite.options import SuiteOptions
+from agentdiff.suite.render import SUITE_RENDERERS, render_suite
+from agentdiff.suite.run import Progress, run_suite
+from agentdiff.suite.runset import RunSet
+from agentdiff.suite.settings import resolve_settings
+
+__all__ = ["suite"]
+
+SuiteFormat = Enum("SuiteFormat", {name: name for name in SUITE_RENDERERS}, type=str)  # type: ignore[misc]
+
+
+class BackendChoice(str, Enum):
+    """Where the scenarios run."""
+
+    local = "local"
+    dask = "dask"
+
+
+class LayoutChoice(str, Enum):
+    """How a folder's files map to scenarios and runs (see `agentdiff.suite.discover`)."""
+
+    auto = "auto"
+    files = "files"
+    runs = "runs"
+
+
+PROGRESS_FROM = 200
+"""Suites with at least this many scenarios show a progress bar on a terminal."""
+
+
+def _jobs(text: str) -> int | Literal["auto"]:
+    if text == "auto":
+        return "auto"
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise ConfigError(f"--jobs must be a whole number ≥ 1 or 'auto', got {text!r}")
+    return jobs
+
+
+def _sides(
+    baseline: str | None,
+    candidate: str | None,
+    manifest: SuiteManifest | None,
+    layout: Layout,
+    scenario_key: str | None,
+    adapter: str | None,
+) -> tuple[RunSet, RunSet]:
+    if manifest is not None and baseline is None and candidate is None:
+        return manifest.baseline, manifest.candidate
+    if baseline is None or candidate is None:
+        msg = "give BASELINE and CANDIDATE (folders, globs or URLs of runs), or --manifest FILE"
+        raise ConfigError(msg)
+    if manifest is not None:
+        msg = "give either BASELINE CANDIDATE or --manifest (whose [suite] names both)"
+        raise ConfigError(msg)
+    return tuple(  # type: ignore[return-value]
+        RunSet.from_dir(root, layout=layout, adapter=adapter, scenario_key=scenario_key)
+        for root in (baseline, candidate)
+    )
+
+
+@contextmanager
+def _progress(total: int, enabled: bool | None) -> Iterator[Progress | None]:
+    show = sys.stderr.isatty() and total >= PROGRESS_FROM if enabled is None else enabled
+    if not show:
+        yield None
+        return
+    from rich.progress import (  # noqa: PLC0415 - only on a terminal
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(
+        TextColumn("scenarios"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        transient=True,
+        auto_refresh=False,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+    task = bar.add_task("suite", total=total)
+
+    def update(done: int, _total: int) -> None:
+        bar.update(task, completed=done)
+        bar.refresh()
+
+    with bar:
+        yield update
+
+
+@handle_errors
+@setting_flags
+def suite(
+    baseline: Annotated[
+        str | None, typer.Argument(help="Baseline runs: a folder, glob or URL.", show_default=False)
+    ] = None,
+    candidate: Annotated[
+        str | None,
+        typer.Argument(help="Candidate runs: a folder, glob or URL.", show_default=False),
+    ] = None,
+    manifest: Annotated[
+        Path | None, typer.Option("--manifest", "-m", help="agentdiff-suite.toml or a .jsonl.")
+    ] = None,
+    only: Annotated[
+        list[str] | None, typer.Option("--only", help="Only scenarios matching GLOB (repeatable).")
+    ] = None,
+    jobs: Annotated[
+        str, typer.Option("--jobs", "-j", help="Worker processes: N or auto.")
+    ] = "auto",
+    backend: Annotated[BackendChoice, typer.Option("--backend")] = BackendChoice.local,
+    scheduler: Annotated[
+        str | None, typer.Option("--scheduler", help="Attach to a Dask scheduler (tcp://...).")
+    ] = None,
+    fmt: Annotated[SuiteFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
+    output: OutputOpt = None,
+    results: Annotated[
+        str | None, typer.Option("--results", help="Write suite.json and the result tables here.")
+    ] = None,
+    fail_fast: Annotated[
+        bool, typer.Option("--fail-fast", help="Stop at the first failure.")
+    ] = False,
+    allow_missing: Annotated[
+        bool | None,
+        typer.Option("--allow-missing", help="A scenario only in the baseline is not an error."),
+    ] = None,
+    layout: Annotated[LayoutChoice, typer.Option("--layout")] = LayoutChoice.auto,
+    scenario_key: Annotated[
+        str | None, typer.Option("--scenario-key", help="Group a flat folder by this trace field.")
+    ] = None,
+    adapter: AdapterOpt = None,
+    name: Annotated[str | None, typer.Option("--name", help="The suite's name.")] = None,
+    color: Annotated[bool | None, typer.Option("--color/--no-color")] = None,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Default: on a TTY, long suites."),
+    ] = None,
+    *,
+    flags: Mapping[str, object],
+) -> None:
+    """Judge every scenario of CANDIDATE against BASELINE; exit 1 if any regressed."""
+    workers = _jobs(jobs)
+    loaded = load_manifest(manifest) if manifest is not None else None
+    sides = _sides(baseline, candidate, loaded, layout.value, scenario_key, adapter)
+    compare_options, sources = resolve_settings(flags, loaded)
+    if scheduler:
+        backend = BackendChoice.dask
+    options = SuiteOptions(
+        name=name or (loaded.name if loaded else None),
+        compare=compare_options,
+        sources=sources,
+        overrides=loaded.overrides if loaded else (),
+        only=tuple(only or ()),
+        jobs=workers,
+        backend=backend.value,
+        scheduler=scheduler,
+        fail_fast=fail_fast,
+        allow_missing=bool(
+            allow_missing if allow_missing is not None else (loaded and loaded.allow_missing)
+        ),
+        results=results,
+        pair_pages=str(fmt.value) == "html",
+    )
+    total = len(set(sides[0].runs) | set(sides[1].runs))
+    with _progress(total, progress) as update:
+        report = run_suite(*sides, options, progress=update)
+    to_screen = output is None or str(output) == "-"
+    if color is None:
+        color = to_screen and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    render_options = RenderOptions(width=None, color=color)
+    write_output(render_suite(report, str(fmt.value), render_options), output)
+    raise typer.Exit(report.exit_code)

@@ -1,0 +1,57 @@
+"""The HTML suite report: one self-contained, offline page (inline CSS, no script, no CDN).
+
+An index (counts, then a table of scenarios linking to their sections; passing scenarios last)
+and one section per scenario that needs a look (regressed, error, added, removed) with its
+findings and, for a regressed scenario whose pair report was kept (`SuiteOptions(pair_pages=
+True)`, which the CLI sets for `--format html`), the pair renderer's own HTML report of the
+deciding pair in a sandboxed frame. jinja2 (the `html` extra) autoescapes every value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agentdiff.errors import AgentDiffError
+from agentdiff.render.options import RenderOptions
+from agentdiff.render.text import one_line
+from agentdiff.suite.render.view import scenario_views, summary_line
+from agentdiff.suite.report import SuiteReport
+
+__all__ = ["render_suite_html"]
+
+TEMPLATES = Path(__file__).parent / "templates"
+_ORDER = ("regressed", "error", "removed", "added")
+
+
+def _template() -> Any:
+    try:
+        from jinja2 import Environment, FileSystemLoader, StrictUndefined  # noqa: PLC0415
+    except ImportError:
+        msg = "the html format needs jinja2"
+        raise AgentDiffError(msg, hint="pip install 'agentdiff[html]'") from None
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES), autoescape=True, undefined=StrictUndefined
+    )
+    return env.get_template("suite.html.j2")
+
+
+def render_suite_html(report: SuiteReport, options: RenderOptions | None = None) -> str:
+    """The suite as one HTML page."""
+    options = options or RenderOptions()
+    views = scenario_views(report)
+    sections = [view for group in _ORDER for view in views[group]]
+    anchors = {view.row.scenario: f"s{number}" for number, view in enumerate(sections, 1)}
+    passing = [row for row in report.scenarios if row.verdict == "pass"]
+    context: dict[str, Any] = {
+        "report": report,
+        "summary": summary_line(report),
+        "sections": sections[: options.max_rows],
+        "hidden_sections": max(0, len(sections) - options.max_rows),
+        "anchors": anchors,
+        "passing": passing[: options.max_rows],
+        "hidden_passing": max(0, len(passing) - options.max_rows),
+        "pages": report.pair_pages,
+        "one_line": one_line,
+    }
+    return str(_template().render(context))

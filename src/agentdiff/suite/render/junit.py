@@ -1,0 +1,66 @@
+"""The JUnit XML suite report: one test case per scenario, so CI lists each one.
+
+Regressed = `<failure>` (its broken rules and findings), error = `<error>` (the load failure),
+added / removed = `<skipped>` with the reason; passing scenarios are plain test cases. Text is
+cleaned of the control characters XML 1.0 cannot hold; ElementTree escapes the rest.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from agentdiff.render.junit import _xml_text as xml_text  # the pair renderer's cleaning
+from agentdiff.render.options import RenderOptions
+from agentdiff.suite.render.view import scenario_views, summary_line
+from agentdiff.suite.report import SuiteReport
+
+__all__ = ["render_suite_junit"]
+
+_SKIPPED = {
+    "added": "only in the candidate (a new scenario)",
+    "removed": "only in the baseline (allowed by --allow-missing)",
+}
+
+
+def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None) -> str:  # noqa: ARG001
+    """The suite as JUnit XML."""
+    counts = report.counts
+    name = f"agentdiff.suite.{report.name}"
+    suite = ET.Element(
+        "testsuite",
+        {
+            "name": xml_text(name),
+            "tests": str(counts.scenarios),
+            "failures": str(counts.regressed),
+            "errors": str(counts.errors),
+            "skipped": str(counts.added + counts.removed),
+        },
+    )
+    properties = ET.SubElement(suite, "properties")
+    ET.SubElement(properties, "property", name="summary", value=summary_line(report))
+    findings = {
+        view.row.scenario: view.findings
+        for views in scenario_views(report).values()
+        for view in views
+    }
+    for row in report.scenarios:
+        case = ET.SubElement(
+            suite, "testcase", classname=xml_text(name), name=xml_text(row.scenario)
+        )
+        text = xml_text("\n".join(findings.get(row.scenario, [])))
+        if row.verdict == "regressed" and row.pair is not None:
+            rules = "; ".join(v.message for v in row.pair.violations) or "regressed"
+            failure = ET.SubElement(case, "failure", type="regression", message=xml_text(rules))
+            failure.text = text
+        elif row.verdict == "error":
+            message = row.errors[0].message if row.errors else "error"
+            error = ET.SubElement(case, "error", type="input", message=xml_text(message))
+            error.text = text
+        elif row.verdict in _SKIPPED:
+            ET.SubElement(case, "skipped", message=_SKIPPED[row.verdict])
+    root = ET.Element("testsuites", {"name": "agentdiff"})
+    for key in ("tests", "failures", "errors", "skipped"):
+        root.set(key, suite.get(key, "0"))
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"

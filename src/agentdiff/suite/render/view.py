@@ -1,0 +1,124 @@
+"""What every suite renderer shows, decided once: the summary line, the order and the findings.
+
+Renderers read a `SuiteReport` through these helpers and never recompute a verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentdiff.render.text import clip, one_line
+from agentdiff.suite.report import PairSummary, ScenarioRow, SuiteReport
+
+__all__ = [
+    "ScenarioView",
+    "by_severity",
+    "count_words",
+    "first_divergence_text",
+    "run_pair_text",
+    "scenario_views",
+    "summary_line",
+]
+
+_COUNT_WORDS = (
+    ("passed", "passed"),
+    ("regressed", "regressed"),
+    ("errors", "error"),
+    ("added", "added"),
+    ("removed", "removed"),
+)
+
+
+def count_words(report: SuiteReport) -> list[str]:
+    """`412 passed`, `3 regressed`, `2 errors`... (zero counts left out, except passed)."""
+    counts = report.counts.model_dump()
+    words = []
+    for key, word in _COUNT_WORDS:
+        n = counts[key]
+        if n or key == "passed":
+            plural = "s" if word == "error" and n != 1 else ""
+            words.append(f"{n} {word}{plural}")
+    return words
+
+
+def summary_line(report: SuiteReport) -> str:
+    """The one line that comes first: `412 passed · 3 regressed · 2 errors · 1 added`."""
+    return " · ".join(count_words(report))
+
+
+def by_severity(rows: list[ScenarioRow]) -> list[ScenarioRow]:
+    """Regressed rows, most severe first: more broken rules, then larger divergence."""
+
+    def key(row: ScenarioRow) -> tuple[int, float, str]:
+        pair = row.pair
+        broken = len(pair.violations) if pair else 0
+        return (-broken, -(pair.divergence if pair else 0.0), row.scenario)
+
+    return sorted((r for r in rows if r.verdict == "regressed"), key=key)
+
+
+def first_divergence_text(pair: PairSummary) -> str | None:
+    """`first divergence at #7: insert tool_call search` (None when on the same path)."""
+    first = pair.first_divergence
+    if first is None:
+        return None
+    step = first.candidate or first.baseline
+    what = f"{step.step_type} {one_line(step.name)}" if step else ""
+    return f"first divergence at #{first.position}: {first.op} {what}".rstrip()
+
+
+def run_pair_text(pair: PairSummary) -> str:
+    """Which runs were compared, by id and source (enough to rerun `agentdiff compare`)."""
+    return (
+        f"baseline {one_line(pair.baseline.run)} ({one_line(pair.baseline.source)}) vs "
+        f"candidate {one_line(pair.candidate.run)} ({one_line(pair.candidate.source)})"
+    )
+
+
+@dataclass(frozen=True)
+class ScenarioView:
+    """One scenario as the renderers show it."""
+
+    row: ScenarioRow
+    headline: str
+    findings: list[str]
+
+
+def _findings(row: ScenarioRow) -> list[str]:
+    lines = [
+        f"{e.side}{f' run {one_line(e.run)}' if e.run else ''}: {clip(one_line(e.message), 300)}"
+        for e in row.errors
+    ]
+    pair = row.pair
+    if pair is not None:
+        lines += [one_line(v.message) for v in pair.violations]
+        first = first_divergence_text(pair)
+        if first:
+            lines.append(first)
+        if row.candidate_runs > 1 or row.baseline_runs > 1:
+            failing = sum(not p.passed for p in row.pairs)
+            lines.append(f"{failing} of {len(row.pairs)} candidate runs fail against their nearest")
+        lines.append(run_pair_text(pair))
+    return lines
+
+
+def _headline(row: ScenarioRow) -> str:
+    runs = f"{row.baseline_runs}→{row.candidate_runs} runs"
+    pair = row.pair
+    if pair is None:
+        return f"{row.verdict} ({runs})"
+    return f"{row.verdict}, divergence {pair.divergence:.2f} ({runs})"
+
+
+def scenario_views(report: SuiteReport) -> dict[str, list[ScenarioView]]:
+    """Rows to show, grouped: regressed (by severity), errors, removed, added."""
+    groups: dict[str, list[ScenarioRow]] = {
+        "regressed": by_severity(report.scenarios),
+        "error": [r for r in report.scenarios if r.verdict == "error"],
+        "removed": [r for r in report.scenarios if r.verdict == "removed"],
+        "added": [r for r in report.scenarios if r.verdict == "added"],
+    }
+    return {
+        group: [ScenarioView(row, _headline(row), _findings(row)) for row in rows]
+        for group, rows in groups.items()
+    }

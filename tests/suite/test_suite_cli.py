@@ -1,0 +1,189 @@
+"""`agentdiff suite` and `agentdiff results` end to end on the real-fixture suite."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from agentdiff.cli.app import app
+from agentdiff.config import SETTINGS
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _no_settings_env(monkeypatch, tmp_path):
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    monkeypatch.chdir(tmp_path)  # no agentdiff.toml from the checkout
+
+
+def _suite(*args: str):
+    return runner.invoke(app, ["suite", *args])
+
+
+def test_exit_1_and_the_summary_line_first(fixture_suite):
+    base, cand = fixture_suite
+    result = _suite(str(base), str(cand), "--layout", "files")
+    assert result.exit_code == 1, result.output
+    first = result.stdout.splitlines()[0]
+    assert first == "14 passed · 21 regressed · 2 errors · 1 added"
+    assert "✗ langfuse/loop" in result.stdout
+    assert (
+        result.stdout.index("Regressed")
+        < result.stdout.index("Errors")
+        < result.stdout.index("Only in the candidate")
+    )
+
+
+def test_exit_0_when_nothing_regressed_and_2_for_an_error_row(fixture_suite):
+    base, cand = fixture_suite
+    ok = _suite(
+        str(base), str(cand), "--layout", "files", "--only", "*/identical", "--only", "*/reworded"
+    )
+    assert ok.exit_code == 0, ok.output
+    assert ok.stdout.startswith("14 passed\n")
+    broken = _suite(
+        str(base), str(cand), "--layout", "files", "--only", "extra/*", "--allow-missing"
+    )
+    assert broken.exit_code == 2
+    assert "invalid JSON" in broken.stdout
+
+
+def test_flags_reach_the_gate_and_are_reported_with_their_source(fixture_suite, monkeypatch):
+    base, cand = fixture_suite
+    monkeypatch.setenv("AGENTDIFF_MAX_COST_INCREASE", "off")
+    result = _suite(
+        str(base),
+        str(cand),
+        "--layout",
+        "files",
+        "--only",
+        "*/detour",
+        "--max-token-increase",
+        "off",
+        "--format",
+        "json",
+    )
+    report = orjson.loads(result.stdout)
+    sources = {t["setting"]: t["source"] for t in report["thresholds"]}
+    assert sources["max_token_increase"] == "flag --max-token-increase"  # noqa: S105
+    assert sources["max_cost_increase"] == "env AGENTDIFF_MAX_COST_INCREASE"
+    assert report["counts"]["passed"] == 7 and result.exit_code == 0
+
+
+def test_toml_manifest_gate_and_overrides(fixture_suite, tmp_path):
+    base, cand = fixture_suite
+    manifest = tmp_path / "agentdiff-suite.toml"
+    manifest.write_text(
+        f'[suite]\nname = "nightly"\nbaseline = "{base}"\ncandidate = "{cand}"\nlayout = "files"\n'
+        '[gate]\nmax_token_increase = "off"\nmax_cost_increase = "off"\n'
+        '[[scenario]]\nmatch = "crewai/*"\ngate = { allow_loops = true }\n'
+    )
+    result = _suite("--manifest", str(manifest), "--only", "*/loop", "-f", "json")
+    report = orjson.loads(result.stdout)
+    verdicts = {row["scenario"]: row["verdict"] for row in report["scenarios"]}
+    assert verdicts["crewai/loop"] == "pass" and verdicts["langfuse/loop"] == "regressed"
+    assert report["name"] == "nightly"
+    sources = {t["setting"]: t["source"] for t in report["thresholds"]}
+    assert sources["max_token_increase"] == f"{manifest} [gate]"
+    # a flag beats the manifest
+    flagged = _suite(
+        "--manifest",
+        str(manifest),
+        "--only",
+        "crewai/detour",
+        "--max-token-increase",
+        "10",
+        "-f",
+        "json",
+    )
+    assert flagged.exit_code == 1
+
+
+def test_junit_one_case_per_scenario(fixture_suite, tmp_path):
+    base, cand = fixture_suite
+    out = tmp_path / "suite.xml"
+    result = _suite(str(base), str(cand), "--layout", "files", "-f", "junit", "-o", str(out))
+    assert result.exit_code == 1
+    root = ET.fromstring(out.read_text())  # noqa: S314 - our own output
+    suite = root.find("testsuite")
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert len(cases) == 38
+    assert cases["crewai/loop"].find("failure") is not None
+    assert "loop" in cases["crewai/loop"].find("failure").get("message")
+    assert cases["extra/broken"].find("error") is not None
+    assert cases["extra/added"].find("skipped") is not None
+    assert list(cases["crewai/identical"]) == []
+    assert (suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("21", "2", "1")
+
+
+def test_markdown_and_html_reports(fixture_suite, tmp_path):
+    base, cand = fixture_suite
+    md = _suite(str(base), str(cand), "--layout", "files", "-f", "markdown", "--only", "*/loop")
+    assert md.stdout.startswith("## ❌ AgentDiff suite: FAILED\n\n**0 passed · 7 regressed**")
+    assert "| langfuse/loop | regressed | 0.27 | 1→1 | cost, loop, tokens |" in md.stdout
+    assert "<details>" in md.stdout
+    page = tmp_path / "suite.html"
+    html = _suite(
+        str(base),
+        str(cand),
+        "--layout",
+        "files",
+        "-f",
+        "html",
+        "-o",
+        str(page),
+        "--only",
+        "crewai/*",
+    )
+    assert html.exit_code == 1
+    text = page.read_text()
+    assert text.count("<section id=") == 3  # the three regressed crewai scenarios
+    assert text.count("<iframe sandbox") == 3  # each with the pair renderer's own report
+    assert 'href="#s1"' in text and 'srcdoc="&lt;!DOCTYPE html&gt;' in text
+
+
+def test_results_folder_rerender_and_query(fixture_suite, tmp_path):
+    base, cand = fixture_suite
+    out = tmp_path / "results"
+    first = _suite(str(base), str(cand), "--layout", "files", "--results", str(out), "-f", "json")
+    assert first.exit_code == 1
+    assert (out / "suite.json").read_text() == first.stdout
+    again = runner.invoke(app, ["results", str(out)])
+    assert again.exit_code == 0
+    assert again.stdout.splitlines()[0] == "14 passed · 21 regressed · 2 errors · 1 added"
+    query = runner.invoke(
+        app,
+        [
+            "results",
+            str(out),
+            "--query",
+            "SELECT count(*) AS loops FROM pairs WHERE list_contains(violated_rules, 'loop')",
+            "-f",
+            "json",
+        ],
+    )
+    assert orjson.loads(query.stdout) == [{"loops": 7}]
+    bad = runner.invoke(app, ["results", str(out), "--query", "SELECT nope FROM pairs"])
+    assert bad.exit_code == 2 and "query failed" in bad.output
+    missing = runner.invoke(app, ["results", str(tmp_path / "none")])
+    assert missing.exit_code == 2 and "cannot read saved results" in missing.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["only-one"], "give BASELINE and CANDIDATE"),
+        (["a", "b", "--jobs", "0"], "--jobs must be"),
+        (["a", "b"], "does not exist"),
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(args, message):
+    result = _suite(*args)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "Traceback" not in result.output
