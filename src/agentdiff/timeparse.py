@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 __all__ = [
     "duration_ms",
@@ -22,14 +25,17 @@ __all__ = [
     "parse_iso",
     "parse_timestamp",
     "timing_metadata",
+    "wall_clock_ms",
 ]
 
 _NANOS_PER_SECOND = 1_000_000_000
 UTC = timezone.utc
 
 
-def parse_iso(value: str) -> datetime | None:
+def parse_iso(value: Any) -> datetime | None:
     """Parse an ISO 8601 string; a naive time is taken as UTC; `None` when it is not a time."""
+    if not isinstance(value, str):
+        return None
     text = value.strip()
     if text.endswith(("Z", "z")):
         text = text[:-1] + "+00:00"
@@ -104,6 +110,15 @@ def duration_ms(start: datetime | None, end: datetime | None) -> float | None:
         return None
     ms = round((end - start).total_seconds() * 1000.0, 3)  # microsecond precision, no float noise
     return ms if ms >= 0 else None
+
+
+def wall_clock_ms(
+    starts: Iterable[datetime | None], ends: Iterable[datetime | None]
+) -> float | None:
+    """Milliseconds from the earliest known start to the latest known end; `None` if unknown."""
+    first = min((s for s in starts if s is not None), default=None)
+    last = max((e for e in ends if e is not None), default=None)
+    return duration_ms(first, last)
 
 
 def timing_metadata(start: datetime | None, end: datetime | None) -> dict[str, str]:

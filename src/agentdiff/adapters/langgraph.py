@@ -206,7 +206,7 @@ def _trace_metadata(found: _Found, messages: list[Message]) -> dict[str, Any]:
             meta[key] = configurable[key]
     if found.checkpoint_id is not None:
         meta["checkpoint_id"] = found.checkpoint_id
-    created = parse_iso(found.created_at) if isinstance(found.created_at, str) else None
+    created = parse_iso(found.created_at)
     if created is not None:
         meta["created_at"] = iso_utc(created)
     meta.update({k: v for k, v in found.extra.items() if v is not None})

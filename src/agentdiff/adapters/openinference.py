@@ -34,7 +34,7 @@ from agentdiff.adapters.otel.span_json import is_span_json
 from agentdiff.adapters.otel.tree import SpanTree
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepType, TraceStep
-from agentdiff.timeparse import duration_ms, timing_metadata
+from agentdiff.timeparse import duration_ms, timing_metadata, wall_clock_ms
 
 if TYPE_CHECKING:
     from agentdiff.adapters.otel.span import OtelSpan
@@ -103,7 +103,9 @@ class _TraceBuilder:
             task_input=self._task_input(steps),
             final_output=self._final_output(steps),
             steps=steps,
-            total_latency_ms=duration_ms(*self.tree.time_bounds()),
+            total_latency_ms=wall_clock_ms(
+                (s.start for s in self.tree.spans), (s.end for s in self.tree.spans)
+            ),
             total_tokens=sum_usage(s.tokens for s in steps),
             metadata=self._trace_metadata(root),
         )

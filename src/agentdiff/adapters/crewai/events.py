@@ -113,7 +113,7 @@ class _Walk:
                 "name": name,
                 **fields,
             },
-            started=_time(event),
+            started=parse_iso(event.get("timestamp")),
             task_key=self.current_task,
         )
         self.drafts.append(draft)
@@ -124,11 +124,6 @@ class _Walk:
         return self.tasks.get(str(key)) if key else self.tasks.get(self.current_task or "")
 
 
-def _time(event: dict[str, Any]) -> datetime | None:
-    value = event.get("timestamp")
-    return parse_iso(value) if isinstance(value, str) else None
-
-
 def _role(walk: _Walk, data: dict[str, Any]) -> str:
     task = walk.task_of(data)
     role = data.get("agent_role") or (task.fields["metadata"]["agent_role"] if task else None)
@@ -137,7 +132,7 @@ def _role(walk: _Walk, data: dict[str, Any]) -> str:
 
 def _finish(draft: _Draft | None, event: dict[str, Any], **update: Any) -> None:
     if draft is not None:
-        draft.ended = _time(event)
+        draft.ended = parse_iso(event.get("timestamp"))
         draft.fields.update(update)
 
 
@@ -247,7 +242,11 @@ def _open_tool(walk: _Walk, data: dict[str, Any]) -> _Draft | None:
 
 
 def _crew_event(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
-    walk.crew[event["type"]] = {**data, "_time": _time(event), "_id": event.get("event_id")}
+    walk.crew[event["type"]] = {
+        **data,
+        "_time": parse_iso(event.get("timestamp")),
+        "_id": event.get("event_id"),
+    }
 
 
 _HANDLERS: dict[str, Callable[[_Walk, dict[str, Any], dict[str, Any]], None]] = {

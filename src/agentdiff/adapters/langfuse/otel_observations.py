@@ -20,7 +20,7 @@ from agentdiff.adapters.langfuse.observations import (
     usage_details,
 )
 from agentdiff.adapters.otel.documents import decode_spans
-from agentdiff.timeparse import duration_ms
+from agentdiff.timeparse import wall_clock_ms
 
 if TYPE_CHECKING:
     from agentdiff.adapters.otel.span import OtelSpan
@@ -82,9 +82,7 @@ def _header(spans: list[OtelSpan]) -> TraceHeader:
     header = TraceHeader(trace_id=spans[0].trace_id or None)
     for span in ordered:
         _merge_trace_attributes(header, span.attributes)
-    starts = [s.start for s in spans if s.start is not None]
-    ends = [s.end for s in spans if s.end is not None]
-    header.latency_ms = duration_ms(min(starts), max(ends)) if starts and ends else None
+    header.latency_ms = wall_clock_ms((s.start for s in spans), (s.end for s in spans))
     resource = spans[0].resource
     if resource:
         header.metadata.setdefault("resource", resource)

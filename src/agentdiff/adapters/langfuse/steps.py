@@ -26,7 +26,7 @@ from agentdiff.adapters._kit.ordering import parents_first
 from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload
 from agentdiff.adapters._kit.tokens import sum_usage
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
-from agentdiff.timeparse import duration_ms, timing_metadata
+from agentdiff.timeparse import duration_ms, timing_metadata, wall_clock_ms
 
 if TYPE_CHECKING:
     from agentdiff.adapters.langfuse.observations import Observation, TraceHeader
@@ -114,9 +114,9 @@ def build_trace(header: TraceHeader, observations: list[Observation]) -> AgentTr
     task_input = header.input if header.input is not None or root is None else root.input
     final = header.output if header.output is not None or root is None else root.output
     trace_id = header.trace_id or (root.trace_id if root else None) or "langfuse-trace"
-    starts = [o.start for o in ordered if o.start is not None]
-    ends = [o.end for o in ordered if o.end is not None]
-    latency = duration_ms(min(starts), max(ends)) if starts and ends else header.latency_ms
+    latency = wall_clock_ms((o.start for o in ordered), (o.end for o in ordered))
+    if latency is None:
+        latency = header.latency_ms
     return AgentTrace(
         trace_id=trace_id,
         agent_name=header.name or (root.name if root else None) or "langfuse",

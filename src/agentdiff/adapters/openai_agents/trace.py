@@ -15,7 +15,7 @@ from agentdiff.adapters._kit.tokens import sum_usage
 from agentdiff.adapters.openai_agents.span_data import MAPPERS, tokens_of, unknown
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
-from agentdiff.timeparse import duration_ms, parse_iso, timing_metadata
+from agentdiff.timeparse import duration_ms, parse_iso, timing_metadata, wall_clock_ms
 
 __all__ = ["build_trace"]
 
@@ -70,16 +70,12 @@ def _parse_span(path: str, item: Any, position: int) -> _Span:
         span_id,
         parent_id,
         _str_or_none(item.get("trace_id")),
-        _time(item.get("started_at")),
-        _time(item.get("ended_at")),
+        parse_iso(item.get("started_at")),
+        parse_iso(item.get("ended_at")),
         data,
         error,
         position,
     )
-
-
-def _time(value: Any) -> datetime | None:
-    return parse_iso(value) if isinstance(value, str) else None
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -211,10 +207,7 @@ def build_trace(trace: dict[str, Any], items: list[tuple[str, Any]]) -> AgentTra
         steps=steps,
         task_input=_task_input(steps),
         final_output=_final_output(steps),
-        total_latency_ms=duration_ms(
-            min((s.started for s in spans if s.started), default=None),
-            max((s.ended for s in spans if s.ended), default=None),
-        ),
+        total_latency_ms=wall_clock_ms((s.started for s in spans), (s.ended for s in spans)),
         total_tokens=sum_usage(s.tokens for s in steps),
         metadata=_trace_metadata(trace, spans),
     )

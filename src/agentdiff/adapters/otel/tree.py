@@ -71,12 +71,6 @@ class SpanTree:
             key=lambda s: s.start or _NEVER,
         )
 
-    def time_bounds(self) -> tuple[datetime | None, datetime | None]:
-        """Earliest start and latest end over every span in the file."""
-        starts = [s.start for s in self.spans if s.start is not None]
-        ends = [s.end for s in self.spans if s.end is not None]
-        return (min(starts) if starts else None, max(ends) if ends else None)
-
     def dropped_count(self) -> int:
         """How many spans were dropped (no agent meaning, not an outer wrapper of agent spans)."""
         return len(self.spans) - len(self.kept)
