@@ -135,6 +135,6 @@ def test_empty_env_value_counts_as_unset(project):
 def test_every_gate_threshold_and_compare_knob_is_a_setting():
     names = {s.name for s in SETTINGS}
     assert set(GateThresholds.model_fields) <= names
-    assert set(CompareOptions.model_fields) - {"gate", "prices"} <= names
+    assert set(CompareOptions.model_fields) - {"gate", "prices", "sources"} <= names
     assert all(s.env == "AGENTDIFF_" + s.name.upper() for s in SETTINGS)
     assert all(s.flag == "--" + s.name.replace("_", "-") for s in SETTINGS)

@@ -21,7 +21,7 @@ EXPECTED: dict[str, list[str]] = {
         r"re:response +Travel Advisor/final_answer",
         "crew travel_weather_crew: 6 LLM calls, 1832 tokens",
         "same tool calls True",
-        "error in Weather Researcher/get_weather: retried → succeeded; back on the baseline path after 2 steps",
+        r"re:error in Weather Researcher/get_weather \(row \d+\): retried → succeeded; back on the baseline path after 2 steps",
         "loop Weather Researcher/get_weather ×4 (new)",
     ],
     "ingestion_langfuse.py": [
@@ -55,7 +55,7 @@ EXPECTED: dict[str, list[str]] = {
         # the Deltas tables of detour, then of error_retry
         r"re:tool calls +3 +4 .*\nLLM calls +5 +6 .*\nmodel turns +5 +6 .*\nerrors +0 +0 .*\n.*\n.*\ntotal tokens +2,609 +3,425",
         r"re:tool calls +3 +4 .*\nLLM calls +5 +6 .*\nmodel turns +5 +6 .*\nerrors +0 +1 .*\n.*\n.*\ntotal tokens +2,609 +3,421",
-        "error in get_weather: retried → succeeded; back on the baseline path after 1 step",
+        r"re:error in get_weather \(row \d+\): retried → succeeded; back on the baseline path after 1 step",
     ],
     "ingestion_langsmith.py": [
         "nested adapter=langsmith steps=31 tokens=2288 tools=geocode,get_weather,get_weather",
@@ -68,7 +68,7 @@ EXPECTED: dict[str, list[str]] = {
         # the Deltas table of loop
         r"re:tool calls +2 +5 .*\nLLM calls +3 +6 .*\nmodel turns +3 +6 .*\n.*\n.*\n.*\ntotal tokens +1,532 +4,136",
         "loop get_weather ×4 (new)",
-        "error in get_weather: retried → succeeded; back on the baseline path after 1 step",
+        r"re:error in get_weather \(row \d+\): retried → succeeded; back on the baseline path after 1 step",
     ],
     "record_openai_agent.py": [
         "baseline: generic trace",

@@ -231,7 +231,9 @@ def _build(values: dict[str, object], sources: dict[str, str]) -> CompareOptions
 
     try:
         gate = GateThresholds.model_validate(pick("gate"))
-        return CompareOptions.model_validate({**pick("compare"), "gate": gate})
+        return CompareOptions.model_validate(
+            {**pick("compare"), "gate": gate, "sources": dict(sources)}
+        )
     except ValidationError as exc:
         error = exc.errors()[0]
         key = str(error["loc"][0]) if error["loc"] else "?"

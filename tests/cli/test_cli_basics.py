@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 
@@ -79,7 +80,7 @@ def test_inspect_terminal_shows_tree_and_totals(spec_example):
     result = runner.invoke(app, ["inspect", str(spec_example)])
     assert result.exit_code == 0
     assert "geocode_city" in result.stdout and "generate_report" in result.stdout
-    assert "230 tok" in result.stdout and "1220 ms" in result.stdout
+    assert "230 tok" in result.stdout and "1,220 ms" in result.stdout
 
 
 def test_inspect_json(spec_example):
@@ -95,7 +96,21 @@ def test_inspect_json(spec_example):
         "status": "success",
         "latency_ms": 1100.0,
         "total_tokens": 230,
+        "error_message": None,
     }
+
+
+def test_inspect_and_compare_agree_on_totals(spec_example):
+    shown = orjson.loads(
+        runner.invoke(app, ["inspect", str(spec_example), "--format", "json"]).stdout
+    )["totals"]
+    args = ["compare", str(spec_example), str(spec_example), "--format", "json"]
+    report = orjson.loads(runner.invoke(app, args).stdout)
+    assert shown == report["candidate"] == report["baseline"]
+    assert shown["total_tokens"] == 230
+    text = runner.invoke(app, ["inspect", str(spec_example)]).stdout
+    assert re.search(r"tokens\s+230\b", text)
+    assert re.search(r"latency\s+1,220 ms", text)
 
 
 def test_adapters_lists_builtins_with_aliases():

@@ -18,6 +18,9 @@ CASES = [
     ("error_retry", "markdown", "md"),
     ("identical", "terminal", "txt"),
     ("loop", "junit", "xml"),
+    ("error_retry", "junit", "xml"),
+    ("error_retry", "json", "json"),
+    ("loop", "html", "html"),
 ]
 
 

@@ -36,7 +36,9 @@ def test_sections_and_highlights():
     ):
         assert marker in page
     assert "Blocked by: tool loop get_weather ×4" in page
-    assert page.count('<details class="row') == len(report.alignment)
+    plain = page.count('<div class="s">') + page.count('<div class="s m">')  # folded, matching
+    assert page.count('<details class="row') + plain == len(report.alignment)
+    assert page.count('<details class="fold') == 1
     assert page.count('class="row op-insert first"') == 1
     assert page.count("node op-insert") >= 1
     assert page.count(" loop") >= 4  # loop steps are marked in the DAG
@@ -47,6 +49,7 @@ def test_payloads_are_expandable_per_step():
     assert "weather service unavailable" in page
     assert '<div class="mute">input</div>' in page
     assert '<div class="mute">output</div>' in page
+    assert "error: weather service unavailable (HTTP 503), please retry" in page
 
 
 def test_every_trace_string_is_escaped():

@@ -13,12 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from agentdiff import compare
 from agentdiff.render import RenderOptions, render
 from agentdiff.render.view import DELTA_ROWS
 
 from .reports import hostile_report, real_report
 
 pytestmark = pytest.mark.browser
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -93,7 +95,8 @@ def test_report_renders_offline_without_errors(browser, tmp_path):
     assert seen["errors"] == []
     assert page.title().startswith("AgentDiff: FAILED")
     assert "Blocked by: tool loop get_weather ×4" in page.inner_text("#verdict")
-    assert page.locator("#trajectories details.row").count() == len(report.alignment)
+    rows = page.locator("#trajectories details.row").count()
+    assert rows + page.locator("#trajectories div.s").count() - 1 == len(report.alignment)
     assert page.locator("#trajectories details.first").count() == 1
     assert page.locator("svg#dag-baseline g.node").count() == report.baseline.steps
     assert page.locator("svg#dag-candidate g.node").count() == report.candidate.steps
@@ -112,7 +115,7 @@ def test_report_renders_offline_without_errors(browser, tmp_path):
 def test_injected_script_never_runs(browser, tmp_path):
     page_file = _write(tmp_path, "hostile", hostile_report())
     page, seen = _open(browser, page_file)
-    for row in page.locator("#trajectories details.row").all():
+    for row in page.locator("#trajectories details").all():
         row.locator("summary").click()
     page.hover("svg#dag-candidate g.node >> nth=1")
     assert page.evaluate("window.__pwned") is None
@@ -124,3 +127,41 @@ def test_injected_script_never_runs(browser, tmp_path):
     shot = tmp_path / "hostile.png"
     page.screenshot(path=str(shot), full_page=True)
     print(f"screenshot: {shot}")
+
+
+def _synthetic_pair(n: int):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(BENCHMARKS))
+        import synthetic
+    return synthetic.make_pair(n)
+
+
+def test_two_thousand_steps_stay_small_and_readable(browser, tmp_path):
+    pair = _synthetic_pair(2000)
+    report = compare(pair.baseline, pair.candidate)
+    page_file = _write(tmp_path, "big", report)
+    assert page_file.stat().st_size < 1_000_000
+    page, seen = _open(browser, page_file)
+    assert seen["console"] == []
+    assert seen["errors"] == []
+    assert seen["requests"] == [page_file.as_uri()]
+    trajectories = page.locator("#trajectories").bounding_box()
+    assert page.locator("#deltas").bounding_box()["y"] < trajectories["y"]
+    assert "Thresholds:" in page.inner_text("#verdict")
+    changed = page.locator("#trajectories details.op-change").first
+    assert changed.locator(".inline").is_visible()  # what changed, without a click
+    assert "→" in changed.locator(".inline").inner_text()
+    fold = page.locator("#trajectories details.fold").first
+    hidden = fold.locator(".folded .s").first
+    assert not hidden.is_visible()
+    fold.locator("summary").click()
+    assert hidden.is_visible()
+    box = page.locator(".dagbox").bounding_box()
+    assert box["height"] <= 0.7 * 1000 + 40  # capped at 70% of the viewport
+    for side in ("baseline", "candidate"):
+        nodes = page.locator(f"svg#dag-{side} g.node").count()
+        assert 0 < nodes <= 301
+        assert page.locator(f"svg#dag-{side} g.fold").count() > 0
+    shot = tmp_path / "big.png"
+    page.screenshot(path=str(shot))
+    print(f"screenshot: {shot} ({page_file.stat().st_size:,} bytes)")

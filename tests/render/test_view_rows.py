@@ -1,7 +1,7 @@
 """Row elision: long unchanged runs collapse; a cut tail says so and never hides silently."""
 
 from agentdiff import compare
-from agentdiff.render.view import rows
+from agentdiff.render.rows import rows
 from tests.diff.builders import tools
 
 

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from agentdiff.cli.errors import handle_errors
 from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, TraceFile, TraceIdOpt
+from agentdiff.diff import trace_totals
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
 from agentdiff.render.tree import trace_tree
@@ -37,6 +38,7 @@ def inspect(
     """Show the step tree (type, name, status, latency, tokens) and totals of FILE."""
     limits = Limits.resolve(max_input_size, max_steps)
     trace = load_trace(file, adapter, trace_id=trace_id, limits=limits)
+    totals = trace_totals(trace)
     if fmt is InspectFormat.json:
         steps = [
             {
@@ -48,6 +50,7 @@ def inspect(
                 "status": s.status.value,
                 "latency_ms": s.latency_ms,
                 "total_tokens": s.tokens.total_tokens if s.tokens else None,
+                "error_message": s.error_message,
             }
             for s in trace.steps
         ]
@@ -58,7 +61,8 @@ def inspect(
             "steps": steps,
             "total_latency_ms": trace.total_latency_ms,
             "total_tokens": trace.total_tokens.model_dump() if trace.total_tokens else None,
+            "totals": totals.model_dump(mode="json"),
         }
         typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())
         return
-    Console(highlight=False, emoji=False).print(trace_tree(trace))
+    Console(highlight=False, emoji=False).print(trace_tree(trace, totals))

@@ -13,22 +13,28 @@ from agentdiff.diff.normalize import Normalizer, is_volatile
 from agentdiff.models.report import Change
 from agentdiff.models.trace import StepType, TraceStep
 
-__all__ = ["MAX_CHANGES", "step_changes"]
+__all__ = ["MAX_CHANGES", "Changes", "step_changes"]
 
 _Kind = Literal["argument", "status", "content"]
 
 MAX_CHANGES = 20
-"""Field differences listed per step pair; further differences of that pair are not listed."""
+"""Field differences listed per step pair; further ones are only counted (`Changes.more`)."""
+
+
+class Changes(list[Change]):
+    """The listed differences of one step pair, and how many more there were (`more`)."""
+
+    more: int = 0
 
 
 def step_changes(
     base: TraceStep, cand: TraceStep, normalizer: Normalizer, *, same_arguments: bool = False
-) -> list[Change]:
-    """Every recorded difference between `base` and `cand` (same signature).
+) -> Changes:
+    """Every recorded difference between `base` and `cand` (same signature), capped.
 
     `same_arguments=True` says the caller already knows the normalized tool arguments are equal.
     """
-    changes: list[Change] = []
+    changes = Changes()
     if base.status is not cand.status:
         changes.append(
             Change(
@@ -52,9 +58,7 @@ def step_changes(
 _TOOL = StepType.TOOL_CALL
 
 
-def _payload(
-    a: Any, b: Any, path: str, kind: _Kind, normalizer: Normalizer, out: list[Change]
-) -> None:
+def _payload(a: Any, b: Any, path: str, kind: _Kind, normalizer: Normalizer, out: Changes) -> None:
     """The differences of two unequal payloads."""
     if normalizer.has_ignores:
         root = (path,)
@@ -62,9 +66,12 @@ def _payload(
     _diff(a, b, path, kind, out)
 
 
-def _diff(a: Any, b: Any, path: str, kind: _Kind, out: list[Change]) -> None:
-    """Leaf differences, volatile fields left out as it walks (no normalized copies)."""
-    if len(out) >= MAX_CHANGES or a == b:
+def _diff(a: Any, b: Any, path: str, kind: _Kind, out: Changes) -> None:
+    """Leaf differences, volatile fields left out as it walks (no normalized copies).
+
+    Past `MAX_CHANGES` the walk goes on only to count (`out.more`), building no records.
+    """
+    if a == b:
         return
     if isinstance(a, dict) and isinstance(b, dict):
         for key in [*a, *(k for k in b if k not in a)]:
@@ -77,6 +84,9 @@ def _diff(a: Any, b: Any, path: str, kind: _Kind, out: list[Change]) -> None:
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             _diff(x, y, f"{path}.{i}", kind, out)
+        return
+    if len(out) >= MAX_CHANGES:
+        out.more += 1
         return
     out.append(
         Change(

@@ -9,7 +9,7 @@ from agentdiff.diff.changes import step_changes
 from agentdiff.diff.loops import Loop, find_loops, label_loops
 from agentdiff.diff.metrics import deltas, summarize
 from agentdiff.diff.normalize import Normalizer
-from agentdiff.diff.options import CompareOptions
+from agentdiff.diff.options import CompareOptions, applied_thresholds
 from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.recovery import later_attempts, recoveries
 from agentdiff.diff.signatures import Signer
@@ -83,6 +83,7 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
         recovery=recoveries(pairs, ops, c_side, c_attempts),
         deltas=found_deltas,
         gate=gate,
+        thresholds=applied_thresholds(options),
     )
     return report.attach_traces(baseline, candidate)
 
@@ -104,7 +105,7 @@ def _entries(
             same_call = call is not None and call == c_calls.get(c)
             changes = step_changes(b_steps[b], c_steps[c], normalizer, same_arguments=same_call)
             op = _op(changes, b_side.rank[b], c_side.rank[c], options)
-            out.append(entry(op, b_refs[b], c_refs[c], changes))
+            out.append(entry(op, b_refs[b], c_refs[c], changes, changes.more))
     return out
 
 

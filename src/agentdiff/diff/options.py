@@ -8,8 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentdiff.diff.pricing import DEFAULT_PRICES, ModelPrice
 from agentdiff.gate import GateThresholds
+from agentdiff.models.report import Threshold
 
-__all__ = ["CompareOptions"]
+__all__ = ["CompareOptions", "applied_thresholds"]
 
 
 class CompareOptions(BaseModel):
@@ -28,3 +29,21 @@ class CompareOptions(BaseModel):
     gate: GateThresholds = Field(default_factory=GateThresholds)
     prices: Mapping[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
     """USD per million tokens by model-name prefix, for estimating unknown costs."""
+    sources: Mapping[str, str] = Field(default_factory=dict)
+    """Where each setting's value came from (`flag --x`, `env AGENTDIFF_X`, `<file> [gate]`),
+    filled by `agentdiff.config.load_options`; a setting absent here was an argument or the
+    default."""
+
+
+def applied_thresholds(options: CompareOptions) -> list[Threshold]:
+    """Every gate setting with its value and where that value came from."""
+    gate = options.gate
+    given = gate.model_fields_set
+    return [
+        Threshold(
+            setting=name,
+            value=getattr(gate, name),
+            source=options.sources.get(name) or ("argument" if name in given else "default"),
+        )
+        for name in type(gate).model_fields
+    ]

@@ -33,9 +33,12 @@ __all__ = [
     "Recovery",
     "StepRef",
     "Summary",
+    "Threshold",
 ]
 
 REPORT_VERSION = "1"
+ERROR_CHARS = 2000
+"""Longest error message a `StepRef` keeps (the full one stays in the trace)."""
 
 
 class Op(str, Enum):
@@ -86,18 +89,24 @@ class StepRef:
     step_type: StepType
     name: str
     status: StepStatus
+    error_message: str | None = None
+    """The step's error message (longer ones cut to `ERROR_CHARS` with an ellipsis)."""
 
     @classmethod
     def of(cls, step: TraceStep) -> StepRef:
         """The reference of `step`."""
         ref = _new(cls)
-        set_id, set_parent, set_index, set_type, set_name, set_status = _STEP_REF_SLOTS
+        set_id, set_parent, set_index, set_type, set_name, set_status, set_error = _STEP_REF_SLOTS
         set_id(ref, step.step_id)
         set_parent(ref, step.parent_id)
         set_index(ref, step.step_index)
         set_type(ref, step.step_type)
         set_name(ref, step.name)
         set_status(ref, step.status)
+        error = step.error_message
+        if error is not None and len(error) > ERROR_CHARS:
+            error = error[: ERROR_CHARS - 1] + "…"
+        set_error(ref, error)
         return ref
 
 
@@ -127,18 +136,26 @@ class Aligned:
     baseline: StepRef | None
     candidate: StepRef | None
     changes: list[Change] = field(default_factory=list)
+    more_changes: int = 0
+    """Further differences of this pair beyond the listed `changes` (the per-step cap)."""
 
     @classmethod
     def of(
-        cls, op: Op, baseline: StepRef | None, candidate: StepRef | None, changes: list[Change]
+        cls,
+        op: Op,
+        baseline: StepRef | None,
+        candidate: StepRef | None,
+        changes: list[Change],
+        more_changes: int = 0,
     ) -> Aligned:
         """The same as `Aligned(op, baseline, candidate, changes)`, about twice as fast."""
         entry = _new(cls)
-        set_op, set_baseline, set_candidate, set_changes = _ALIGNED_SLOTS
+        set_op, set_baseline, set_candidate, set_changes, set_more = _ALIGNED_SLOTS
         set_op(entry, op)
         set_baseline(entry, baseline)
         set_candidate(entry, candidate)
         set_changes(entry, changes)
+        set_more(entry, more_changes)
         return entry
 
 
@@ -252,6 +269,17 @@ class GateViolation(_Record):
     message: str
 
 
+class Threshold(_Record):
+    """One gate setting as it applied to this comparison, and where its value came from."""
+
+    setting: str
+    """A `GateThresholds` field, e.g. `max_divergence`."""
+    value: float | int | bool | None
+    """`None`: the rule was switched off."""
+    source: str
+    """`default`, `argument` (Python), `flag --x`, `env AGENTDIFF_X` or `<file> [gate]`."""
+
+
 class GateResult(_Record):
     """The verdict: hard violations fail, warnings never change the exit code."""
 
@@ -276,6 +304,8 @@ class DiffReport(BaseModel):
     recovery: list[Recovery]
     deltas: Deltas
     gate: GateResult
+    thresholds: list[Threshold] = Field(default_factory=list)
+    """The gate settings that applied, each with where it came from."""
 
     _baseline_trace: AgentTrace | None = PrivateAttr(default=None)
     _candidate_trace: AgentTrace | None = PrivateAttr(default=None)

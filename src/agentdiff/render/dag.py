@@ -3,7 +3,9 @@
 Each step gets its own row (depth-first, children in `step_index` order) and its depth picks
 the column, so a wide fan-out stays readable; edges are elbows from parent to child. Steps the
 diff marks (inserted, deleted, changed, reordered, looping, failed, first divergence) carry CSS
-classes; the template escapes every label.
+classes; the template escapes every label. A large trace draws only the marked and failed steps
+and their ancestors: each run of unmarked sibling subtrees becomes one "… N unchanged steps"
+box, and at most `MAX_NODES` boxes are drawn per side.
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ from dataclasses import dataclass
 
 from agentdiff.models.report import DiffReport, Op
 from agentdiff.models.trace import AgentTrace, StepStatus, TraceStep
-from agentdiff.render.text import clip, one_line
+from agentdiff.render.measures import plural
+from agentdiff.render.text import clip
+from agentdiff.render.view import text
 
 __all__ = ["DagNode", "DagPicture", "dag_pictures"]
 
@@ -23,6 +27,10 @@ BOX_W = 190
 BOX_H = 20
 MARGIN = 6
 LABEL_CHARS = 26
+SMALL = 60
+"""A trace with at most this many steps is drawn whole; a larger one folds unchanged subtrees."""
+MAX_NODES = 300
+"""Boxes drawn per side at most (then one box says how many steps are left out)."""
 
 
 @dataclass(frozen=True)
@@ -79,42 +87,110 @@ def _marks(report: DiffReport) -> tuple[dict[str, set[str]], dict[str, set[str]]
     return base, cand
 
 
-def _order(trace: AgentTrace) -> list[tuple[TraceStep, int]]:
-    """Steps depth-first (children by `step_index`), each with its depth."""
+def _children(trace: AgentTrace) -> dict[str | None, list[TraceStep]]:
     ids = {s.step_id for s in trace.steps}
     children: dict[str | None, list[TraceStep]] = {}
     for step in sorted(trace.steps, key=lambda s: s.step_index):
         children.setdefault(step.parent_id if step.parent_id in ids else None, []).append(step)
-    ordered: list[tuple[TraceStep, int]] = []
-    stack = [(s, 0) for s in reversed(children.get(None, []))]
+    return children
+
+
+def _sizes(children: dict[str | None, list[TraceStep]]) -> dict[str, int]:
+    """Subtree size of every step (itself included), children before parents."""
+    sizes: dict[str, int] = {}
+    stack: list[tuple[TraceStep, bool]] = [(s, False) for s in children.get(None, [])]
     while stack:
-        step, depth = stack.pop()
-        ordered.append((step, depth))
-        stack.extend((c, depth + 1) for c in reversed(children.get(step.step_id, [])))
+        step, done = stack.pop()
+        kids = children.get(step.step_id, [])
+        if done:
+            sizes[step.step_id] = 1 + sum(sizes[k.step_id] for k in kids)
+        else:
+            stack.append((step, True))
+            stack.extend((k, False) for k in kids)
+    return sizes
+
+
+def _interesting(trace: AgentTrace, marks: Mapping[str, set[str]]) -> set[str] | None:
+    """Steps worth drawing: marked or failed ones and their ancestors (`None`: draw all)."""
+    if len(trace.steps) <= SMALL:
+        return None
+    parents = {s.step_id: s.parent_id for s in trace.steps}
+    keep: set[str] = set()
+    for step in trace.steps:
+        if step.step_id in marks or step.status is not StepStatus.SUCCESS:
+            node: str | None = step.step_id
+            while node is not None and node in parents and node not in keep:
+                keep.add(node)
+                node = parents[node]
+    return keep
+
+
+Item = tuple[TraceStep | None, int, int]
+"""(step, depth, folded count): a step to draw, or a fold of `count` unchanged steps."""
+
+
+def _order(trace: AgentTrace, marks: Mapping[str, set[str]]) -> list[Item]:
+    """Steps depth-first (children by `step_index`); runs of unmarked subtrees folded."""
+    children = _children(trace)
+    sizes = _sizes(children)
+    keep = _interesting(trace, marks)
+    ordered: list[Item] = []
+    # each entry: the siblings still to visit, last one first
+    stack: list[tuple[list[TraceStep], int]] = [(children.get(None, [])[::-1], 0)]
+    while stack:
+        siblings, depth = stack[-1]
+        if not siblings:
+            stack.pop()
+            continue
+        step = siblings.pop()
+        if keep is not None and step.step_id not in keep:
+            folded = sizes[step.step_id]
+            while siblings and siblings[-1].step_id not in keep:
+                folded += sizes[siblings.pop().step_id]
+            ordered.append((None, depth, folded))
+            continue
+        ordered.append((step, depth, 0))
+        stack.append((children.get(step.step_id, [])[::-1], depth + 1))
     return ordered
 
 
+def _node(step: TraceStep, x: int, y: int, marks: Mapping[str, set[str]]) -> DagNode:
+    classes = set(marks.get(step.step_id, ()))
+    if step.status is not StepStatus.SUCCESS:
+        classes.add(f"status-{step.status.value}")
+    name = text(step.name)
+    title = f"{name} ({step.step_type.value}, {step.status.value}) id={text(step.step_id)}"
+    return DagNode(x, y, clip(name, LABEL_CHARS), title, " ".join(sorted(classes)))
+
+
+def _fold_node(x: int, y: int, folded: int, *, cut: bool = False) -> DagNode:
+    words = plural(folded, "more step") + " not drawn" if cut else plural(folded, "unchanged step")
+    return DagNode(x, y, f"… {words}", words, "fold")
+
+
 def _picture(side: str, trace: AgentTrace, marks: Mapping[str, set[str]]) -> DagPicture:
-    ordered = _order(trace)
+    ordered = _order(trace, marks)
     where: dict[str, tuple[int, int]] = {}
     nodes: list[DagNode] = []
     edges: list[DagEdge] = []
-    for row, (step, depth) in enumerate(ordered):
+    parent_of = {s.step_id: s.parent_id for s in trace.steps}
+    for row, (step, depth, folded) in enumerate(ordered[:MAX_NODES]):
         x, y = MARGIN + depth * INDENT, MARGIN + row * ROW_H
+        if step is None:
+            nodes.append(_fold_node(x, y, folded))
+            continue
         where[step.step_id] = (x, y)
-        classes = set(marks.get(step.step_id, ()))
-        if step.status is not StepStatus.SUCCESS:
-            classes.add(f"status-{step.status.value}")
-        name = one_line(step.name)
-        title = f"{name} ({step.step_type.value}, {step.status.value}) id={one_line(step.step_id)}"
-        nodes.append(DagNode(x, y, clip(name, LABEL_CHARS), title, " ".join(sorted(classes))))
-        parent = where.get(step.parent_id or "")
+        nodes.append(_node(step, x, y, marks))
+        parent = where.get(parent_of.get(step.step_id) or "")
         if parent is not None:
             px, py = parent
             edges.append(DagEdge(px + INDENT // 2, py + BOX_H, x, y + BOX_H // 2))
-    depth_max = max((d for _, d in ordered), default=0)
+    if len(ordered) > MAX_NODES:
+        rest = sum(1 if s is not None else n for s, _, n in ordered[MAX_NODES:])
+        nodes.append(_fold_node(MARGIN, MARGIN + MAX_NODES * ROW_H, rest, cut=True))
+    depth_max = max((d for _, d, _ in ordered), default=0)
     width = 2 * MARGIN + depth_max * INDENT + BOX_W
-    height = 2 * MARGIN + max(len(ordered), 1) * ROW_H
+    height = 2 * MARGIN + max(len(nodes), 1) * ROW_H
     return DagPicture(side, nodes, edges, width, height)
 
 

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from agentdiff.gate import RULES
 from agentdiff.models.report import DiffReport
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.view import findings, headline
+from agentdiff.render.view import report_view
 
 __all__ = ["render_junit", "render_junit_error"]
 
@@ -35,7 +35,7 @@ def _document(suite: ET.Element) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
 
 
-def render_junit(report: DiffReport, options: RenderOptions) -> str:  # noqa: ARG001
+def render_junit(report: DiffReport, options: RenderOptions) -> str:
     """The gate as JUnit XML: one `<testcase>` per rule, a `<failure>` per broken rule."""
     failed = {v.rule for v in report.gate.violations}
     suite = ET.Element(
@@ -43,23 +43,24 @@ def render_junit(report: DiffReport, options: RenderOptions) -> str:  # noqa: AR
         {"name": f"{SUITE}.gate", "tests": str(len(RULES)), "failures": str(len(failed))},
         errors="0",
     )
-    state, words = headline(report)
+    view = report_view(report, options)
     properties = ET.SubElement(suite, "properties")
     for name, value in (
-        ("verdict", state),
+        ("verdict", view.state),
         ("divergence", f"{report.divergence:.4f}"),
-        ("baseline", report.baseline.trace_id),
-        ("candidate", report.candidate.trace_id),
+        ("baseline", view.sides[0].trace_id),
+        ("candidate", view.sides[1].trace_id),
     ):
         ET.SubElement(properties, "property", name=name, value=_xml_text(value))
+    thresholds = [f"thresholds: {line}" for line in view.thresholds]
     for rule in RULES:
         case = ET.SubElement(suite, "testcase", classname=f"{SUITE}.gate", name=rule)
-        broken = [v.message for v in report.gate.violations if v.rule == rule]
+        broken = [message for name, message in view.violations if name == rule]
         if broken:
             failure = ET.SubElement(case, "failure", type="regression")
             failure.set("message", _xml_text("; ".join(broken)))
-            failure.text = _xml_text("\n".join([words, *findings(report)]))
-        warned = [w.message for w in report.gate.warnings if w.rule == rule]
+            failure.text = _xml_text("\n".join([view.verdict, *view.findings, *thresholds]))
+        warned = [message for name, message in view.warnings if name == rule]
         if warned:
             ET.SubElement(case, "system-out").text = _xml_text("\n".join(warned))
     return _document(suite)

@@ -10,50 +10,47 @@ from __future__ import annotations
 
 import re
 
-from agentdiff.models.report import Aligned, DiffReport
+from agentdiff.models.report import DiffReport
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.text import clip, one_line, short_json
-from agentdiff.render.view import (
-    DELTA_ROWS,
-    MARKERS,
-    findings,
-    format_delta,
-    headline,
-    rows,
-    shown_changes,
-    step_label,
-)
+from agentdiff.render.text import clip
+from agentdiff.render.view import ReportView, RowView, StepView, report_view
+from agentdiff.render.window import Window
 
 __all__ = ["md", "render_markdown"]
 
+CHANGES_PER_ROW = 5
+WINDOW = 60
+"""Characters of a changed value shown around its first difference."""
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;", "@": "&#64;", "|": "\\|"}
 _SPECIAL = re.compile(r"[&<>`@|\\*_\[\]~#$]")
 
 
-def md(text: object, limit: int = 200) -> str:
-    """`text` from a trace, safe inside Markdown prose and table cells."""
+def md(text: str, limit: int = 2000) -> str:
+    """Prepared text (from the view), safe inside Markdown prose and table cells."""
 
     def escape(match: re.Match[str]) -> str:
         char = match.group()
         return _ENTITIES.get(char, "\\" + char)
 
-    return _SPECIAL.sub(escape, clip(one_line(text), limit))
+    return _SPECIAL.sub(escape, clip(text, limit))
 
 
 def render_markdown(report: DiffReport, options: RenderOptions) -> str:
     """The report as GitHub-flavoured Markdown."""
-    state, words = headline(report)
-    icon = "✅" if report.gate.passed else "❌"
+    view = report_view(report, options)
+    icon = "✅" if view.passed else "❌"
     parts = [
-        f"## {icon} AgentDiff: {state}",
+        f"## {icon} AgentDiff: {view.state}",
         "",
-        f"**{md(words, 2000)}**",
+        f"**{md(view.verdict)}**",
         "",
-        *(f"- {md(line)}" for line in findings(report)),
+        *(f"- {md(line)}" for line in view.findings),
         "",
-        *_gate_details(report),
-        *_step_details(report, options),
-        *_delta_details(report),
+        *(f"<sub>Thresholds: {md(line)}</sub><br>" for line in view.thresholds),
+        "",
+        *_delta_details(view),
+        *_gate_details(view),
+        *_step_details(view),
     ]
     return "\n".join(parts) + "\n"
 
@@ -62,46 +59,60 @@ def _details(summary: str, body: list[str]) -> list[str]:
     return ["<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>", ""]
 
 
-def _gate_details(report: DiffReport) -> list[str]:
-    gate = report.gate
+def _gate_details(view: ReportView) -> list[str]:
     body = ["| severity | rule | finding |", "| --- | --- | --- |"]
-    body += [f"| ❌ blocks | {md(v.rule)} | {md(v.message)} |" for v in gate.violations]
-    body += [f"| ⚠️ warning | {md(w.rule)} | {md(w.message)} |" for w in gate.warnings]
-    if not gate.violations and not gate.warnings:
+    body += [f"| ❌ blocks | {md(rule)} | {md(message)} |" for rule, message in view.violations]
+    body += [f"| ⚠️ warning | {md(rule)} | {md(message)} |" for rule, message in view.warnings]
+    if not view.violations and not view.warnings:
         body = ["No findings."]
-    counts = f"{len(gate.violations)} blocking, {len(gate.warnings)} warnings"
+    counts = f"{len(view.violations)} blocking, {len(view.warnings)} warnings"
     return _details(f"Gate details ({counts})", body)
 
 
-def _changes_cell(entry: Aligned) -> str:
-    cells = [
-        f"{md(c.path, 80)}: {md(short_json(c.baseline, 60))} → {md(short_json(c.candidate, 60))}"
-        for c in shown_changes(entry)
-    ]
+def _window(window: Window) -> str:
+    if not window.changed:
+        return md(window.before)
+    return f"{md(window.before)}**\\[{md(window.mark)}\\]**{md(window.after)}"
+
+
+def _changes_cell(row: RowView) -> str:
+    shown, hidden = row.shown_changes(CHANGES_PER_ROW)
+    cells = []
+    for change in shown:
+        before, after = change.windows(WINDOW)
+        cells.append(f"{md(change.path, 80)}: {_window(before)} → {_window(after)}")
+    if hidden:
+        cells.append(md(row.more_text(hidden)))
     return "<br>".join(cells)
 
 
-def _step_details(report: DiffReport, options: RenderOptions) -> list[str]:
-    body = ["| # | op | baseline | candidate | changes |", "| --: | :-: | --- | --- | --- |"]
-    for row in rows(report, options.max_rows):
-        entry = row.entry
-        if entry is None:
-            body.append(f"| {row.number} | | {row.elision} | | |")
+def _side(step: StepView | None) -> str:
+    if step is None:
+        return ""
+    cell = md(step.label)
+    return f"{cell}<br>error: {md(step.error)}" if step.error else cell
+
+
+def _step_details(view: ReportView) -> list[str]:
+    body = [
+        "| # | op | type | baseline | candidate | latency | tokens | changes |",
+        "| --: | :-: | --- | --- | --- | --: | --: | --- |",
+    ]
+    for row in view.rows:
+        if row.op == "fold":
+            body.append(f"| {row.number} | {md(row.marker)} | | {md(row.elision)} | | | | |")
             continue
-        marker = md(MARKERS[entry.op])
-        op = f"**{marker}**" if row.first else marker
+        op = f"**{md(row.marker)}**" if row.first else md(row.marker)
         first = " ⬅ first divergence" if row.first else ""
         body.append(
-            f"| {row.number} | {op} | {md(step_label(entry.baseline))} "
-            f"| {md(step_label(entry.candidate))}{first} | {_changes_cell(entry)} |"
+            f"| {row.number} | {op} | {md(row.step_type)} | {_side(row.baseline)} "
+            f"| {_side(row.candidate)}{first} | {md(row.latency)} | {md(row.tokens)} "
+            f"| {_changes_cell(row)} |"
         )
-    legend = "= match, ~ change, + insert, - delete, ↕ reorder"
-    return _details(f"Aligned steps ({len(report.alignment)}; {legend})", body)
+    return _details(f"Aligned steps ({view.total_rows}; {md(view.legend)})", body)
 
 
-def _delta_details(report: DiffReport) -> list[str]:
+def _delta_details(view: ReportView) -> list[str]:
     body = ["| measure | baseline | candidate | change | % |", "| --- | --: | --: | --: | --: |"]
-    for field, label, fmt in DELTA_ROWS:
-        cells = format_delta(getattr(report.deltas, field), fmt)
-        body.append(f"| {label} | " + " | ".join(md(c) for c in cells) + " |")
+    body += ["| " + " | ".join(md(c) for c in row) + " |" for row in view.deltas]
     return _details("Deltas", body)

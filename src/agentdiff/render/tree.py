@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from agentdiff.diff.totals import trace_totals
+from agentdiff.models.report import Summary
 from agentdiff.models.trace import AgentTrace, StepStatus, TraceStep
+from agentdiff.render.measures import count, ms, usd
+from agentdiff.render.view import ERROR_CHARS, text
 
 __all__ = ["trace_tree"]
 
@@ -20,51 +26,48 @@ _STATUS_STYLE = {
 
 
 def _label(step: TraceStep) -> Text:
-    text = Text()
-    text.append(f"{step.step_type.value:<9} ", style="dim")
-    text.append(step.name, style="bold")
-    text.append(f"  {step.status.value}", style=_STATUS_STYLE[step.status])
+    label = Text()
+    label.append(f"{step.step_type.value:<9} ", style="dim")
+    label.append(text(step.name), style="bold")
+    label.append(f"  {step.status.value}", style=_STATUS_STYLE[step.status])
     if step.latency_ms is not None:
-        text.append(f"  {step.latency_ms:.0f} ms", style="cyan")
+        label.append(f"  {ms(step.latency_ms)}", style="cyan")
     if step.tokens is not None and step.tokens.total_tokens is not None:
-        text.append(f"  {step.tokens.total_tokens} tok", style="blue")
+        label.append(f"  {count(step.tokens.total_tokens)} tok", style="blue")
     if step.error_message:
-        text.append(f"  {step.error_message.splitlines()[0][:120]}", style="red")
-    return text
+        label.append(f"  {text(step.error_message, ERROR_CHARS)}", style="red")
+    return label
 
 
-def trace_tree(trace: AgentTrace) -> RenderableType:
-    """A tree of steps (parents above children) and a totals table."""
+def trace_tree(trace: AgentTrace, totals: Summary | None = None) -> RenderableType:
+    """A tree of steps (parents above children) and its totals, as `compare` computes them."""
     ids = {s.step_id for s in trace.steps}
     children: dict[str | None, list[TraceStep]] = {}
     for step in sorted(trace.steps, key=lambda s: s.step_index):
         children.setdefault(step.parent_id if step.parent_id in ids else None, []).append(step)
-    root = Tree(Text(f"{trace.agent_name}  ({trace.trace_id})", style="bold"))
+    root = Tree(Text(f"{text(trace.agent_name)}  ({text(trace.trace_id)})", style="bold"))
     stack: list[tuple[Tree, TraceStep]] = [(root, s) for s in reversed(children.get(None, []))]
     while stack:
         parent, step = stack.pop()
         node = parent.add(_label(step))
         stack.extend((node, s) for s in reversed(children.get(step.step_id, [])))
-    return Group(root, _totals(trace))
+    return Group(root, _totals(totals or trace_totals(trace)))
 
 
-def _totals(trace: AgentTrace) -> Table:
+def _unknown(value: float | None, fmt: Callable[[float], str]) -> str:
+    return "unknown" if value is None else fmt(value)
+
+
+def _totals(totals: Summary) -> Table:
+    """The same totals `compare` reports for this trace."""
     table = Table(show_header=False, box=None, padding=(0, 2))
-    usage = trace.total_tokens
-    table.add_row("steps", str(len(trace.steps)))
-    table.add_row("source format", str((trace.metadata or {}).get("source_format", "?")))
-    table.add_row(
-        "latency",
-        "unknown" if trace.total_latency_ms is None else f"{trace.total_latency_ms:.0f} ms",
-    )
-    table.add_row(
-        "tokens",
-        "unknown" if usage is None or usage.total_tokens is None else str(usage.total_tokens),
-    )
-    table.add_row(
-        "cost",
-        "unknown"
-        if usage is None or usage.estimated_cost_usd is None
-        else f"${usage.estimated_cost_usd:.6f}",
-    )
+    table.add_row("steps", count(totals.steps))
+    table.add_row("tool calls", count(totals.tool_calls))
+    table.add_row("LLM calls", count(totals.llm_calls))
+    table.add_row("errors", count(totals.errors))
+    table.add_row("source format", text(totals.source_format or "?"))
+    table.add_row("latency", _unknown(totals.latency_ms, ms))
+    table.add_row("tokens", _unknown(totals.total_tokens, count))
+    cost = _unknown(totals.cost_usd, usd)
+    table.add_row("cost", cost + (" (estimated)" if totals.cost_estimated else ""))
     return table

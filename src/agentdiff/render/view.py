@@ -1,175 +1,349 @@
-"""What every renderer shows, read off the report (never recomputed): rows, labels, findings.
+"""The one view model every renderer reads: `report_view(report, options)` → `ReportView`.
 
-The renderers differ only in markup; this module decides the words: the op markers, which row
-is the first divergence, which unchanged rows are elided, how a measure and a delta are written,
-and the short list of findings under the verdict.
+This module decides the words and is the only place where text from a trace is prepared for
+display: every name, id, message and value passes `text()` (one line, control characters
+escaped) or `block()` (line breaks kept) exactly once, here. Renderers add markup and cut to
+the width they have; they never recompute anything or touch trace strings themselves.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from agentdiff.gate import verdict
-from agentdiff.models.report import Aligned, Change, Delta, DiffReport, Op, StepRef
-from agentdiff.models.trace import StepStatus
-from agentdiff.render.text import clip, one_line
+from agentdiff.models.report import Aligned, DiffReport, Op, StepRef, Summary, Threshold
+from agentdiff.models.trace import StepStatus, TraceStep
+from agentdiff.render.measures import DELTA_ROWS, count, format_delta, ms, pair, plural
+from agentdiff.render.options import RenderOptions
+from agentdiff.render.rows import Row, first_index, rows
+from agentdiff.render.text import clip, multiline, one_line, payload_json, short_json
+from agentdiff.render.window import Window, windows
 
 __all__ = [
-    "DELTA_ROWS",
     "MARKERS",
-    "Row",
-    "findings",
-    "first_divergence_line",
-    "format_delta",
-    "headline",
-    "loop_lines",
-    "recovery_lines",
-    "rows",
-    "shown_changes",
-    "step_label",
+    "ChangeView",
+    "ReportView",
+    "RowView",
+    "SideView",
+    "StepView",
+    "block",
+    "report_view",
+    "text",
 ]
 
-MARKERS: dict[Op, str] = {
-    Op.MATCH: "=",
-    Op.CHANGE: "~",
-    Op.INSERT: "+",
-    Op.DELETE: "-",
-    Op.REORDER: "↕",
+MARKERS: dict[str, str] = {
+    Op.MATCH.value: "=",
+    Op.CHANGE.value: "~",
+    Op.INSERT.value: "+",
+    Op.DELETE.value: "-",
+    Op.REORDER.value: "↕",
+    "fold": "…",
 }
-_CONTEXT = 1
-"""Unchanged rows kept around each divergent row when the alignment is elided."""
+ERROR_CHARS = 300
+"""Longest error message shown inline (the HTML step details show more)."""
+VALUE_CHARS = 20_000
+"""Longest changed value kept for windowing."""
+PAYLOAD_CHARS = 3000
+"""Longest payload shown in the HTML step details (less when many rows share the budget)."""
+MIN_PAYLOAD = 120
+
+
+def text(value: object, limit: int | None = None) -> str:
+    """Text from a trace, ready to show on one line (optionally cut to `limit` characters)."""
+    prepared = one_line(value)
+    return prepared if limit is None else clip(prepared, limit)
+
+
+def block(value: object, limit: int) -> str:
+    """Multi-line text from a trace (line breaks kept, everything else escaped), cut."""
+    return clip(multiline(value), limit)
 
 
 @dataclass(frozen=True)
-class Row:
-    """One alignment entry to show (`entry`), or a run of `skipped` unchanged entries."""
+class StepView:
+    """One side of a row: what the step was and what it measured."""
 
-    number: int
-    """1-based position in the alignment (of the first skipped entry for an elision)."""
-    entry: Aligned | None
-    first: bool = False
-    """True on the first divergence."""
-    skipped: int = 0
-    cut: bool = False
-    """True when the elision is the tail cut at `max_rows` (it may hide changes too)."""
+    name: str
+    step_type: str
+    status: str | None
+    """`None` on success, else `error` / `retry` / `abandoned`."""
+    latency_ms: float | None = None
+    tokens: int | None = None
+    error: str | None = None
+    """The error message, one line, shortened."""
+    details: tuple[tuple[str, str], ...] = ()
+    """(what, text) for the HTML step details: input, output, full error."""
+    details_omitted: bool = False
+    """True when the details were left out to keep the page small."""
 
     @property
-    def elision(self) -> str:
-        """What an elided row says."""
-        plural = "s" if self.skipped != 1 else ""
-        if self.cut:
-            return f"… {self.skipped} more step{plural} not shown (the JSON report has all) …"
-        return f"… {self.skipped} unchanged step{plural} …"
+    def label(self) -> str:
+        """`name`, with its status when it is not a success."""
+        return self.name if self.status is None else f"{self.name} [{self.status}]"
 
 
-def headline(report: DiffReport) -> tuple[str, str]:
-    """`("PASSED" | "FAILED", plain-words verdict)`."""
-    return ("PASSED" if report.gate.passed else "FAILED"), verdict(report.gate)
+@dataclass(frozen=True)
+class ChangeView:
+    """One changed field; `baseline`/`candidate` are compact one-line JSON."""
+
+    kind: str
+    path: str
+    baseline: str
+    candidate: str
+
+    def windows(self, limit: int) -> tuple[Window, Window]:
+        """Both values cut to about `limit` characters around where they first differ."""
+        return windows(self.baseline, self.candidate, limit)
 
 
-def shown_changes(entry: Aligned) -> list[Change]:
-    """The changes worth a line: all of them on a `change` row, none on a match."""
-    return list(entry.changes) if entry.op is Op.CHANGE else []
+@dataclass(frozen=True)
+class RowView:
+    """One shown row of the alignment, or a fold of unchanged (or cut) rows."""
+
+    number: int
+    op: str
+    """An `Op` value, or `fold`."""
+    first: bool = False
+    baseline: StepView | None = None
+    candidate: StepView | None = None
+    changes: tuple[ChangeView, ...] = ()
+    more_changes: int = 0
+    """Differences the engine counted beyond `changes`."""
+    elision: str = ""
+    folded: tuple[RowView, ...] = ()
+    """The rows a fold hides, when the renderer asked for them (HTML)."""
+    unlisted: int = 0
+    """Rows of the fold not in `folded` (past the page's budget)."""
+
+    @property
+    def marker(self) -> str:
+        """`=`, `~`, `+`, `-`, `↕`, or `…` for a fold."""
+        return MARKERS[self.op]
+
+    @property
+    def step_type(self) -> str:
+        """The step type (both sides are paired on it, so one is enough)."""
+        side = self.candidate or self.baseline
+        return side.step_type if side else ""
+
+    @property
+    def latency(self) -> str:
+        """Latency on this row: `12 ms` or `10 → 12 ms`."""
+        b, c = self.baseline, self.candidate
+        return pair(b.latency_ms if b else None, c.latency_ms if c else None, ms)
+
+    @property
+    def tokens(self) -> str:
+        """Tokens on this row: `120` or `100 → 120`."""
+        b, c = self.baseline, self.candidate
+        return pair(b.tokens if b else None, c.tokens if c else None, count)
+
+    def shown_changes(self, limit: int) -> tuple[tuple[ChangeView, ...], int]:
+        """The first `limit` changes and how many more there are (including uncounted)."""
+        shown = self.changes[:limit]
+        return shown, len(self.changes) - len(shown) + self.more_changes
+
+    @staticmethod
+    def more_text(hidden: int) -> str:
+        """`+3 more changes`."""
+        return f"+{plural(hidden, 'more change')}"
 
 
-def step_label(ref: StepRef | None, limit: int = 60) -> str:
-    """`name` (single line, clipped) with its status when it is not a success."""
+@dataclass(frozen=True)
+class SideView:
+    """A side's identity and counts, prepared."""
+
+    label: str
+    agent: str
+    trace_id: str
+    source_format: str
+    steps: int
+    tool_calls: int
+    llm_calls: int
+    errors: int
+
+    @property
+    def counts(self) -> str:
+        """`8 steps · 2 tool calls · 3 LLM calls · 0 errors`."""
+        return " · ".join(
+            (
+                plural(self.steps, "step"),
+                plural(self.tool_calls, "tool call"),
+                plural(self.llm_calls, "LLM call"),
+                plural(self.errors, "error"),
+            )
+        )
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """Everything a renderer shows, prepared once."""
+
+    passed: bool
+    state: str
+    verdict: str
+    violations: list[tuple[str, str]]
+    warnings: list[tuple[str, str]]
+    thresholds: list[str]
+    findings: list[str]
+    sides: list[SideView]
+    divergence: float
+    first_divergence: str
+    rows: list[RowView]
+    total_rows: int
+    loops: list[str]
+    errors: list[str]
+    deltas: list[tuple[str, str, str, str, str]]
+    report_version: str
+    content_note: str | None = None
+    legend: str = "= match, ~ change, + insert, - delete, ↕ reorder, … folded unchanged steps"
+
+
+def _details(step: TraceStep, limit: int) -> tuple[tuple[str, str], ...]:
+    shown = [("input", payload_json(step.input_payload, limit))]
+    if step.output_payload is not None:
+        shown.append(("output", payload_json(step.output_payload, limit)))
+    if step.error_message:
+        shown.append(("error", block(step.error_message, limit)))
+    return tuple(shown)
+
+
+def _step_view(
+    ref: StepRef | None, step: TraceStep | None, details: tuple[tuple[str, str], ...] | None
+) -> StepView | None:
+    """`details`: `()` not asked for, `None` asked for but left out (page budget)."""
     if ref is None:
-        return ""
-    label = clip(one_line(ref.name), limit)
-    return label if ref.status is StepStatus.SUCCESS else f"{label} [{ref.status.value}]"
-
-
-def rows(report: DiffReport, max_rows: int) -> list[Row]:
-    """The alignment as rows; past `max_rows`, long unchanged runs collapse into one row."""
-    entries = report.alignment
-    first = report.first_divergence
-    all_rows = [Row(i + 1, e, first=e == first) for i, e in enumerate(entries)]
-    if len(all_rows) <= max_rows:
-        return all_rows
-    keep = {
-        j
-        for i, e in enumerate(entries)
-        if e.op is not Op.MATCH
-        for j in range(i - _CONTEXT, i + _CONTEXT + 1)
-    }
-    keep |= {0, len(entries) - 1}
-    shown: list[Row] = []
-    for row in all_rows:
-        if row.number - 1 in keep:
-            shown.append(row)
-        elif shown and shown[-1].entry is None:
-            last = shown[-1]
-            shown[-1] = Row(last.number, None, skipped=last.skipped + 1)
-        else:
-            shown.append(Row(row.number, None, skipped=1))
-    if len(shown) <= max_rows:
-        return shown
-    kept = shown[: max_rows - 1]
-    hidden = len(entries) - (shown[max_rows - 1].number - 1)
-    return [*kept, Row(shown[max_rows - 1].number, None, skipped=hidden, cut=True)]
-
-
-def _count(value: float) -> str:
-    return f"{value:,.0f}"
-
-
-def _usd(value: float) -> str:
-    return f"${value:.6f}" if abs(value) < 1 else f"${value:,.2f}"
-
-
-def _ms(value: float) -> str:
-    return f"{value:,.0f} ms" if abs(value) < 10_000 else f"{value / 1000:,.1f} s"  # noqa: PLR2004
-
-
-DELTA_ROWS: tuple[tuple[str, str, Callable[[float], str]], ...] = (
-    ("steps", "steps", _count),
-    ("tool_calls", "tool calls", _count),
-    ("llm_calls", "LLM calls", _count),
-    ("model_turns", "model turns", _count),
-    ("errors", "errors", _count),
-    ("prompt_tokens", "prompt tokens", _count),
-    ("completion_tokens", "completion tokens", _count),
-    ("total_tokens", "total tokens", _count),
-    ("cost_usd", "cost", _usd),
-    ("latency_ms", "latency", _ms),
-)
-"""(field of `Deltas`, label, formatter) in display order."""
-
-
-def format_delta(delta: Delta, fmt: Callable[[float], str]) -> tuple[str, str, str, str]:
-    """`(baseline, candidate, change, percent)` as text; unknown values say `unknown`."""
-
-    def show(value: float | None) -> str:
-        return "unknown" if value is None else fmt(value)
-
-    change = (
-        "unknown" if delta.delta is None else ("+" if delta.delta > 0 else "") + fmt(delta.delta)
+        return None
+    status = None if ref.status is StepStatus.SUCCESS else ref.status.value
+    message = ref.error_message or (step.error_message if step else None)
+    tokens = step.tokens.total_tokens if step is not None and step.tokens is not None else None
+    return StepView(
+        name=text(ref.name),
+        step_type=ref.step_type.value,
+        status=status,
+        latency_ms=step.latency_ms if step is not None else None,
+        tokens=tokens,
+        error=text(message, ERROR_CHARS) if message else None,
+        details=details or (),
+        details_omitted=details is None,
     )
-    pct = "n/a" if delta.pct is None else f"{delta.pct:+.1f}%"
-    return show(delta.baseline), show(delta.candidate), change, pct
 
 
-def _candidate_steps(report: DiffReport) -> dict[str, StepRef]:
-    return {e.candidate.step_id: e.candidate for e in report.alignment if e.candidate}
+def _change_views(entry: Aligned) -> tuple[ChangeView, ...]:
+    return tuple(
+        ChangeView(
+            c.kind,
+            text(c.path),
+            short_json(c.baseline, VALUE_CHARS),
+            short_json(c.candidate, VALUE_CHARS),
+        )
+        for c in entry.changes
+    )
+
+
+class _Builder:
+    """Builds the rows of one view; HTML asks for folded rows and step details too."""
+
+    def __init__(
+        self, report: DiffReport, *, detail: bool, fold_budget: int, detail_budget: int
+    ) -> None:
+        self.report = report
+        self.detail = detail
+        self.budget = fold_budget
+        self.detail_budget = detail_budget
+        divergent = sum(e.op is not Op.MATCH for e in report.alignment) or 1
+        self.payload_chars = min(PAYLOAD_CHARS, max(MIN_PAYLOAD, detail_budget // (4 * divergent)))
+        base, cand = report.baseline_trace, report.candidate_trace
+        self.base_steps = base.step_map() if base is not None else {}
+        self.cand_steps = cand.step_map() if cand is not None else {}
+
+    def side(
+        self, ref: StepRef | None, steps: dict[str, TraceStep], *, details: bool
+    ) -> StepView | None:
+        step = steps.get(ref.step_id) if ref is not None else None
+        shown: tuple[tuple[str, str], ...] | None = ()
+        if details and step is not None:
+            shown = _details(step, self.payload_chars) if self.detail_budget > 0 else None
+            self.detail_budget -= sum(len(t) for _, t in shown or ())
+        return _step_view(ref, step, shown)
+
+    def row(self, row: Row, *, details: bool) -> RowView:
+        entry = row.entry
+        if entry is None:
+            return self.fold(row)
+        details = details and entry.op is not Op.MATCH
+        return RowView(
+            number=row.number,
+            op=entry.op.value,
+            first=row.first,
+            baseline=self.side(entry.baseline, self.base_steps, details=details),
+            candidate=self.side(entry.candidate, self.cand_steps, details=details),
+            changes=_change_views(entry),
+            more_changes=entry.more_changes,
+        )
+
+    def fold(self, row: Row) -> RowView:
+        folded: list[RowView] = []
+        if self.detail and not row.cut:
+            take = min(row.skipped, self.budget)
+            self.budget -= take
+            entries = self.report.alignment[row.number - 1 : row.number - 1 + take]
+            folded = [
+                self.row(Row(row.number + i, e), details=False) for i, e in enumerate(entries)
+            ]
+        return RowView(
+            number=row.number,
+            op="fold",
+            elision=row.elision,
+            folded=tuple(folded),
+            unlisted=row.skipped - len(folded),
+        )
+
+
+def _headline(report: DiffReport) -> tuple[str, str]:
+    return ("PASSED" if report.gate.passed else "FAILED"), text(verdict(report.gate))
+
+
+def _side(label: str, summary: Summary) -> SideView:
+    return SideView(
+        label=label,
+        agent=text(summary.agent_name),
+        trace_id=text(summary.trace_id),
+        source_format=text(summary.source_format or "unknown format"),
+        steps=summary.steps,
+        tool_calls=summary.tool_calls,
+        llm_calls=summary.llm_calls,
+        errors=summary.errors,
+    )
+
+
+def _refs(report: DiffReport) -> dict[str, tuple[int, StepRef]]:
+    """Candidate step id → (row number, ref)."""
+    return {
+        e.candidate.step_id: (i + 1, e.candidate)
+        for i, e in enumerate(report.alignment)
+        if e.candidate is not None
+    }
 
 
 def first_divergence_line(report: DiffReport) -> str:
     """Where the runs first part ways, e.g. `first divergence: row 6, + get_weather [error]`."""
-    first = report.first_divergence
-    if first is None:
+    index = first_index(report)
+    if index is None:
         return "same path"
-    row = report.alignment.index(first) + 1
-    label = step_label(first.candidate or first.baseline)
-    return f"first divergence: row {row}, {MARKERS[first.op]} {label}"
+    entry = report.alignment[index]
+    ref = entry.candidate or entry.baseline
+    label = "" if ref is None else text(ref.name, 60)
+    if ref is not None and ref.status is not StepStatus.SUCCESS:
+        label += f" [{ref.status.value}]"
+    return f"first divergence: row {index + 1}, {MARKERS[entry.op.value]} {label}"
 
 
 def loop_lines(report: DiffReport) -> list[str]:
     """One line per loop in the candidate: what repeats, how often, new or known."""
     lines = []
     for loop in report.loops:
-        names = " → ".join(clip(one_line(n), 40) for n in loop.names)
+        names = " → ".join(text(n, 40) for n in loop.names)
         state = "new" if loop.new else f"known, baseline ×{loop.baseline_repetitions}"
         lines.append(f"{loop.kind.replace('_', ' ')} {names} ×{loop.repetitions} ({state})")
     return lines
@@ -182,34 +356,81 @@ _OUTCOMES = {
 }
 
 
-def recovery_lines(report: DiffReport) -> list[str]:
-    """One plain sentence per failed attempt of the candidate: its retry, and the way back."""
-    names = _candidate_steps(report)
+def _way_back(steps: int | None, recovered: bool) -> str:
+    if not recovered or steps is None:
+        return "never back on the baseline path"
+    if steps == 0:
+        return "on the baseline path"
+    return f"back on the baseline path after {plural(steps, 'step')}"
+
+
+def error_lines(report: DiffReport) -> list[str]:
+    """One sentence per failed candidate attempt: its retry, the way back, and its message."""
+    refs = _refs(report)
     lines = []
     for rec in report.recovery:
-        ref = names.get(rec.error_step_id)
-        name = clip(one_line(ref.name if ref else rec.error_step_id), 60)
-        after = rec.steps_to_recover
-        if not rec.recovered or after is None:
-            back = "never back on the baseline path"
-        elif after == 0:
-            back = "on the baseline path"
-        else:
-            back = f"back on the baseline path after {after} step{'s' if after != 1 else ''}"
-        lines.append(f"error in {name}: {_OUTCOMES[rec.outcome]}; {back}")
+        row, ref = refs.get(rec.error_step_id, (0, None))
+        name = text(ref.name if ref else rec.error_step_id, 60)
+        where = f" (row {row})" if row else ""
+        back = _way_back(rec.steps_to_recover, rec.recovered)
+        message = ref.error_message if ref is not None else None
+        said = f': "{text(message, ERROR_CHARS)}"' if message else ""
+        lines.append(f"error in {name}{where}: {_OUTCOMES[rec.outcome]}; {back}{said}")
     return lines
 
 
+def _content_note(report: DiffReport) -> str | None:
+    n = report.content_changes
+    if not n:
+        return None
+    uncounted = sum(
+        e.op is not Op.CHANGE and any(c.kind == "content" for c in e.changes)
+        for e in report.alignment
+        if e.changes
+    )
+    what = f"content changed in {plural(n, 'step')} (LLM text or tool output)"
+    if uncounted:
+        return f"{what} — not counted; --compare-content counts {'it' if n == 1 else 'them'}"
+    return f"{what} — counted as changes (--compare-content)"
+
+
+def _threshold_value(item: Threshold) -> str:
+    value = item.value
+    if value is None:
+        return "off"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    suffix = "%" if item.setting.endswith("_increase") else ""
+    return f"{value:g}{suffix}"
+
+
+def threshold_lines(report: DiffReport) -> list[str]:
+    """The gate settings that applied, grouped by where they came from (defaults last)."""
+    by_source: dict[str, list[str]] = {}
+    for item in report.thresholds:
+        by_source.setdefault(item.source, []).append(f"{item.setting} {_threshold_value(item)}")
+    order = sorted(by_source, key=lambda source: source == "default")
+    return [f"{', '.join(by_source[s])} ({text(s)})" for s in order]
+
+
+def _deltas(report: DiffReport) -> list[tuple[str, str, str, str, str]]:
+    return [
+        (label, *format_delta(getattr(report.deltas, name), fmt)) for name, label, fmt in DELTA_ROWS
+    ]
+
+
 def findings(report: DiffReport) -> list[str]:
-    """The short list under the verdict: divergence, loops, errors, cost and tokens."""
+    """The short list under the verdict: divergence, loops, errors, content, cost and tokens."""
     found = [f"divergence {report.divergence:.2f}, {first_divergence_line(report)}"]
     found.extend(loop_lines(report))
-    found.extend(recovery_lines(report))
-    for field, label, fmt in DELTA_ROWS[-3:]:
-        base, cand, _, pct = format_delta(getattr(report.deltas, field), fmt)
-        found.append(
-            f"{label} {base} → {cand} ({pct}){_coverage(report) if field == 'cost_usd' else ''}"
-        )
+    found.extend(error_lines(report))
+    note = _content_note(report)
+    if note:
+        found.append(note)
+    for name, label, fmt in DELTA_ROWS[-3:]:
+        base, cand, _, pct = format_delta(getattr(report.deltas, name), fmt)
+        coverage = _coverage(report) if name == "cost_usd" else ""
+        found.append(f"{label} {base} → {cand} ({pct}){coverage}")
     return found
 
 
@@ -222,3 +443,43 @@ def _coverage(report: DiffReport) -> str:
         if s.cost_coverage and s.cost_coverage.partial
     ]
     return f"; partly priced: {', '.join(partial)}" if partial else ""
+
+
+def report_view(
+    report: DiffReport,
+    options: RenderOptions | None = None,
+    *,
+    detail: bool = False,
+    fold_at: int | None = None,
+    fold_budget: int = 0,
+    detail_budget: int = 0,
+) -> ReportView:
+    """The view of `report`.
+
+    `detail` adds each shown step's payloads (up to `detail_budget` characters in all) and the
+    rows each fold hides (up to `fold_budget` rows in all); `fold_at` folds unchanged runs at
+    least that long even when the report is short.
+    """
+    options = options or RenderOptions()
+    builder = _Builder(report, detail=detail, fold_budget=fold_budget, detail_budget=detail_budget)
+    state, words = _headline(report)
+    shown = rows(report, options.max_rows, fold_at)
+    return ReportView(
+        passed=report.gate.passed,
+        state=state,
+        verdict=words,
+        violations=[(v.rule, text(v.message)) for v in report.gate.violations],
+        warnings=[(w.rule, text(w.message)) for w in report.gate.warnings],
+        thresholds=threshold_lines(report),
+        findings=findings(report),
+        sides=[_side("baseline", report.baseline), _side("candidate", report.candidate)],
+        divergence=report.divergence,
+        first_divergence=first_divergence_line(report),
+        rows=[builder.row(r, details=detail) for r in shown],
+        total_rows=len(report.alignment),
+        loops=loop_lines(report),
+        errors=error_lines(report),
+        deltas=_deltas(report),
+        report_version=report.report_version,
+        content_note=_content_note(report),
+    )

@@ -1,0 +1,25 @@
+"""A trace's totals (steps, tokens, cost, latency) exactly as `compare()` computes them.
+
+`agentdiff inspect` and `agentdiff compare` show the same numbers for the same trace because
+both come from `metrics.summarize` over the same prepared side (wall clock included).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from agentdiff.diff.metrics import summarize
+from agentdiff.diff.normalize import Normalizer
+from agentdiff.diff.order import prepare
+from agentdiff.diff.pricing import DEFAULT_PRICES, ModelPrice
+from agentdiff.diff.signatures import Signer
+from agentdiff.models.report import Summary
+from agentdiff.models.trace import AgentTrace
+
+__all__ = ["trace_totals"]
+
+
+def trace_totals(trace: AgentTrace, prices: Mapping[str, ModelPrice] = DEFAULT_PRICES) -> Summary:
+    """The `Summary` `compare()` would report for `trace` as either side."""
+    side = prepare(trace, Signer(Normalizer(), strict=False))
+    return summarize(trace, prices, side.wall_clock, side.refs)
