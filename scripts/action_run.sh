@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The step logic of the AgentDiff GitHub Action (action.yml); runs the same way locally.
 #
-# Inputs (environment):  INPUT_BASELINE, INPUT_CANDIDATE  trace files (required)
+# Inputs (environment):  INPUT_MODE    compare (default) or suite (see action_suite.sh)
+#                        INPUT_BASELINE, INPUT_CANDIDATE  trace files (required)
 #                        INPUT_ARGS    extra `agentdiff compare` flags, split on whitespace
 #                                      (e.g. "--allow-loops --max-cost-increase 40")
 #                        AGENTDIFF     the command to run (default: agentdiff)
@@ -9,6 +10,10 @@
 # Writes: the Markdown report to $GITHUB_STEP_SUMMARY (appended), `passed` and `divergence`
 #         to $GITHUB_OUTPUT. Exit code: agentdiff's own (0 ok, 1 regression, 2 bad input).
 set -uo pipefail
+
+if [ "${INPUT_MODE:-compare}" = suite ]; then
+  exec "$(dirname "$0")/action_suite.sh"
+fi
 
 baseline="${INPUT_BASELINE:?input 'baseline' is required}"
 candidate="${INPUT_CANDIDATE:?input 'candidate' is required}"

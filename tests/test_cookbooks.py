@@ -88,6 +88,17 @@ EXPECTED: dict[str, list[str]] = {
         "first divergence: row 5, + web_search",
         "gate passed: False",
     ],
+    "suite_from_fixtures.py": [
+        "scenarios: 207 baseline, 207 candidate",
+        r"re:(?m)^\d+ passed · \d+ regressed$",
+        r"re:(?m)^  identical +pass +23$",
+        r"re:(?m)^  loop +regressed +23$",
+        r"re:(?m)^  identical-vs-loop +regressed +23$",
+        r"re:(?m)^  identical-vs-reworded +pass +23$",
+        "scenarios blocked by a tool loop: 46",
+        "LocalCluster: 2 workers",
+        "LocalCluster suite.json identical to the local one: True",
+    ],
     "ingestion_openinference.py": [
         "tool_call geocode",
         "tool_call web_search",

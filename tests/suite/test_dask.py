@@ -123,12 +123,16 @@ def scheduler(tmp_path_factory):
         _stop(sched)
 
 
-def test_cli_started_scheduler_matches_serial(fixture_sets, serial, scheduler, tmp_path):
-    options = SuiteOptions(
-        backend="dask", scheduler=scheduler, batch_seconds=0.01, results=str(tmp_path)
-    )
-    done = run_suite(*fixture_sets, options)
-    assert done.timings["backend"] == "dask"
+def test_cli_started_scheduler_matches_serial(fixture_suite, serial, scheduler, tmp_path):
+    from typer.testing import CliRunner
+
+    from agentdiff.cli.app import app
+
+    base, cand = fixture_suite
+    args = ["suite", str(base), str(cand), "--layout", "files", "--scheduler", scheduler]
+    result = CliRunner().invoke(app, [*args, "--results", str(tmp_path), "-f", "json"])
+    assert result.exit_code == 1, result.output  # the suite has regressions
+    assert orjson.loads((tmp_path / "timings.json").read_bytes())["backend"] == "dask"
     _same(serial, tmp_path)
 
 

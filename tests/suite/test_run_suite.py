@@ -192,3 +192,61 @@ def test_parquet_tables_carry_the_schema_version_and_query_works(fixture_sets, t
     )
     assert rows and rows[0][1] > 0
     assert Path(tmp_path / "steps.parquet").stat().st_size > 0
+
+
+def test_progress_is_reported_after_every_batch(fixture_sets):
+    seen = []
+    run_suite(
+        *fixture_sets,
+        SuiteOptions(backend="in-process", batch_seconds=1e-9),
+        progress=lambda d, t: seen.append((d, t)),
+    )
+    assert seen == [(n, 38) for n in range(1, 39)]
+
+
+def test_results_to_an_fsspec_url(fixture_sets):
+    fsspec = pytest.importorskip("fsspec")
+    done = run_suite(
+        *fixture_sets,
+        SuiteOptions(backend="in-process", only=("*/loop",), results="memory://results/run1"),
+    )
+    fs = fsspec.filesystem("memory")
+    assert fs.cat("/results/run1/suite.json").decode() == done.to_json() + "\n"
+    assert len(fs.cat("/results/run1/pairs.jsonl").splitlines()) == 7
+    assert not fs.exists("/results/run1/.parts")
+    assert done.timings["parquet"] == "skipped: remote folder"
+
+
+def test_report_write_renders_every_format(fixture_sets, tmp_path):
+    done = run_suite(*fixture_sets, SuiteOptions(backend="in-process", only=("crewai/*",)))
+    written = done.write(tmp_path, formats=("markdown", "junit", "html", "terminal"))
+    names = sorted(p.name for p in written)
+    assert names == [
+        "suite.html",
+        "suite.json",
+        "suite.junit.xml",
+        "suite.md",
+        "suite.txt",
+        "timings.json",
+    ]
+    assert (tmp_path / "suite.json").read_text() == done.to_json() + "\n"
+    assert (tmp_path / "suite.txt").read_text().startswith("2 passed · 3 regressed\n")
+
+
+def test_hostile_scenario_names_stay_text_in_every_format(tmp_path, fixture_suite):
+    from agentdiff.suite.render import render_suite
+
+    base_src, cand_src = (f / "crewai" for f in fixture_suite)
+    name = "evil\x1b[31m<img src=x onerror=alert(1)>|`@all"
+    for side, src in (("b", base_src), ("c", cand_src)):
+        (tmp_path / side).mkdir()
+        shutil.copyfile(src / "loop.json", tmp_path / side / f"{name}.json")
+    done = run_suite(RunSet.from_dir(tmp_path / "b"), RunSet.from_dir(tmp_path / "c"))
+    assert done.scenarios[0].scenario == name  # the data keeps the name as it is
+    terminal = render_suite(done, "terminal")
+    assert "\x1b" not in terminal and "\\x1b[31m" in terminal
+    assert "<img" not in render_suite(done, "html")
+    markdown = render_suite(done, "markdown")
+    assert "<img" not in markdown and "@all" not in markdown
+    junit = render_suite(done, "junit")
+    assert "\x1b" not in junit and "<img" not in junit

@@ -1,0 +1,463 @@
+"""Suites at scale: throughput, end-to-end time and memory of `agentdiff suite` vs the targets.
+
+Synthetic scenario suites (`synthetic.py` pairs of ~50 and ~200 steps; a few hundred distinct
+pairs, cycled through a JSON Lines manifest for the large suites, as the design's measurements
+did) are run:
+
+- load + compare in a plain loop, one core (pairs/s per core);
+- `run_suite` in-process, on the process pool (2 workers), on a Dask `LocalCluster` of 2 and of
+  1 worker (cluster started before timing);
+- the nearest peer, agent-trajectory-diff 0.7.0, as a black box in a throwaway venv
+  (`benchmarks/.yardstick-venv`): its `run_scenarios` over the same suite, sequential and with
+  `workers=2`, in a fresh process (wall and peak RSS);
+- `agentdiff suite` end to end as a subprocess: 500 pairs; 10,000 pairs of 200 steps; 50,000
+  single-run scenarios (100,000 runs) with `--results` (wall, and the peak RSS of the whole
+  process tree sampled with psutil);
+- the main process's peak RSS while the pool runs 5,000 pairs.
+
+Prints a Markdown table with each target and verdict; a full run writes
+`benchmarks/suite_results.md`. The machine may be shared: the table records the load average.
+
+    python benchmarks/bench_suite.py [--quick] [--no-yardstick] [--output FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+from bench_compare import (
+    YARDSTICK,
+    YardstickUnavailableError,
+    _yardstick_python,
+    yardstick_document,
+)
+from synthetic import make_pair
+
+from agentdiff import compare, load_trace
+from agentdiff.suite import RunSet, SuiteOptions, run_suite
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "suite_results.md"
+
+PEER_DRIVER = """\
+import json, resource, sys, time
+from agentdiff import Scenario, run_scenarios
+rows = [json.loads(line) for line in open(sys.argv[1])]
+workers = None if sys.argv[2] == "0" else int(sys.argv[2])
+scenarios = [Scenario(name=r["scenario"], baseline=r["baseline"], candidate=r["candidate"]) for r in rows]
+start = time.perf_counter()
+report = run_scenarios(scenarios, workers=workers)
+wall = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"wall": wall, "pairs": len(rows), "rss_mb": rss}))
+"""
+"""Runs inside the yardstick's venv: its public `Scenario` and `run_scenarios`, timed."""
+
+RSS_DRIVER = """\
+import json, resource, sys, time
+from agentdiff.suite import RunSet, SuiteOptions, run_suite
+from agentdiff.suite.manifest import load_manifest
+m = load_manifest(sys.argv[1])
+start = time.perf_counter()
+report = run_suite(m.baseline, m.candidate, SuiteOptions(backend="pool", jobs=int(sys.argv[2])))
+wall = time.perf_counter() - start
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"wall": wall, "rss_mb": rss, "scenarios": report.counts.scenarios}))
+"""
+"""Runs in a fresh interpreter: the main process's peak RSS while the pool runs a suite."""
+
+
+@dataclass
+class Corpus:
+    """Distinct synthetic pairs on disk, in our format and in the peer's."""
+
+    steps: int
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    peer_pairs: list[tuple[str, str]] = field(default_factory=list)
+    bytes_per_run: float = 0.0
+
+
+def make_corpus(work: Path, steps: int, distinct: int) -> Corpus:
+    """`distinct` seeded pairs of about `steps` baseline steps (seeds that cannot loop skipped)."""
+    corpus = Corpus(steps=steps)
+    folder = work / f"corpus-{steps}"
+    folder.mkdir(parents=True, exist_ok=True)
+    seed, sizes = 0, []
+    while len(corpus.pairs) < distinct:
+        seed += 1
+        try:
+            pair = make_pair(steps, seed)
+        except ValueError:
+            continue
+        names = []
+        for side, trace in (("b", pair.baseline), ("c", pair.candidate)):
+            ours = folder / f"{seed:05d}.{side}.json"
+            ours.write_bytes(orjson.dumps(trace.model_dump(mode="json", exclude_none=True)))
+            peer = folder / f"{seed:05d}.{side}.peer.json"
+            peer.write_bytes(orjson.dumps(yardstick_document(trace)))
+            names.append((str(ours), str(peer)))
+            sizes.append(ours.stat().st_size)
+        corpus.pairs.append((names[0][0], names[1][0]))
+        corpus.peer_pairs.append((names[0][1], names[1][1]))
+    corpus.bytes_per_run = statistics.mean(sizes)
+    return corpus
+
+
+def manifest(work: Path, corpus: Corpus, n: int) -> Path:
+    """A JSON Lines suite manifest of `n` single-run scenarios cycling the corpus."""
+    path = work / f"suite-{corpus.steps}-{n}.jsonl"
+    with path.open("wb") as out:
+        for i in range(n):
+            base, cand = corpus.pairs[i % len(corpus.pairs)]
+            name = f"s{i:06d}"
+            out.write(orjson.dumps({"scenario": name, "side": "baseline", "path": base}) + b"\n")
+            out.write(orjson.dumps({"scenario": name, "side": "candidate", "path": cand}) + b"\n")
+    return path
+
+
+def peer_manifest(work: Path, corpus: Corpus, n: int) -> Path:
+    path = work / f"peer-{corpus.steps}-{n}.jsonl"
+    with path.open("wb") as out:
+        for i in range(n):
+            base, cand = corpus.peer_pairs[i % len(corpus.peer_pairs)]
+            row = {"scenario": f"s{i:06d}", "baseline": base, "candidate": cand}
+            out.write(orjson.dumps(row) + b"\n")
+    return path
+
+
+def run_sets(corpus: Corpus, n: int) -> tuple[RunSet, RunSet]:
+    sides = []
+    for index, label in ((0, "baseline"), (1, "candidate")):
+        records = [
+            {"scenario": f"s{i:06d}", "path": corpus.pairs[i % len(corpus.pairs)][index]}
+            for i in range(n)
+        ]
+        sides.append(RunSet.from_records(records, label=label))
+    return sides[0], sides[1]
+
+
+def raw_loop(corpus: Corpus, n: int) -> float:
+    """Seconds to load and compare `n` pairs in a plain loop (one core)."""
+    start = time.perf_counter()
+    for i in range(n):
+        base, cand = corpus.pairs[i % len(corpus.pairs)]
+        compare(load_trace(base), load_trace(cand))
+    return time.perf_counter() - start
+
+
+def suite_wall(corpus: Corpus, n: int, **options: Any) -> tuple[float, dict[str, Any]]:
+    sets = run_sets(corpus, n)
+    start = time.perf_counter()
+    report = run_suite(*sets, SuiteOptions(**options))
+    return time.perf_counter() - start, report.timings
+
+
+def dask_walls(corpus: Corpus, n: int) -> dict[int, float]:
+    """run_suite seconds on a LocalCluster of 2 and of 1 worker (started before timing)."""
+    try:
+        import distributed
+    except ImportError:
+        return {}
+    from agentdiff.suite.cluster import DaskBackend
+
+    walls = {}
+    for workers in (2, 1):
+        with (
+            distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                host="127.0.0.1",
+                silence_logs=40,
+            ) as cluster,
+            distributed.Client(cluster) as client,
+        ):
+            client.run(lambda: __import__("agentdiff.suite.task"))
+            walls[workers] = suite_wall(corpus, n, backend=DaskBackend(client, workers=workers))[0]
+    return walls
+
+
+def peer_run(work: Path, corpus: Corpus, n: int, workers: int) -> dict[str, Any]:
+    python = _yardstick_python()
+    driver = work / "peer_driver.py"
+    driver.write_text(PEER_DRIVER)
+    done = subprocess.run(
+        [str(python), "-I", str(driver), str(peer_manifest(work, corpus, n)), str(workers)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=work,
+    )
+    if done.returncode != 0:
+        raise YardstickUnavailableError(done.stderr.strip()[-300:])
+    result: dict[str, Any] = orjson.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main_rss(work: Path, corpus: Corpus, n: int) -> dict[str, Any]:
+    driver = work / "rss_driver.py"
+    driver.write_text(RSS_DRIVER)
+    done = subprocess.run(
+        [sys.executable, str(driver), str(manifest(work, corpus, n)), "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, Any] = orjson.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def cli_run(args: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of the whole process tree of `agentdiff ...`."""
+    import psutil
+
+    command = [str(Path(sys.executable).with_name("agentdiff")), *args]
+    start = time.perf_counter()
+    process = psutil.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = [0.0]
+
+    def sample() -> None:
+        while process.poll() is None:
+            try:
+                tree = [process, *process.children(recursive=True)]
+                total = sum(p.memory_info().rss for p in tree if p.is_running())
+            except psutil.Error:
+                continue
+            peak[0] = max(peak[0], total / 2**20)
+            time.sleep(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, stderr = process.communicate()
+    wall = time.perf_counter() - start
+    sampler.join()
+    if process.returncode not in (0, 1):
+        raise RuntimeError(f"agentdiff {' '.join(args)} failed: {stderr.decode()[-300:]}")
+    return wall, peak[0]
+
+
+@dataclass
+class Line:
+    """One row of the results table."""
+
+    what: str
+    target: str
+    measured: str
+    ok: bool | None
+
+
+def _mark(ok: bool | None) -> str:
+    return "—" if ok is None else ("met" if ok else "**missed**")
+
+
+def measure(work: Path, *, quick: bool, yardstick: bool, dask: bool = True) -> list[Line]:
+    """Everything, in one run; quick = tiny sizes for a smoke test."""
+    small, mid, large = (20, 40, 60) if quick else (500, 5_000, 50_000)
+    big_n = 30 if quick else 10_000
+    corpus = make_corpus(work, 50, 20 if quick else 250)
+    lines: list[Line] = []
+
+    raw = raw_loop(corpus, small)
+    raw_rate = small / raw
+    lines.append(
+        Line(
+            "50-step pairs, load + compare, 1 core (plain loop)",
+            "≥ 700 pairs/s",
+            f"{raw_rate:,.0f} pairs/s",
+            raw_rate >= 700,
+        )
+    )
+    serial, _ = suite_wall(corpus, mid, backend="in-process")
+    serial_rate = mid / serial
+    lines.append(
+        Line(
+            f"run_suite in-process, {mid:,} pairs",
+            "≥ 700 pairs/s",
+            f"{serial_rate:,.0f} pairs/s",
+            serial_rate >= 700,
+        )
+    )
+    pool, timings = suite_wall(corpus, mid, backend="pool", jobs=2)
+    pool_rate = mid / pool
+    lines.append(
+        Line(
+            f"run_suite process pool (2), {mid:,} pairs",
+            "≥ 1,400 pairs/s",
+            f"{pool_rate:,.0f} pairs/s ({timings['batches']} batches)",
+            pool_rate >= 1400,
+        )
+    )
+    lines.append(
+        Line("pool speed-up over serial", "≥ 1.8×", f"{serial / pool:.2f}×", serial / pool >= 1.8)
+    )
+
+    if yardstick:
+        try:
+            peer = peer_run(work, corpus, small if quick else 2_000, 0)
+            peer2 = peer_run(work, corpus, small if quick else 2_000, 2)
+        except YardstickUnavailableError as exc:
+            lines.append(Line(f"{YARDSTICK} run_scenarios", "—", f"skipped: {exc}", None))
+        else:
+            peer_rate = peer["pairs"] / peer["wall"]
+            peer2_rate = peer2["pairs"] / peer2["wall"]
+            best = max(peer_rate, peer2_rate)
+            lines.append(
+                Line(
+                    f"{YARDSTICK} run_scenarios, {peer['pairs']:,} pairs (sequential / workers=2)",
+                    "—",
+                    f"{peer_rate:,.0f} / {peer2_rate:,.0f} pairs/s; peak RSS {peer['rss_mb']:,.0f} / {peer2['rss_mb']:,.0f} MB",
+                    None,
+                )
+            )
+            lines.append(
+                Line(
+                    "ours (pool) vs the peer's best run_scenarios",
+                    "≥ 3×",
+                    f"{pool_rate / best:.1f}×",
+                    pool_rate / best >= 3,
+                )
+            )
+
+    suite500 = manifest(work, corpus, small)
+    walls = [
+        cli_run(["suite", "--manifest", str(suite500), "-f", "json", "-o", os.devnull], work)[0]
+        for _ in range(1 if quick else 3)
+    ]
+    wall500 = statistics.median(walls)
+    lines.append(
+        Line(
+            f"`agentdiff suite`, {small:,} pairs, end to end (CLI, median)",
+            "≤ 1 s",
+            f"{wall500:.2f} s",
+            wall500 <= 1.0,
+        )
+    )
+
+    rss = main_rss(work, corpus, mid)
+    lines.append(
+        Line(
+            f"main process peak RSS, pool, {mid:,} pairs",
+            "≤ 100 MB",
+            f"{rss['rss_mb']:.0f} MB",
+            rss["rss_mb"] <= 100,
+        )
+    )
+
+    walls_dask = dask_walls(corpus, mid) if dask else {}
+    if walls_dask:
+        ratio2 = walls_dask[2] / pool
+        ratio1 = serial / walls_dask[1]
+        lines.append(
+            Line(
+                f"Dask LocalCluster(2), {mid:,} pairs, vs the pool",
+                "≤ 1.3× the pool's time",
+                f"{walls_dask[2]:.2f} s vs {pool:.2f} s = {ratio2:.2f}×",
+                ratio2 <= 1.3,
+            )
+        )
+        lines.append(
+            Line(
+                "Dask, one worker, vs serial in-process",
+                "≥ 0.8× serial speed",
+                f"{ratio1:.2f}×",
+                ratio1 >= 0.8,
+            )
+        )
+
+    corpus200 = make_corpus(work, 200, 10 if quick else 100)
+    suite200 = manifest(work, corpus200, big_n)
+    wall200, _ = cli_run(
+        ["suite", "--manifest", str(suite200), "-f", "json", "-o", os.devnull], work
+    )
+    lines.append(
+        Line(
+            f"`agentdiff suite`, {big_n:,} pairs of 200 steps (CLI)",
+            "≤ 30 s",
+            f"{wall200:.1f} s ({big_n / wall200:,.0f} pairs/s)",
+            wall200 <= 30,
+        )
+    )
+
+    huge = manifest(work, corpus, large)
+    wall_huge, peak = cli_run(
+        [
+            "suite",
+            "--manifest",
+            str(huge),
+            "--results",
+            str(work / "results"),
+            "-f",
+            "json",
+            "-o",
+            os.devnull,
+        ],
+        work,
+    )
+    lines.append(
+        Line(
+            f"`agentdiff suite --results`, {large:,} scenarios ({2 * large:,} runs)",
+            "≤ 60 s, ≤ 1 GB",
+            f"{wall_huge:.1f} s, peak {peak:,.0f} MB (all processes)",
+            wall_huge <= 60 and peak <= 1024,
+        )
+    )
+    return lines
+
+
+def render(lines: list[Line], quick: bool) -> str:
+    load = os.getloadavg()
+    out = [
+        "# Suite benchmark results"
+        + (" (quick smoke run: sizes too small to judge)" if quick else ""),
+        "",
+        (
+            f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by `benchmarks/bench_suite.py` "
+            f"on {platform.python_implementation()} {platform.python_version()}, "
+            f"{os.cpu_count()} CPUs ({platform.machine()}); load average (1, 5, 15 min) at the end: "
+            f"{', '.join(f'{x:.1f}' for x in load)}. The machine was shared with other jobs: "
+            "figures are as measured, not best-of."
+        ),
+        "",
+        "| measurement | target | measured | verdict |",
+        "|---|---|---|---|",
+        *(f"| {ln.what} | {ln.target} | {ln.measured} | {_mark(ln.ok)} |" for ln in lines),
+        "",
+    ]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
+    parser.add_argument("--no-yardstick", action="store_true", help="skip the peer")
+    parser.add_argument("--no-dask", action="store_true", help="skip the Dask measurements")
+    parser.add_argument("--output", type=Path, default=None, help="write the table here")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="agentdiff-suite-bench-") as folder:
+        lines = measure(
+            Path(folder), quick=args.quick, yardstick=not args.no_yardstick, dask=not args.no_dask
+        )
+    text = render(lines, args.quick)
+    print(text)
+    output = args.output or (None if args.quick else RESULTS)
+    if output is not None:
+        output.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The AgentDiff GitHub Action in suite mode (action.yml, `mode: suite`); runs the same way locally.
+#
+# Inputs (environment):  INPUT_BASELINE, INPUT_CANDIDATE  folders of runs (required)
+#                        INPUT_ARGS    extra `agentdiff suite` flags, split on whitespace
+#                                      (e.g. "--layout files --jobs 2 --max-cost-increase 40")
+#                        INPUT_RESULTS folder for suite.json and the result tables (optional)
+#                        AGENTDIFF     the command to run (default: agentdiff)
+#                        PYTHON        a Python to read the JSON report (default: python3)
+# Writes: the Markdown suite report to $GITHUB_STEP_SUMMARY (appended); `passed`, `summary`,
+#         `regressed`, `errors` to $GITHUB_OUTPUT. Exit code: agentdiff's own
+#         (0 ok, 1 a scenario regressed, 2 bad input or a scenario that could not be loaded).
+set -uo pipefail
+
+baseline="${INPUT_BASELINE:?input 'baseline' is required}"
+candidate="${INPUT_CANDIDATE:?input 'candidate' is required}"
+agentdiff="${AGENTDIFF:-agentdiff}"
+python="${PYTHON:-python3}"
+summary="${GITHUB_STEP_SUMMARY:-/dev/null}"
+outputs="${GITHUB_OUTPUT:-/dev/null}"
+read -r -a extra <<< "${INPUT_ARGS:-}"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+results="${INPUT_RESULTS:-$work/results}"
+
+"$agentdiff" suite "$baseline" "$candidate" ${extra[@]+"${extra[@]}"} \
+  --results "$results" --format markdown --output "$work/suite.md" --no-progress
+status=$?
+
+if [ ! -s "$results/suite.json" ]; then
+  {
+    echo "## ⚠️ AgentDiff could not run the suite"
+    echo
+    echo "\`agentdiff suite\` exited with $status (bad input or configuration); see the step log."
+  } >> "$summary"
+  echo "passed=false" >> "$outputs"
+  exit "$status"
+fi
+
+cat "$work/suite.md" >> "$summary"
+cat "$work/suite.md"
+"$python" - "$results/suite.json" >> "$outputs" <<'PY'
+import json, sys
+counts = json.load(open(sys.argv[1], encoding="utf-8"))["counts"]
+print(f"passed={'false' if counts['regressed'] or counts['errors'] else 'true'}")
+print(f"regressed={counts['regressed']}")
+print(f"errors={counts['errors']}")
+PY
+echo "summary=$("$agentdiff" results "$results" | head -n 1)" >> "$outputs"
+exit "$status"

@@ -1,0 +1,23 @@
+"""The suite benchmark script runs end to end at smoke sizes (no timing is asserted here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+@pytest.mark.slow
+def test_quick_suite_benchmark_writes_its_table(tmp_path):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(BENCHMARKS))
+        import bench_suite
+
+    out = tmp_path / "suite_results.md"
+    assert bench_suite.main(["--quick", "--no-yardstick", "--no-dask", "--output", str(out)]) == 0
+    text = out.read_text()
+    assert "| run_suite process pool (2), 40 pairs |" in text
+    assert "`agentdiff suite --results`, 60 scenarios (120 runs)" in text
+    assert "main process peak RSS" in text
