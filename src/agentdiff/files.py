@@ -1,10 +1,11 @@
 """Writing files without ever damaging one: outputs are checked, then written atomically.
 
-`write_output_file(path, data, inputs=...)` refuses to write over one of the command's own inputs,
-over a directory, a FIFO, a device or a read-only file; writes `/dev/null` as is (nothing to
-replace); follows a symlink to the file it names; and otherwise writes a temp file beside the
-target, then renames it over the target, so a reader never sees half a file. Whatever fails,
-the temp file is removed and the old file is left as it was.
+`write_output_file(path, data, inputs=...)` creates a missing folder on the way (or says exactly
+why it cannot); refuses to write over one of the command's own inputs, over a directory, a FIFO,
+a device or a read-only file; writes `/dev/null` as is (nothing to replace); follows a symlink
+to the file it names; and otherwise writes a temp file beside the target, then renames it over
+the target, so a reader never sees half a file. Whatever fails, the temp file is removed and the
+old file is left as it was.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from agentdiff.errors import OutputPathError
 
-__all__ = ["check_output_path", "write_atomically", "write_output_file"]
+__all__ = ["check_output_path", "make_folder", "write_atomically", "write_output_file"]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -52,7 +53,11 @@ def _same_file(info: os.stat_result, other: Path) -> bool:
 
 
 def check_output_path(path: Path, inputs: Sequence[Path] = ()) -> os.stat_result | None:
-    """Raise `OutputPathError` unless `path` may be (re)written; its stat (`None`: new file)."""
+    """Raise `OutputPathError` unless `path` may be (re)written; its stat (`None`: new file).
+
+    A missing folder on the way is created first (`make_folder`), or the error says why not.
+    """
+    make_folder(path)
     info = _stat(path)
     if info is None:
         return None
@@ -68,6 +73,22 @@ def check_output_path(path: Path, inputs: Sequence[Path] = ()) -> os.stat_result
         msg = "is read-only; refusing to replace it"
         raise OutputPathError(msg, hint="make it writable or choose another file", source=path)
     return info
+
+
+def make_folder(path: Path) -> None:
+    """Create the folder `path` goes in (with its parents), or say exactly why it cannot be."""
+    folder = path.parent
+    if not str(folder) or folder.is_dir():
+        return
+    ancestor = next((a for a in (folder, *folder.parents) if a.exists() or a.is_symlink()), None)
+    if ancestor is not None and not ancestor.is_dir():
+        msg = f"cannot create the folder {folder}: {ancestor} exists and is not a folder"
+        raise OutputPathError(msg, hint="choose another output path", source=path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        msg = f"cannot create the folder {folder}: {exc.strerror or exc}"
+        raise OutputPathError(msg, hint="choose another output path", source=path) from None
 
 
 def write_output_file(path: Path, data: str | bytes, inputs: Sequence[Path] = ()) -> None:

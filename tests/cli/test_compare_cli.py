@@ -129,7 +129,8 @@ def test_every_format_writes_to_a_file(tmp_path, fmt):
     out = tmp_path / f"report.{fmt}"
     result = invoke(*pair("loop"), "--format", fmt, "-o", str(out))
     assert result.exit_code == 1
-    assert result.stdout == ""
+    assert result.stdout.count("\n") == 1  # only the one-line verdict
+    assert result.stdout.startswith("FAILED  Blocked by:")
     assert out.read_text()
 
 
@@ -230,3 +231,87 @@ def _umask():
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+OTEL = Path(__file__).parents[1] / "fixtures" / "real" / "openinference" / "loop"
+
+
+def _both_runs_in_one_file(tmp_path: Path) -> tuple[Path, str, str]:
+    """One span-JSON file holding the baseline and the candidate run (two trace ids)."""
+    base = orjson.loads((OTEL / "baseline.spans.json").read_bytes())
+    cand = orjson.loads((OTEL / "candidate.spans.json").read_bytes())
+    both = tmp_path / "both.json"
+    both.write_bytes(orjson.dumps(base + cand))
+    return (
+        both,
+        load_trace(OTEL / "baseline.spans.json").trace_id,
+        load_trace(OTEL / "candidate.spans.json").trace_id,
+    )
+
+
+def test_trace_ids_pick_each_side_from_a_file_with_several(tmp_path):
+    both, base_id, cand_id = _both_runs_in_one_file(tmp_path)
+    refused = invoke(str(both), str(both))
+    assert refused.exit_code == 2
+    assert "--trace-id" in refused.stderr
+    result = invoke(
+        str(both),
+        str(both),
+        "--baseline-trace-id",
+        base_id,
+        "--candidate-trace-id",
+        cand_id,
+        "--format",
+        "json",
+    )
+    assert result.exit_code == 1, result.output
+    report = orjson.loads(result.stdout)
+    assert (report["baseline"]["trace_id"], report["candidate"]["trace_id"]) == (base_id, cand_id)
+    assert report["loops"]
+    same = invoke(str(both), str(both), "--trace-id", base_id, "--format", "json")
+    assert same.exit_code == 0, same.output
+    assert orjson.loads(same.stdout)["candidate"]["trace_id"] == base_id
+
+
+def test_output_file_still_prints_the_verdict(tmp_path):
+    out = tmp_path / "reports" / "nested" / "report.html"
+    result = invoke(*pair("loop"), "--format", "html", "-o", str(out))
+    assert result.exit_code == 1
+    assert out.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    lines = result.stdout.splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("FAILED  Blocked by: tool loop get_weather ×4")
+    assert lines[0].endswith(f"(report: {out})")
+
+
+def test_output_into_a_folder_that_cannot_exist_says_why(tmp_path):
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file, not a folder")
+    result = invoke(*pair("loop"), "-o", str(blocker / "sub" / "report.txt"))
+    assert result.exit_code == 2
+    assert f"cannot create the folder {blocker / 'sub'}: {blocker} exists and is not a folder" in (
+        result.stderr
+    )
+    assert blocker.read_text() == "a file, not a folder"
+
+
+def test_thresholds_name_where_each_came_from(tmp_path):
+    (tmp_path / "agentdiff.toml").write_text("[gate]\nmax_latency_increase = 80\n")
+    result = invoke(
+        *pair("identical"),
+        "--max-divergence",
+        "0.3",
+        "--format",
+        "json",
+        env={"AGENTDIFF_MAX_COST_INCREASE": "40"},
+    )
+    assert result.exit_code == 0, result.output
+    sources = {
+        t["setting"]: (t["value"], t["source"]) for t in orjson.loads(result.stdout)["thresholds"]
+    }
+    assert sources["max_divergence"] == (0.3, "flag --max-divergence")
+    assert sources["max_cost_increase"] == (40.0, "env AGENTDIFF_MAX_COST_INCREASE")
+    assert sources["max_latency_increase"] == (80.0, f"{tmp_path / 'agentdiff.toml'} [gate]")
+    assert sources["max_token_increase"] == (25.0, "default")
+    text = invoke(*pair("identical"), "--max-divergence", "0.3").stdout
+    assert "thresholds: max_divergence 0.3 (flag --max-divergence)" in text

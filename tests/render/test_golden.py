@@ -33,3 +33,12 @@ def test_render_matches_golden(scenario, fmt, ext):
         golden.write_text(text, encoding="utf-8")
     assert golden.exists(), f"missing {golden}; run with AGENTDIFF_UPDATE_GOLDEN=1"
     assert text == golden.read_text(encoding="utf-8")
+
+
+def test_render_api_takes_option_fields_and_names_valid_formats():
+    report = real_report("loop")
+    assert render(report, "terminal", width=120, color=False) == render(
+        report, "terminal", RenderOptions(width=120, color=False)
+    )
+    with pytest.raises(ValueError, match="unknown report format 'pdf'; choose one of: terminal"):
+        render(report, "pdf")

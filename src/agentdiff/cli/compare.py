@@ -32,6 +32,7 @@ from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
 from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render
 from agentdiff.render.text import one_line
+from agentdiff.render.view import verdict_line
 
 __all__ = ["compare"]
 
@@ -75,6 +76,16 @@ def compare(
     candidate_adapter: Annotated[
         str | None, typer.Option(help="Adapter for the candidate.")
     ] = None,
+    trace_id: Annotated[
+        str | None,
+        typer.Option("--trace-id", help="Pick this trace from both files when they hold several."),
+    ] = None,
+    baseline_trace_id: Annotated[
+        str | None, typer.Option(help="Pick this trace from the baseline file.")
+    ] = None,
+    candidate_trace_id: Annotated[
+        str | None, typer.Option(help="Pick this trace from the candidate file.")
+    ] = None,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
     output: Annotated[
         list[str] | None,
@@ -108,8 +119,18 @@ def compare(
     try:
         options = load_options(flags).options
         limits = Limits.resolve(max_input_size, max_steps)
-        base = load_trace(baseline, baseline_adapter or adapter, limits=limits)
-        cand = load_trace(candidate, candidate_adapter or adapter, limits=limits)
+        base = load_trace(
+            baseline,
+            baseline_adapter or adapter,
+            trace_id=baseline_trace_id or trace_id,
+            limits=limits,
+        )
+        cand = load_trace(
+            candidate,
+            candidate_adapter or adapter,
+            trace_id=candidate_trace_id or trace_id,
+            limits=limits,
+        )
     except AgentDiffError as exc:
         for target in targets:
             if target.fmt in ERROR_RENDERERS:
@@ -121,6 +142,9 @@ def compare(
     for target in targets:
         text = render(report, target.fmt, _render_options(target.path, color))
         write_output(text, target.path, inputs)
+    files = [str(t.path) for t in targets if not to_stdout(t.path)]
+    if files and all(not to_stdout(t.path) for t in targets):
+        typer.echo(f"{verdict_line(report)}  (report: {one_line(', '.join(files))})")
     if update_baseline:
         _update_baseline(baseline, candidate, cand, report, force)
     if not report.passed:

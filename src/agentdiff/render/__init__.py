@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agentdiff.errors import AgentDiffError
 from agentdiff.models.report import DiffReport
 from agentdiff.render.html import render_html
 from agentdiff.render.json import render_json
@@ -12,7 +13,7 @@ from agentdiff.render.markdown import render_markdown
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.terminal import render_terminal
 
-__all__ = ["ERROR_RENDERERS", "RENDERERS", "RenderOptions", "render"]
+__all__ = ["ERROR_RENDERERS", "RENDERERS", "RenderFormatError", "RenderOptions", "render"]
 
 Renderer = Callable[[DiffReport, RenderOptions], str]
 
@@ -28,6 +29,27 @@ ERROR_RENDERERS: dict[str, Callable[[str], str]] = {"junit": render_junit_error}
 """Formats that also report an input error in their own shape (CI shows it as an error)."""
 
 
-def render(report: DiffReport, fmt: str = "terminal", options: RenderOptions | None = None) -> str:
-    """Render `report` in `fmt` (a key of `RENDERERS`)."""
-    return RENDERERS[fmt](report, options or RenderOptions())
+def render(
+    report: DiffReport,
+    fmt: str = "terminal",
+    options: RenderOptions | None = None,
+    **option_values: object,
+) -> str:
+    """`report` as text in `fmt`: "terminal", "markdown", "html", "junit" or "json".
+
+    Presentation options come as a `RenderOptions` or as its fields by keyword
+    (`render(report, "terminal", width=120, color=False)`). An unknown format is a `ValueError`
+    (an `AgentDiffError`) naming the valid ones.
+    """
+    renderer = RENDERERS.get(fmt)
+    if renderer is None:
+        msg = f"unknown report format {fmt!r}; choose one of: {', '.join(RENDERERS)}"
+        raise RenderFormatError(msg)
+    chosen = options or RenderOptions()
+    if option_values:
+        chosen = RenderOptions.model_validate({**chosen.model_dump(), **option_values})
+    return renderer(report, chosen)
+
+
+class RenderFormatError(AgentDiffError, ValueError):
+    """`render()` was asked for a format it does not have."""

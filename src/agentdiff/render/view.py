@@ -29,6 +29,7 @@ __all__ = [
     "block",
     "report_view",
     "text",
+    "verdict_line",
 ]
 
 MARKERS: dict[str, str] = {
@@ -302,6 +303,12 @@ class _Builder:
 
 def _headline(report: DiffReport) -> tuple[str, str]:
     return ("PASSED" if report.gate.passed else "FAILED"), text(verdict(report.gate))
+
+
+def verdict_line(report: DiffReport) -> str:
+    """`FAILED  Blocked by: tool loop get_weather ×4`: the one line a console always gets."""
+    state, words = _headline(report)
+    return f"{state}  {words}"
 
 
 def _side(label: str, summary: Summary) -> SideView:
