@@ -20,6 +20,7 @@ from agentdiff.files import check_output_path, write_atomically
 from agentdiff.loader import load_trace
 from agentdiff.models.trace import AgentTrace
 from agentdiff.reading import GZIP_MAGIC
+from agentdiff.redact import Redactor
 
 __all__ = ["TraceSource", "as_trace", "baseline_bytes", "canonical_json", "write_baseline"]
 
@@ -34,9 +35,12 @@ def as_trace(source: TraceSource) -> AgentTrace:
     return source if isinstance(source, AgentTrace) else load_trace(source)
 
 
-def canonical_json(trace: AgentTrace) -> str:
-    """The canonical AgentTrace JSON text (what `agentdiff convert` prints)."""
-    return orjson.dumps(trace.model_dump(mode="json"), option=orjson.OPT_INDENT_2).decode() + "\n"
+def canonical_json(trace: AgentTrace, *, redact: bool = False) -> str:
+    """The canonical AgentTrace JSON text (what `agentdiff convert` prints), redacted if asked."""
+    data = trace.model_dump(mode="json")
+    if redact:
+        data = Redactor().value(data)
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 
 def _is_gzip(path: Path) -> bool:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from agentdiff.config_kinds import FLAG, GLOBS, INT, NUMBER, Kind
+from agentdiff.config_kinds import FLAG, GLOBS, INT, NAMES, NUMBER, PATTERNS, Kind
 from agentdiff.diff.options import CompareOptions
 from agentdiff.errors import ConfigError
 from agentdiff.gate import GateThresholds
@@ -40,7 +40,7 @@ MAX_CONFIG_SIZE = 1024 * 1024
 """A config file larger than this (1 MiB) is refused, not parsed."""
 ENV_PREFIX = "AGENTDIFF_"
 
-Section = Literal["gate", "compare"]
+Section = Literal["gate", "compare", "report"]
 
 
 @dataclass(frozen=True)
@@ -77,9 +77,17 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("compare_content", "compare", FLAG, "Count LLM text/tool output changes."),
     Setting("ignore", "compare", GLOBS, "Dotted-path glob never compared (repeatable)."),
+    Setting(
+        "redact",
+        "report",
+        FLAG,
+        "Redact secrets (default: on in terminal/markdown/html/junit, off in json).",
+    ),
+    Setting("redact_patterns", "report", PATTERNS, "Also redact matches of REGEX (repeatable)."),
+    Setting("redact_keys", "report", NAMES, "Also redact values under key NAME (repeatable)."),
 )
 _BY_NAME = {s.name: s for s in SETTINGS}
-_SECTIONS: tuple[Section, ...] = ("gate", "compare")
+_SECTIONS: tuple[Section, ...] = ("gate", "compare", "report")
 
 
 @dataclass(frozen=True)
@@ -90,6 +98,8 @@ class ResolvedConfig:
     file: Path | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
     """Setting name → `flag --x`, `env AGENTDIFF_X`, `<file> [section]` (defaults absent)."""
+    report: Mapping[str, Any] = field(default_factory=dict)
+    """The `[report]` settings that were set (`redact`, `redact_patterns`, `redact_keys`)."""
 
 
 def find_config(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
@@ -145,7 +155,10 @@ def load_options(
     _merge_env(os.environ if env is None else env, values, sources)
     _merge_overrides(overrides or {}, values, sources)
     options = _build(values, sources)
-    return ResolvedConfig(options=options, file=found[0] if found else None, sources=sources)
+    report = {k: v for k, v in values.items() if _BY_NAME[k].section == "report"}
+    return ResolvedConfig(
+        options=options, file=found[0] if found else None, sources=sources, report=report
+    )
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -8,10 +8,11 @@ kinds accept `"off"` (and `None` from Python) to switch a rule off.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["FLAG", "GLOBS", "INT", "NUMBER", "Kind"]
+__all__ = ["FLAG", "GLOBS", "INT", "NAMES", "NUMBER", "PATTERNS", "Kind"]
 
 _OFF = "off"
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -27,6 +28,8 @@ class Kind:
     metavar: str
     from_text: Callable[[str], object]
     from_value: Callable[[object], object]
+    many: bool = False
+    """True for list kinds: the CLI flag is repeatable."""
 
 
 def _finite(number: float) -> float:
@@ -88,7 +91,25 @@ def _globs_value(value: object) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _patterns_text(text: str) -> tuple[str, ...]:
+    return _patterns_value([text])
+
+
+def _patterns_value(value: object) -> tuple[str, ...]:
+    patterns = _globs_value(value)
+    try:
+        for pattern in patterns:
+            re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(exc) from exc
+    return patterns
+
+
 NUMBER = Kind("a number or 'off'", "N|off", _number_text, _number_value)
 INT = Kind("a whole number or 'off'", "N|off", _int_text, _int_value)
 FLAG = Kind("true or false", "BOOL", _flag_text, _flag_value)
-GLOBS = Kind("a list of path globs", "GLOB", _globs_text, _globs_value)
+GLOBS = Kind("a list of path globs", "GLOB", _globs_text, _globs_value, many=True)
+NAMES = Kind("a list of names", "NAME", _globs_text, _globs_value, many=True)
+PATTERNS = Kind(
+    "a list of valid regular expressions", "REGEX", _patterns_text, _patterns_value, many=True
+)

@@ -22,7 +22,7 @@ from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, state
 from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt
 from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout, write_output
 from agentdiff.cli.settings import setting_flags
-from agentdiff.config import load_options
+from agentdiff.config import ResolvedConfig, load_options
 from agentdiff.diff import compare as compare_traces
 from agentdiff.errors import AgentDiffError
 from agentdiff.files import check_output_path
@@ -39,13 +39,22 @@ __all__ = ["compare"]
 ReportFormat = Enum("ReportFormat", {name: name for name in RENDERERS}, type=str)  # type: ignore[misc]
 
 
-def _render_options(output: Path | None, color: bool | None) -> RenderOptions:
+def _render_options(
+    output: Path | None, color: bool | None, config: ResolvedConfig
+) -> RenderOptions:
     to_screen = to_stdout(output)
     if color is None:
         color = to_screen and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     # the terminal's width, or $COLUMNS when piped; a file gets the renderer's default
     width = shutil.get_terminal_size((100, 24)).columns if to_screen else None
-    return RenderOptions(width=width, color=color)
+    redact = config.report.get("redact")
+    return RenderOptions(
+        width=width,
+        color=color,
+        redact=None if redact is None else bool(redact),
+        redact_patterns=tuple(config.report.get("redact_patterns", ())),
+        redact_keys=tuple(config.report.get("redact_keys", ())),
+    )
 
 
 def _update_baseline(
@@ -117,7 +126,8 @@ def compare(
     inputs = [baseline, candidate]
     _check_outputs(targets, baseline, candidate, update_baseline)
     try:
-        options = load_options(flags).options
+        config = load_options(flags)
+        options = config.options
         limits = Limits.resolve(max_input_size, max_steps)
         base = load_trace(
             baseline,
@@ -140,7 +150,7 @@ def compare(
     if state.exiting:
         state.retained.append((base, cand, report))
     for target in targets:
-        text = render(report, target.fmt, _render_options(target.path, color))
+        text = render(report, target.fmt, _render_options(target.path, color, config))
         write_output(text, target.path, inputs)
     files = [str(t.path) for t in targets if not to_stdout(t.path)]
     if files and all(not to_stdout(t.path) for t in targets):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+import typer
+
 from agentdiff.baselines import canonical_json
 from agentdiff.cli.errors import handle_errors
 from agentdiff.cli.options import (
@@ -26,6 +30,9 @@ def convert(
     output: OutputOpt = None,
     max_input_size: MaxInputSizeOpt = None,
     max_steps: MaxStepsOpt = None,
+    redact: Annotated[
+        bool, typer.Option("--redact", help="Redact secrets (the data is kept as is by default).")
+    ] = False,
 ) -> None:
     """Print the canonical AgentTrace JSON of FILE (metadata.source_format names the adapter)."""
     from agentdiff.cli.output import to_stdout, write_output  # noqa: PLC0415 - fast --help
@@ -35,4 +42,4 @@ def convert(
         check_output_path(output, [file])
     limits = Limits.resolve(max_input_size, max_steps)
     trace = load_trace(file, adapter, trace_id=trace_id, limits=limits)
-    write_output(canonical_json(trace), output, [file])
+    write_output(canonical_json(trace, redact=redact), output, [file])

@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from agentdiff.config import SETTINGS, Setting
-from agentdiff.config_kinds import FLAG, GLOBS
+from agentdiff.config_kinds import FLAG
 
 __all__ = ["setting_flags"]
 
@@ -29,7 +29,7 @@ def _annotation(setting: Setting) -> Any:
     if setting.kind is FLAG:
         names = f"{setting.flag}/--no-{setting.flag[2:]}"
         return Annotated[bool | None, typer.Option(names, help=help_text, rich_help_panel=_PANEL)]
-    if setting.kind is GLOBS:
+    if setting.kind.many:
         option = typer.Option(
             setting.flag, metavar=setting.kind.metavar, help=help_text, rich_help_panel=_PANEL
         )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pydantic import BaseModel, ConfigDict
+
+from agentdiff.redact import Redactor
 
 __all__ = ["RenderOptions"]
 
@@ -18,3 +22,19 @@ class RenderOptions(BaseModel):
     """Force colour on/off; `None` = auto (TTY and no `NO_COLOR`)."""
     max_rows: int = 400
     """Alignment rows shown before eliding the unchanged middle."""
+    redact: bool | None = None
+    """Redact secrets (see `agentdiff.redact`); `None` = on, except in the JSON report."""
+    redact_patterns: tuple[str, ...] = ()
+    """Extra regexes to redact."""
+    redact_keys: tuple[str, ...] = ()
+    """Extra key names whose values are redacted."""
+
+    def redactor(self, *, default: bool = True) -> Redactor:
+        """The redactor these options ask for (`default` applies when `redact` is `None`)."""
+        enabled = default if self.redact is None else self.redact
+        return _redactor(enabled, self.redact_patterns, self.redact_keys)
+
+
+@lru_cache(maxsize=16)
+def _redactor(enabled: bool, patterns: tuple[str, ...], keys: tuple[str, ...]) -> Redactor:
+    return Redactor(enabled=enabled, patterns=patterns, keys=keys)

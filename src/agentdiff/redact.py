@@ -1,0 +1,211 @@
+"""Secrets out of human-facing reports: values under secret keys and credential patterns.
+
+Trace files carry credentials (API keys in tool arguments, `Authorization` headers, tokens in
+error messages), and reports get posted where many people read them. A `Redactor` replaces
+
+- every string value under a **secret key** — exact names (`password`, `authorization`,
+  `cookie`, `api_key`, `access_token`, `secret`...) and suffixes (`*_api_key`, `*_secret`,
+  `*_token`, `*_password`...), in any case or spelling (`apiKey`, `X-Api-Key`) — but never a
+  number, so counters such as `total_tokens` or `max_tokens` stay;
+- every **credential pattern** anywhere in a string: OpenAI and Anthropic keys, AWS access key
+  ids and secrets, GitHub and Slack tokens, bearer and JWT tokens, private key blocks, plus
+  the user's own patterns (`[report] redact_patterns`)
+
+with `<prefix>…[redacted:3f9a]`: a recognisable prefix and a short hash of the secret, so a
+changed secret still shows as changed and an unchanged one as unchanged, without showing it.
+Reports call it once, in the view model; `--no-redact` / `redact = false` turns it off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+__all__ = [
+    "CREDENTIAL_PATTERNS",
+    "SECRET_KEYS",
+    "SECRET_SUFFIXES",
+    "Redactor",
+    "is_secret_key",
+    "redact_report_data",
+]
+
+SECRET_KEYS = frozenset(
+    {
+        "api_key",
+        "apikey",
+        "access_key",
+        "access_token",
+        "auth",
+        "auth_token",
+        "authorization",
+        "bearer",
+        "client_secret",
+        "cookie",
+        "credential",
+        "credentials",
+        "id_token",
+        "passphrase",
+        "passwd",
+        "password",
+        "private_key",
+        "proxy_authorization",
+        "pwd",
+        "refresh_token",
+        "secret",
+        "secret_key",
+        "session_token",
+        "set_cookie",
+        "token",
+    }
+)
+"""Keys (normalized: lower snake case) whose string values are always secret."""
+SECRET_SUFFIXES = (
+    "_api_key",
+    "_apikey",
+    "_access_key",
+    "_secret",
+    "_secret_key",
+    "_token",
+    "_password",
+    "_passwd",
+    "_private_key",
+    "_credentials",
+    "_cookie",
+)
+"""Key endings whose string values are secret (`openai_api_key`, `github_token`...)."""
+
+_EDGE = r"(?<![A-Za-z0-9])"
+"""Where a prefixed token may start: not inside a word (but after `_` or `-`)."""
+CREDENTIAL_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("private key", r"-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----(?:.*?-----END[A-Z ]*-----|.*)"),
+    ("anthropic", _EDGE + r"sk-ant-[A-Za-z0-9_\-]{16,}"),
+    ("openai", _EDGE + r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}"),
+    ("aws access key", _EDGE + r"(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}\b"),
+    (
+        "aws secret",
+        r"(?i:aws_secret_access_key|secretaccesskey)[\"'\s:=]{1,5}[A-Za-z0-9/+]{30,}={0,2}",
+    ),
+    ("github", _EDGE + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b"),
+    ("slack", _EDGE + r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
+    ("jwt", _EDGE + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
+    ("bearer", r"(?i:(?<=\bbearer ))[A-Za-z0-9._~+/\-]{12,}=*"),
+    ("basic auth", r"(?i:(?<=\bbasic ))[A-Za-z0-9+/]{12,}=*"),
+    ("url password", r"(?<=://)[^\s:/@]+:[^\s/@]+(?=@)"),
+)
+"""(name, regex) of credentials recognised anywhere in a string."""
+
+_PREFIX = re.compile(
+    r"^(?:-----BEGIN[A-Z ]*-----"
+    r"|(?i:aws_secret_access_key|secretaccesskey)[\"'\s:=]{1,5}"
+    r"|sk-ant-|sk-(?:proj-|svcacct-|admin-)?|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abposre]-|eyJ)"
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _normalized_key(key: str) -> str:
+    return _CAMEL.sub("_", key).lower().replace("-", "_").replace(" ", "_").strip("_")
+
+
+def is_secret_key(key: object, extra: frozenset[str] = frozenset()) -> bool:
+    """True when a value under `key` is a secret (see `SECRET_KEYS`, `SECRET_SUFFIXES`)."""
+    if not isinstance(key, str):
+        return False
+    name = _normalized_key(key)
+    return name in SECRET_KEYS or name in extra or name.endswith(SECRET_SUFFIXES)
+
+
+def _marker(secret: str) -> str:
+    digest = hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:4]
+    prefix = _PREFIX.match(secret)
+    shown = prefix.group() if prefix else ""
+    return f"{shown}…[redacted:{digest}]"
+
+
+@dataclass(frozen=True)
+class Redactor:
+    """Redacts strings and JSON-like values; `enabled=False` returns everything as it is."""
+
+    enabled: bool = True
+    patterns: tuple[str, ...] = ()
+    """User regexes, added to `CREDENTIAL_PATTERNS`."""
+    keys: tuple[str, ...] = ()
+    """User key names, added to `SECRET_KEYS`."""
+    _cache: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def _pattern(self) -> re.Pattern[str]:
+        parts = [rx for _, rx in CREDENTIAL_PATTERNS] + list(self.patterns)
+        return re.compile("|".join(f"(?:{part})" for part in parts), re.DOTALL)
+
+    @cached_property
+    def _keys(self) -> frozenset[str]:
+        return frozenset(_normalized_key(k) for k in self.keys)
+
+    def text(self, text: str) -> str:
+        """`text` with every credential pattern replaced by its marker."""
+        if not self.enabled or not text:
+            return text
+        cached = self._cache.get(text)
+        if cached is None:
+            cached = self._pattern.sub(lambda m: _marker(m.group()), text)
+            if len(self._cache) < 100_000:  # noqa: PLR2004 - a bound, not a tuning knob
+                self._cache[text] = cached
+        return cached
+
+    def secret_key(self, key: object) -> bool:
+        """True when values under `key` are redacted whole."""
+        return self.enabled and is_secret_key(key, self._keys)
+
+    def value(self, value: Any, key: object = None) -> Any:
+        """A copy of a JSON-like `value` with secrets replaced (`key`: the key it sits under)."""
+        if not self.enabled:
+            return value
+        if isinstance(value, str):
+            return _marker(value) if self.secret_key(key) else self.text(value)
+        if isinstance(value, dict):
+            return {k: self.value(v, k) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(v, key) for v in value]
+        return value
+
+    def at(self, path: str, value: Any) -> Any:
+        """`value` found at a dotted `path` (e.g. `input_payload.headers.Authorization`)."""
+        return self.value(value, _last_key(path))
+
+    def all(self, texts: Iterable[str]) -> list[str]:
+        """`text()` of each."""
+        return [self.text(t) for t in texts]
+
+
+def _last_key(path: str) -> str:
+    last = path.rsplit(".", 1)[-1]
+    return re.sub(r"\[\d+\]$", "", last)
+
+
+def redact_report_data(data: Any, redactor: Redactor) -> Any:
+    """The JSON report's data with secrets redacted (`--format json --redact`).
+
+    A change record (`{"path", "baseline", "candidate"}`) has its values redacted as the
+    values under the key its `path` ends with.
+    """
+    if isinstance(data, dict):
+        path = data.get("path")
+        if isinstance(path, str) and ("baseline" in data or "candidate" in data):
+            return {
+                k: redactor.at(path, v) if k in ("baseline", "candidate") else redactor.value(v, k)
+                for k, v in data.items()
+            }
+        return {
+            k: redact_report_data(v, redactor)
+            if isinstance(v, dict | list)
+            else redactor.value(v, k)
+            for k, v in data.items()
+        }
+    if isinstance(data, list):
+        return [redact_report_data(v, redactor) for v in data]
+    return redactor.value(data)

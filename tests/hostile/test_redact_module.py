@@ -1,0 +1,69 @@
+"""The redactor itself: secret keys, credential patterns, markers with a short hash."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentdiff.redact import Redactor, is_secret_key
+
+from .secrets import AWS_SECRET, BEARER, KEYED_SECRETS, PATTERN_SECRETS
+
+redactor = Redactor()
+
+
+@pytest.mark.parametrize(("kind", "secret"), PATTERN_SECRETS.items())
+def test_each_credential_pattern_is_redacted_anywhere_in_text(kind, secret):
+    shown = redactor.text(f"before {secret} after")
+    assert secret not in shown
+    assert shown.startswith("before ")
+    assert "[redacted:" in shown
+    assert shown.endswith(" after") or kind == "private_key"
+
+
+@pytest.mark.parametrize("text", [BEARER, AWS_SECRET, "https://bob:hunter2pass@example.com/x"])
+def test_contextual_credentials_keep_their_context(text):
+    shown = redactor.text(text)
+    assert "[redacted:" in shown
+    assert text.split("=")[-1].split(" ")[-1] not in shown
+
+
+def test_markers_keep_a_prefix_and_a_short_hash_that_tracks_changes():
+    key = PATTERN_SECRETS["openai"]
+    first, again, changed = (redactor.text(k) for k in (key, key, key + "X"))
+    assert first.startswith("sk-proj-…[redacted:")
+    assert len(first.split("redacted:")[1]) == 5
+    assert first == again
+    assert first != changed
+
+
+@pytest.mark.parametrize("key", [*KEYED_SECRETS, "OPENAI_API_KEY", "db_password", "refreshToken"])
+def test_secret_keys(key):
+    assert is_secret_key(key)
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["total_tokens", "max_tokens", "prompt_tokens", "tokens", "name", "keyword", "secrets_count_x"],
+)
+def test_counters_and_plain_keys_are_not_secret(key):
+    assert not is_secret_key(key)
+
+
+def test_values_under_secret_keys_are_redacted_but_numbers_stay():
+    data = {"api_key": "abc", "total_tokens": 5, "max_tokens": "100", "nested": [{"password": "p"}]}
+    shown = redactor.value(data)
+    assert shown["api_key"].startswith("…[redacted:")
+    assert shown["total_tokens"] == 5
+    assert shown["max_tokens"] == "100"
+    assert shown["nested"][0]["password"].startswith("…[redacted:")
+    assert data["api_key"] == "abc"  # a copy; the trace is never changed
+
+
+def test_user_patterns_and_keys_and_switching_off():
+    custom = Redactor(patterns=(r"acme-[0-9a-f]{8}",), keys=("internalRef",))
+    assert "acme-" not in custom.text("id acme-0123abcd here").replace("acme-…", "")
+    assert custom.value({"internal_ref": "x"})["internal_ref"].startswith("…[redacted:")
+    off = Redactor(enabled=False)
+    assert off.text(BEARER) == BEARER
+    assert off.value({"password": "p"}) == {"password": "p"}
+    assert redactor.at("input_payload.headers.Authorization", "Token x").startswith("…[redacted")
