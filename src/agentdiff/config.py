@@ -33,7 +33,15 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["CONFIG_FILE", "SETTINGS", "ResolvedConfig", "Setting", "find_config", "load_options"]
+__all__ = [
+    "COMPARE_SETTINGS",
+    "CONFIG_FILE",
+    "SETTINGS",
+    "ResolvedConfig",
+    "Setting",
+    "find_config",
+    "load_options",
+]
 
 CONFIG_FILE = "agentdiff.toml"
 MAX_CONFIG_SIZE = 1024 * 1024
@@ -86,6 +94,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("redact_patterns", "report", PATTERNS, "Also redact matches of REGEX (repeatable)."),
     Setting("redact_keys", "report", NAMES, "Also redact values under key NAME (repeatable)."),
 )
+COMPARE_SETTINGS = tuple(s for s in SETTINGS if s.section in ("gate", "compare"))
+"""The settings that shape a comparison (`[report]` ones only shape how it is shown)."""
 _BY_NAME = {s.name: s for s in SETTINGS}
 _SECTIONS: tuple[Section, ...] = ("gate", "compare", "report")
 

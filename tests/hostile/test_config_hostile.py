@@ -18,7 +18,7 @@ PYPROJECT = [
     ("[tool.agentdiff.gate]\nmax_divergence = nan\n", "max_divergence must be a number"),
     ("[tool.agentdiff.gate]\nmax_cost_increase = inf\n", "max_cost_increase must be"),
     ("[tool.agentdiff.gate]\nmax_divergence = " + "9" * 400 + "\n", "max_divergence must be"),
-    ("[tool.agentdiff.gate]\nmax_divergence = 0.3\n[tool.agentdiff.report]\n", "unknown section"),
+    ("[tool.agentdiff.gate]\nmax_divergence = 0.3\n[tool.agentdiff.reports]\n", "unknown section"),
     ("x = " + "[" * 5000 + "]" * 5000 + "\n", "not valid TOML"),
     ("x = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n", "not valid TOML"),
     ("[tool.agentdiff\n", "not valid TOML"),

@@ -40,20 +40,21 @@ ReportFormat = Enum("ReportFormat", {name: name for name in RENDERERS}, type=str
 
 
 def _render_options(
-    output: Path | None, color: bool | None, config: ResolvedConfig
+    output: Path | None, color: bool | None, config: ResolvedConfig | None = None
 ) -> RenderOptions:
     to_screen = to_stdout(output)
     if color is None:
         color = to_screen and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     # the terminal's width, or $COLUMNS when piped; a file gets the renderer's default
     width = shutil.get_terminal_size((100, 24)).columns if to_screen else None
-    redact = config.report.get("redact")
+    report = config.report if config is not None else {}
+    redact = report.get("redact")
     return RenderOptions(
         width=width,
         color=color,
         redact=None if redact is None else bool(redact),
-        redact_patterns=tuple(config.report.get("redact_patterns", ())),
-        redact_keys=tuple(config.report.get("redact_keys", ())),
+        redact_patterns=tuple(report.get("redact_patterns", ())),
+        redact_keys=tuple(report.get("redact_keys", ())),
     )
 
 

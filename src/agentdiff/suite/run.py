@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agentdiff.config import SETTINGS
+from agentdiff.config import COMPARE_SETTINGS
 from agentdiff.suite.options import SuiteOptions
 from agentdiff.suite.plan import choose_backend, estimate_seconds, make_batches, plan_jobs
 from agentdiff.suite.report import RunSetInfo, ScenarioRow, SuiteReport, Threshold
@@ -131,7 +131,7 @@ def _info(runs: RunSet) -> RunSetInfo:
 def _thresholds(options: SuiteOptions) -> list[Threshold]:
     defaults = SuiteOptions().compare
     out = []
-    for setting in SETTINGS:
+    for setting in COMPARE_SETTINGS:
         owner, default_owner = (
             (options.compare.gate, defaults.gate)
             if setting.section == "gate"
