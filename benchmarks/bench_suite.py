@@ -116,25 +116,24 @@ def make_corpus(work: Path, steps: int, distinct: int) -> Corpus:
     return corpus
 
 
-def manifest(work: Path, corpus: Corpus, n: int) -> Path:
-    """A JSON Lines suite manifest of `n` single-run scenarios cycling the corpus."""
-    path = work / f"suite-{corpus.steps}-{n}.jsonl"
+def manifest(work: Path, corpus: Corpus, n: int, *, peer: bool = False) -> Path:
+    """A JSON Lines manifest of `n` single-run scenarios cycling the corpus: ours (a suite
+    manifest, one run per line) or, with `peer`, one scenario per line for the peer's driver."""
+    path = work / f"{'peer' if peer else 'suite'}-{corpus.steps}-{n}.jsonl"
+    pairs = corpus.peer_pairs if peer else corpus.pairs
     with path.open("wb") as out:
         for i in range(n):
-            base, cand = corpus.pairs[i % len(corpus.pairs)]
+            base, cand = pairs[i % len(pairs)]
             name = f"s{i:06d}"
-            out.write(orjson.dumps({"scenario": name, "side": "baseline", "path": base}) + b"\n")
-            out.write(orjson.dumps({"scenario": name, "side": "candidate", "path": cand}) + b"\n")
-    return path
-
-
-def peer_manifest(work: Path, corpus: Corpus, n: int) -> Path:
-    path = work / f"peer-{corpus.steps}-{n}.jsonl"
-    with path.open("wb") as out:
-        for i in range(n):
-            base, cand = corpus.peer_pairs[i % len(corpus.peer_pairs)]
-            row = {"scenario": f"s{i:06d}", "baseline": base, "candidate": cand}
-            out.write(orjson.dumps(row) + b"\n")
+            rows = (
+                [{"scenario": name, "baseline": base, "candidate": cand}]
+                if peer
+                else [
+                    {"scenario": name, "side": "baseline", "path": base},
+                    {"scenario": name, "side": "candidate", "path": cand},
+                ]
+            )
+            out.write(b"".join(orjson.dumps(row) + b"\n" for row in rows))
     return path
 
 
@@ -171,21 +170,11 @@ def dask_walls(corpus: Corpus, n: int) -> dict[int, float]:
         import distributed
     except ImportError:
         return {}
-    from agentdiff.suite.cluster import DaskBackend
+    from agentdiff.suite.cluster import DaskBackend, local_cluster
 
     walls = {}
     for workers in (2, 1):
-        with (
-            distributed.LocalCluster(
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                host="127.0.0.1",
-                silence_logs=40,
-            ) as cluster,
-            distributed.Client(cluster) as client,
-        ):
+        with local_cluster(workers) as cluster, distributed.Client(cluster) as client:
             client.run(lambda: __import__("agentdiff.suite.task"))
             walls[workers] = suite_wall(corpus, n, backend=DaskBackend(client, workers=workers))[0]
     return walls
@@ -196,7 +185,7 @@ def peer_run(work: Path, corpus: Corpus, n: int, workers: int) -> dict[str, Any]
     driver = work / "peer_driver.py"
     driver.write_text(PEER_DRIVER)
     done = subprocess.run(
-        [str(python), "-I", str(driver), str(peer_manifest(work, corpus, n)), str(workers)],
+        [str(python), "-I", str(driver), str(manifest(work, corpus, n, peer=True)), str(workers)],
         capture_output=True,
         text=True,
         check=False,

@@ -11,10 +11,6 @@
 #         to $GITHUB_OUTPUT. Exit code: agentdiff's own (0 ok, 1 regression, 2 bad input).
 set -uo pipefail
 
-if [ "${INPUT_MODE:-compare}" = suite ]; then
-  exec "$(dirname "$0")/action_suite.sh"
-fi
-
 baseline="${INPUT_BASELINE:?input 'baseline' is required}"
 candidate="${INPUT_CANDIDATE:?input 'candidate' is required}"
 agentdiff="${AGENTDIFF:-agentdiff}"
@@ -25,6 +21,11 @@ read -r -a extra <<< "${INPUT_ARGS:-}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+
+if [ "${INPUT_MODE:-compare}" = suite ]; then
+  # the same inputs, naming folders of runs: every scenario judged (exits with its status)
+  source "$(dirname "$0")/action_suite.sh"
+fi
 
 "$agentdiff" compare "$baseline" "$candidate" ${extra[@]+"${extra[@]}"} \
   --format json --output "$work/report.json"

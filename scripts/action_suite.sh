@@ -1,5 +1,6 @@
-#!/usr/bin/env bash
-# The AgentDiff GitHub Action in suite mode (action.yml, `mode: suite`); runs the same way locally.
+# The AgentDiff GitHub Action in suite mode (action.yml, `mode: suite`): sourced by
+# scripts/action_run.sh when INPUT_MODE=suite, after it has read the common inputs below into
+# $baseline, $candidate, $extra, $agentdiff, $python, $summary, $outputs and made $work.
 #
 # Inputs (environment):  INPUT_BASELINE, INPUT_CANDIDATE  folders of runs (required)
 #                        INPUT_ARGS    extra `agentdiff suite` flags, split on whitespace
@@ -10,18 +11,6 @@
 # Writes: the Markdown suite report to $GITHUB_STEP_SUMMARY (appended); `passed`, `summary`,
 #         `regressed`, `errors` to $GITHUB_OUTPUT. Exit code: agentdiff's own
 #         (0 ok, 1 a scenario regressed, 2 bad input or a scenario that could not be loaded).
-set -uo pipefail
-
-baseline="${INPUT_BASELINE:?input 'baseline' is required}"
-candidate="${INPUT_CANDIDATE:?input 'candidate' is required}"
-agentdiff="${AGENTDIFF:-agentdiff}"
-python="${PYTHON:-python3}"
-summary="${GITHUB_STEP_SUMMARY:-/dev/null}"
-outputs="${GITHUB_OUTPUT:-/dev/null}"
-read -r -a extra <<< "${INPUT_ARGS:-}"
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 results="${INPUT_RESULTS:-$work/results}"
 
 "$agentdiff" suite "$baseline" "$candidate" ${extra[@]+"${extra[@]}"} \

@@ -20,7 +20,7 @@ import pytest
 from agentdiff.suite import RunSet, SuiteOptions, run_suite
 
 distributed = pytest.importorskip("distributed")
-from agentdiff.suite.cluster import DaskBackend  # noqa: E402
+from agentdiff.suite.cluster import DaskBackend, local_cluster  # noqa: E402
 
 NO_DASHBOARD = ("--dashboard-address", "127.0.0.1:0")
 """An ephemeral dashboard port: the default 8787 may be taken by a concurrent test run."""
@@ -40,17 +40,8 @@ def _same(a: Path, b: Path) -> None:
 
 
 def test_local_cluster_matches_serial(fixture_sets, serial, tmp_path):
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            host="127.0.0.1",
-            silence_logs=40,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with local_cluster(2) as cluster, distributed.Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
         options = SuiteOptions(
             backend=DaskBackend(client), batch_seconds=0.01, results=str(tmp_path)
         )

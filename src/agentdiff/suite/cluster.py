@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from agentdiff.errors import ConfigError
 from agentdiff.suite.backends import cpu_count
 
-__all__ = ["DaskBackend"]
+__all__ = ["DaskBackend", "local_cluster"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -31,6 +31,18 @@ def _distributed() -> Any:
         msg = "the dask backend needs dask.distributed"
         raise ConfigError(msg, hint="pip install 'agentdiff[dask]'") from None
     return distributed
+
+
+def local_cluster(workers: int) -> Any:
+    """A `LocalCluster` of `workers` processes, one thread each, on 127.0.0.1, no dashboard."""
+    return _distributed().LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=40,
+    )
 
 
 class DaskBackend:
@@ -64,14 +76,5 @@ class DaskBackend:
             except OSError as exc:
                 msg = f"cannot reach the Dask scheduler at {self._scheduler}: {exc}"
                 raise ConfigError(msg, hint="is `dask scheduler` running there?") from None
-        cluster = stack.enter_context(
-            distributed.LocalCluster(
-                n_workers=self.workers,
-                threads_per_worker=1,
-                processes=True,
-                host="127.0.0.1",
-                dashboard_address=None,
-                silence_logs=40,
-            )
-        )
+        cluster = stack.enter_context(local_cluster(self.workers))
         return stack.enter_context(distributed.Client(cluster))
