@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-CAPTURE_SOURCES ?= langchain openai_agents langfuse crewai genai
+CAPTURE_SOURCES ?= langchain openai_agents langfuse crewai crewai_legacy genai
 
 .PHONY: demo test install install-dev lint typecheck pytest fixtures bench schema clean
 
@@ -48,6 +48,7 @@ test: install-dev lint
 
 fixtures:
 	for s in $(CAPTURE_SOURCES); do scripts/capture/capture.sh $$s || exit 1; done
+	cd scripts/capture/js && npm ci --no-audit --no-fund && node capture.mjs ../../../tests/fixtures/real
 
 bench: install-dev
 	$(BIN)/python benchmarks/bench_compare.py
