@@ -292,10 +292,12 @@ def _shape_files() -> list[Path]:
 @pytest.mark.parametrize("original", _shape_files(), ids=lambda p: p.name)
 def test_garbled_spans_give_a_format_error(original: Path, tmp_path: Path) -> None:
     doc = read_document(original)
-    documents = [doc] if isinstance(doc, dict) else doc if "resourceSpans" in doc[0] else None
-    if documents is None:  # span JSON: break the last span
-        doc[-1].pop("context")
-        where = f"[{len(doc) - 1}]:"
+    otlp = "resourceSpans" in (doc if isinstance(doc, dict) else doc[0])
+    documents = ([doc] if isinstance(doc, dict) else doc) if otlp else None
+    if documents is None:  # span JSON (a list, or wrapped in spans/data): break the last span
+        spans = doc if isinstance(doc, list) else doc.get("spans") or doc["data"]
+        spans[-1].pop("context")
+        where = f"[{len(spans) - 1}]:"
     else:  # OTLP: break a span of the last document
         documents[-1]["resourceSpans"][0]["scopeSpans"][0]["spans"][0].pop("spanId")
         where = f"[{len(documents) - 1}].resourceSpans[0].scopeSpans[0].spans[0]:"

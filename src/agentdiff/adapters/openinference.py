@@ -1,14 +1,21 @@
 """The `openinference` adapter: OTel spans (OpenInference or GenAI semconv) → `AgentTrace`.
 
-Inputs: a JSON list of `ReadableSpan.to_json()` / Phoenix span dicts, or OTLP/JSON (one
-`TracesData` document, or a list of them from JSON Lines); decoding is
+Inputs: span JSON (Python `ReadableSpan.to_json()`, Phoenix, JavaScript `ReadableSpan` dumps;
+a list, `{"spans": [...]}`, `{"data": [...]}` or one span), or OTLP/JSON (one `TracesData`
+document, or a list of them from JSON Lines; hex or base64 ids); decoding is
 `otel.documents.decode_spans`, the meaning of each span is `otel.semconv.describe_span` (its
 docstring holds the step-type table).
 
 - **Steps.** One per span carrying OpenInference or GenAI attributes. Other spans (HTTP/DB
   clients, framework internals) are dropped unless they wrap the agent from outside (agent spans
   below, none above: kept as `routing`); children of a dropped span hang under its nearest kept
-  ancestor; `metadata["dropped_spans"]` counts the drops.
+  ancestor; `metadata["dropped_spans"]` counts the drops and `metadata["dropped_span_names"]`
+  names them (`agentdiff inspect` shows both).
+- **Times.** A span whose end is before its start, or that lasts more than 30 days (a missing
+  start read as the epoch, mixed units), has unknown times and latency, and the trace says so in
+  `metadata["warnings"]`.
+- **Turns.** A tool step requested by an LLM step (matched by tool-call id, else by name) gets
+  `metadata["turn_id"]` = that LLM step's id: the calls one model message issued share it.
 - **Roots** are spans without a parent or whose parent is not in the file (kept in step metadata
   as `otel_parent_id`).
 - **Order.** `step_index` follows start time, parents before children, then file order.
@@ -31,7 +38,7 @@ from agentdiff.adapters.otel import documents
 from agentdiff.adapters.otel.otlp_json import is_otlp
 from agentdiff.adapters.otel.semconv import SpanFacts, describe_span, requested_tool_calls
 from agentdiff.adapters.otel.span_json import is_span_json
-from agentdiff.adapters.otel.tree import SpanTree
+from agentdiff.adapters.otel.tree import SpanTree, impossible_times
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepType, TraceStep
 from agentdiff.timeparse import duration_ms, timing_metadata, wall_clock_ms
@@ -55,11 +62,11 @@ class OpenInferenceAdapter(BaseAdapter):
 
     @classmethod
     def detect(cls, data: Any) -> bool:
-        """OTLP documents and span-JSON lists, except Langfuse-flavoured OTLP."""
-        if is_otlp(data):
-            keys = documents.sample_attribute_keys(data)
-            return not any(key.startswith("langfuse.") for key in keys)
-        return is_span_json(data)
+        """OTLP documents and span JSON, except Langfuse-flavoured spans."""
+        if not (is_otlp(data) or is_span_json(data)):
+            return False
+        keys = documents.sample_attribute_keys(data)
+        return not any(key.startswith("langfuse.") for key in keys)
 
     @classmethod
     def trace_ids(cls, data: Any) -> list[str]:
@@ -74,8 +81,11 @@ class OpenInferenceAdapter(BaseAdapter):
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
         """Decode the spans and build the trace."""
-        if not (is_otlp(data) or isinstance(data, list)):
-            msg = "expected OTLP/JSON (an object with resourceSpans) or a JSON list of spans"
+        if not (is_otlp(data) or isinstance(data, list) or is_span_json(data)):
+            msg = (
+                "expected OTLP/JSON (an object with resourceSpans) or span objects (a list, "
+                "{spans: [...]}, {data: [...]} or one span)"
+            )
             raise TraceFormatError(msg)
         spans = documents.decode_spans(data)
         if not spans:
@@ -89,6 +99,7 @@ class _TraceBuilder:
     """Builds one `AgentTrace` from decoded spans."""
 
     def __init__(self, spans: list[OtelSpan]) -> None:
+        self.warnings = impossible_times(spans)
         self.facts = {s.span_id: f for s in spans if (f := describe_span(s)) is not None}
         self.tree = SpanTree(spans, keep=set(self.facts))
         self.pending_calls: list[dict[str, Any]] = []
@@ -124,7 +135,8 @@ class _TraceBuilder:
             metadata["otel_parent_id"] = span.parent_id
         input_payload = as_payload(facts.input_value)
         if facts.step_type is StepType.LLM_CALL:
-            self.pending_calls.extend(requested_tool_calls(span))
+            calls = requested_tool_calls(span)
+            self.pending_calls.extend({**call, "turn_id": span.span_id} for call in calls)
         elif facts.step_type is StepType.TOOL_CALL:
             input_payload = self._tool_arguments(facts, input_payload, metadata)
         return TraceStep(
@@ -149,6 +161,8 @@ class _TraceBuilder:
         if call_id:
             metadata["tool_call_id"] = call_id
         call = self._take_call(call_id, facts.name)
+        if call is not None:
+            metadata["turn_id"] = call["turn_id"]
         if isinstance(parse_json_string(facts.input_value), dict) or call is None:
             return payload
         if isinstance(call["arguments"], dict):
@@ -171,7 +185,12 @@ class _TraceBuilder:
             if facts is not None and facts.kind in _AGENT_KINDS:
                 return facts.name
         for span in self.tree.spans:
-            name = span.attributes.get("gen_ai.agent.name") or span.resource.get("service.name")
+            attrs = span.attributes
+            name = (
+                attrs.get("gen_ai.agent.name")
+                or attrs.get("ai.telemetry.functionId")
+                or span.resource.get("service.name")
+            )
             if name:
                 return str(name)
         return self.tree.roots()[0].name if self.tree.roots() else "unknown"
@@ -199,6 +218,10 @@ class _TraceBuilder:
             "otel_trace_id": root.trace_id,
             "dropped_spans": self.tree.dropped_count(),
         }
+        if self.tree.dropped_count():
+            meta["dropped_span_names"] = self.tree.dropped_names()
+        if self.warnings:
+            meta["warnings"] = self.warnings
         service = root.resource.get("service.name")
         if service:
             meta["service_name"] = service

@@ -62,6 +62,8 @@ def inspect(
             "total_latency_ms": trace.total_latency_ms,
             "total_tokens": trace.total_tokens.model_dump() if trace.total_tokens else None,
             "totals": totals.model_dump(mode="json"),
+            "dropped_spans": (trace.metadata or {}).get("dropped_spans", 0),
+            "warnings": (trace.metadata or {}).get("warnings") or [],
         }
         typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())
         return

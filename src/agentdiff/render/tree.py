@@ -15,7 +15,7 @@ from agentdiff.models.trace import AgentTrace, StepStatus, TraceStep
 from agentdiff.render.measures import count, ms, usd
 from agentdiff.render.view import ERROR_CHARS, text
 
-__all__ = ["trace_tree"]
+__all__ = ["dropped_line", "trace_tree"]
 
 _STATUS_STYLE = {
     StepStatus.SUCCESS: "green",
@@ -51,23 +51,45 @@ def trace_tree(trace: AgentTrace, totals: Summary | None = None) -> RenderableTy
         parent, step = stack.pop()
         node = parent.add(_label(step))
         stack.extend((node, s) for s in reversed(children.get(step.step_id, [])))
-    return Group(root, _totals(totals or trace_totals(trace)))
+    return Group(root, _totals(totals or trace_totals(trace), trace))
 
 
 def _unknown(value: float | None, fmt: Callable[[float], str]) -> str:
     return "unknown" if value is None else fmt(value)
 
 
-def _totals(totals: Summary) -> Table:
+def _totals(totals: Summary, trace: AgentTrace) -> Table:
     """The same totals `compare` reports for this trace."""
     table = Table(show_header=False, box=None, padding=(0, 2))
     table.add_row("steps", count(totals.steps))
     table.add_row("tool calls", count(totals.tool_calls))
     table.add_row("LLM calls", count(totals.llm_calls))
+    table.add_row("model turns", count(totals.model_turns))
     table.add_row("errors", count(totals.errors))
     table.add_row("source format", text(totals.source_format or "?"))
     table.add_row("latency", _unknown(totals.latency_ms, ms))
     table.add_row("tokens", _unknown(totals.total_tokens, count))
     cost = _unknown(totals.cost_usd, usd)
     table.add_row("cost", cost + (" (estimated)" if totals.cost_estimated else ""))
+    dropped = dropped_line(trace)
+    if dropped:
+        table.add_row("dropped spans", dropped)
+    for warning in (trace.metadata or {}).get("warnings") or []:
+        table.add_row("warning", Text(str(warning), style="yellow"))
     return table
+
+
+def dropped_line(trace: AgentTrace) -> str | None:
+    """`3 not agent steps (GET ×2, SELECT ×1)`: the spans an adapter left out, when any."""
+    meta = trace.metadata or {}
+    dropped = meta.get("dropped_spans")
+    if not isinstance(dropped, int) or dropped <= 0:
+        return None
+    names = meta.get("dropped_span_names")
+    shown = ""
+    if isinstance(names, dict) and names:
+        top = sorted(names.items(), key=lambda kv: (-int(kv[1]), str(kv[0])))
+        parts = [f"{name} ×{n}" for name, n in top[:5]]
+        more = len(top) - 5
+        shown = f" ({', '.join(parts)}{f', +{more} more' if more > 0 else ''})"
+    return f"{dropped} not agent steps{shown}"

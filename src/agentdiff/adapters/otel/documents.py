@@ -1,7 +1,8 @@
 """A document of OTel spans in either JSON shape: decoding, attribute sampling, trace selection.
 
-The shapes are OTLP/JSON (`otlp_json`) and SDK span JSON (`span_json`). A document may hold
-several traces: `trace_ids` lists them, `select_trace` keeps one (in the same shape).
+The shapes are OTLP/JSON (`otlp_json`) and span JSON (`span_json`: a list, `{"spans": [...]}`,
+`{"data": [...]}` or one span). A document may hold several traces: `trace_ids` lists them,
+`select_trace` keeps one (OTLP stays OTLP; span JSON becomes a plain list).
 """
 
 from __future__ import annotations
@@ -16,7 +17,12 @@ from agentdiff.adapters.otel.otlp_json import (
     scopes,
 )
 from agentdiff.adapters.otel.span import flatten_attributes, normal_id
-from agentdiff.adapters.otel.span_json import decode_span_json
+from agentdiff.adapters.otel.span_json import (
+    decode_span_json,
+    is_span_json,
+    raw_trace_id,
+    span_list,
+)
 from agentdiff.errors import TraceFormatError
 
 if TYPE_CHECKING:
@@ -40,9 +46,9 @@ def decode_spans(data: Any) -> list[OtelSpan]:
     """Every span in an OTLP/JSON document (or list of them) or an SDK span-JSON list."""
     if is_otlp(data):
         return decode_otlp(data)
-    if isinstance(data, list):
+    if isinstance(data, list) or is_span_json(data):
         return decode_span_json(data)
-    msg = "expected OTLP/JSON (resourceSpans) or a list of span objects"
+    msg = "expected OTLP/JSON (resourceSpans) or span objects (a list, spans/data, or one span)"
     raise TraceFormatError(msg)
 
 
@@ -50,8 +56,8 @@ def raw_spans(data: Any) -> Iterator[dict[str, Any]]:
     """The undecoded span objects of either shape, in file order."""
     if is_otlp(data):
         yield from otlp_raw_spans(data)
-    elif isinstance(data, list):
-        yield from (s for s in data if isinstance(s, dict))
+    else:
+        yield from (s for s in span_list(data) or [] if isinstance(s, dict))
 
 
 def sample_attribute_keys(data: Any) -> set[str]:
@@ -68,11 +74,7 @@ def sample_attribute_keys(data: Any) -> set[str]:
 
 def _sample(data: Any) -> list[dict[str, Any]]:
     if not is_otlp(data):
-        return (
-            [s for s in data[:_SAMPLE_SPANS] if isinstance(s, dict)]
-            if isinstance(data, list)
-            else []
-        )
+        return [s for s in (span_list(data) or [])[:_SAMPLE_SPANS] if isinstance(s, dict)]
     out: list[dict[str, Any]] = []
     for doc in documents(data):
         for rs in doc.get("resourceSpans") or []:
@@ -83,13 +85,6 @@ def _sample(data: Any) -> list[dict[str, Any]]:
     return out
 
 
-def raw_trace_id(raw: dict[str, Any]) -> str:
-    """The trace id of an undecoded span: OTLP `traceId`, SDK `context.trace_id` or `trace_id`."""
-    context = raw.get("context")
-    nested = context.get("trace_id") if isinstance(context, dict) else None
-    return normal_id(raw.get("traceId") or nested or raw.get("trace_id") or "")
-
-
 def trace_ids(data: Any) -> list[str]:
     """Distinct trace ids in order of first appearance (spans without one are not counted)."""
     return list(dict.fromkeys(i for raw in raw_spans(data) if (i := raw_trace_id(raw))))
@@ -97,12 +92,13 @@ def trace_ids(data: Any) -> list[str]:
 
 def select_trace(data: Any, trace_id: str) -> Any:
     """The same document holding only the spans of `trace_id` (empty groups dropped)."""
-    wanted = normal_id(trace_id)
+    wanted = normal_id(trace_id).lower()
     if is_otlp(data):
         docs = [_filter_document(doc, wanted) for doc in documents(data)]
         return docs if isinstance(data, list) else docs[0]
-    if isinstance(data, list):
-        return [s for s in data if isinstance(s, dict) and raw_trace_id(s) == wanted]
+    listed = span_list(data)
+    if listed is not None:
+        return [s for s in listed if isinstance(s, dict) and raw_trace_id(s).lower() == wanted]
     return data
 
 
@@ -115,7 +111,7 @@ def _filter_document(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
                 "spans": [
                     s
                     for s in ss.get("spans") or []
-                    if isinstance(s, dict) and raw_trace_id(s) == trace_id
+                    if isinstance(s, dict) and raw_trace_id(s).lower() == trace_id
                 ],
             }
             for ss in scopes(rs)

@@ -16,12 +16,18 @@ Step types, decided in this order (first match wins):
 | `gen_ai.operation.name` | `chat`, `text_completion`, `generate_content`, `embeddings` | llm_call |
 | | `execute_tool`, `retrieval` | `tool_call` |
 | | `invoke_agent`, `create_agent`, `invoke_workflow`, anything else | `routing` |
+| `ai.operationId` (Vercel) | `ai.*.doGenerate`, `ai.*.doStream`, `ai.*.doEmbed` | `llm_call` |
+| | `ai.toolCall` | `tool_call` |
+| | any other (`ai.generateText`, `ai.streamText`, ...: the call around the steps) | `routing` |
 | no operation name | has `gen_ai.tool.name` / has `gen_ai.request.model` | tool / llm_call |
 | | any other `gen_ai.*` attribute | `routing` |
 
 Old and new GenAI names are both read (`gen_ai.usage.input_tokens` | `prompt_tokens`,
 `gen_ai.provider.name` | `gen_ai.system`), and the pre-1.38 pydantic-ai/logfire tool attributes
-`tool_arguments` / `tool_response` are read when `gen_ai.tool.call.*` are absent.
+`tool_arguments` / `tool_response` are read when `gen_ai.tool.call.*` are absent. The Vercel
+AI SDK's own `ai.*` attributes (`ai.toolCall.*`, `ai.usage.promptTokens`, `ai.model.id`, ...)
+are read beside `gen_ai.*`. An LLM step's model is `metadata["model"]`; cache, reasoning and
+audio token counts go to `metadata["usage"]` (`TokenUsage` keeps the spec's fields only).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentdiff.adapters._kit.payloads import parse_json_string
-from agentdiff.adapters._kit.tokens import KeySets, usage_from
+from agentdiff.adapters._kit.tokens import KeySets, first_count, usage_from
 from agentdiff.adapters.otel.span import OtelSpan, indexed_list
 from agentdiff.models.trace import StepType, TokenUsage
 
@@ -38,6 +44,7 @@ __all__ = ["SpanFacts", "describe_span", "first", "requested_tool_calls"]
 
 OI_KIND = "openinference.span.kind"
 GENAI_OPERATION = "gen_ai.operation.name"
+VERCEL_OPERATION = "ai.operationId"
 
 OI_KIND_TYPES: dict[str, StepType] = {
     "LLM": StepType.LLM_CALL,
@@ -65,18 +72,21 @@ GENAI_OPERATION_TYPES: dict[str, StepType] = {
 
 # Attribute keys read per field, first present wins.
 NAME_KEYS: dict[StepType, tuple[str, ...]] = {
-    StepType.TOOL_CALL: ("tool.name", "gen_ai.tool.name"),
+    StepType.TOOL_CALL: ("tool.name", "gen_ai.tool.name", "ai.toolCall.name"),
     StepType.LLM_CALL: (
         "llm.model_name",
         "gen_ai.response.model",
         "gen_ai.request.model",
         "embedding.model_name",
+        "ai.response.model",
+        "ai.model.id",
     ),
     StepType.ROUTING: (
         "agent.name",
         "graph.node.name",
         "gen_ai.agent.name",
         "gen_ai.workflow.name",
+        "ai.telemetry.functionId",
     ),
     StepType.THOUGHT: (),
 }
@@ -85,31 +95,74 @@ TOOL_INPUT_KEYS = (
     "input.value",
     "tool_arguments",
     "tool_call.function.arguments",
+    "ai.toolCall.args",
 )
-TOOL_OUTPUT_KEYS = ("gen_ai.tool.call.result", "output.value", "tool_response")
-INPUT_KEYS = ("input.value", "gen_ai.input.messages")
-OUTPUT_KEYS = ("output.value", "gen_ai.output.messages", "final_result")
-TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id")
+TOOL_OUTPUT_KEYS = (
+    "gen_ai.tool.call.result",
+    "output.value",
+    "tool_response",
+    "ai.toolCall.result",
+)
+INPUT_KEYS = ("input.value", "gen_ai.input.messages", "ai.prompt.messages", "ai.prompt")
+OUTPUT_KEYS = (
+    "output.value",
+    "gen_ai.output.messages",
+    "final_result",
+    "ai.response.text",
+    "ai.response.toolCalls",
+)
+TOOL_CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool_call.id", "tool.id", "ai.toolCall.id")
 MODEL_KEYS = (
     "gen_ai.response.model",
     "llm.model_name",
     "gen_ai.request.model",
     "embedding.model_name",
+    "ai.response.model",
+    "ai.model.id",
 )
-PROVIDER_KEYS = ("llm.provider", "gen_ai.provider.name", "llm.system", "gen_ai.system")
+PROVIDER_KEYS = (
+    "llm.provider",
+    "gen_ai.provider.name",
+    "llm.system",
+    "gen_ai.system",
+    "ai.model.provider",
+)
 TOKEN_KEYS = KeySets(
     prompt=(
         "llm.token_count.prompt",
         "gen_ai.usage.input_tokens",
         "gen_ai.usage.prompt_tokens",
+        "ai.usage.promptTokens",
+        "ai.usage.inputTokens",
     ),
     completion=(
         "llm.token_count.completion",
         "gen_ai.usage.output_tokens",
         "gen_ai.usage.completion_tokens",
+        "ai.usage.completionTokens",
+        "ai.usage.outputTokens",
     ),
-    total=("llm.token_count.total", "gen_ai.usage.total_tokens"),
+    total=("llm.token_count.total", "gen_ai.usage.total_tokens", "ai.usage.totalTokens"),
 )
+USAGE_DETAIL_KEYS: dict[str, tuple[str, ...]] = {
+    "cache_read_input_tokens": (
+        "llm.token_count.prompt_details.cache_read",
+        "gen_ai.usage.cache_read.input_tokens",
+        "ai.usage.cachedInputTokens",
+    ),
+    "cache_write_input_tokens": (
+        "llm.token_count.prompt_details.cache_write",
+        "gen_ai.usage.cache_creation.input_tokens",
+    ),
+    "reasoning_output_tokens": (
+        "llm.token_count.completion_details.reasoning",
+        "gen_ai.usage.reasoning.output_tokens",
+        "ai.usage.reasoningTokens",
+    ),
+    "audio_input_tokens": ("llm.token_count.prompt_details.audio",),
+    "audio_output_tokens": ("llm.token_count.completion_details.audio",),
+}
+"""`metadata["usage"]` of an LLM step: the token detail `TokenUsage` has no field for."""
 
 
 @dataclass(slots=True)
@@ -146,6 +199,14 @@ def classify(attrs: dict[str, Any]) -> tuple[StepType, str] | None:
     operation = attrs.get(GENAI_OPERATION)
     if operation is not None:
         return GENAI_OPERATION_TYPES.get(str(operation), StepType.ROUTING), f"genai:{operation}"
+    vercel = attrs.get(VERCEL_OPERATION)
+    if isinstance(vercel, str) and vercel.startswith("ai."):
+        return _vercel_type(vercel), f"vercel:{vercel}"
+    return _genai_fallback(attrs)
+
+
+def _genai_fallback(attrs: dict[str, Any]) -> tuple[StepType, str] | None:
+    """GenAI attributes without an operation name; `None` when there are none."""
     if not any(key.startswith("gen_ai.") for key in attrs):
         return None
     if "gen_ai.tool.name" in attrs:
@@ -153,6 +214,14 @@ def classify(attrs: dict[str, Any]) -> tuple[StepType, str] | None:
     if "gen_ai.request.model" in attrs:
         return StepType.LLM_CALL, "genai:chat"
     return StepType.ROUTING, "genai:invoke_agent" if "gen_ai.agent.name" in attrs else "UNKNOWN"
+
+
+def _vercel_type(operation: str) -> StepType:
+    if operation == "ai.toolCall":
+        return StepType.TOOL_CALL
+    if operation.endswith((".doGenerate", ".doStream", ".doEmbed")):
+        return StepType.LLM_CALL
+    return StepType.ROUTING
 
 
 def describe_span(span: OtelSpan) -> SpanFacts | None:
@@ -185,10 +254,17 @@ def describe_span(span: OtelSpan) -> SpanFacts | None:
             for k, v in (
                 ("model", first(attrs, MODEL_KEYS)),
                 ("provider", first(attrs, PROVIDER_KEYS)),
+                ("usage", usage_detail(attrs)),
             )
             if v
         }
     return facts
+
+
+def usage_detail(attrs: dict[str, Any]) -> dict[str, int]:
+    """Cache, reasoning and audio token counts of an LLM span (`USAGE_DETAIL_KEYS`)."""
+    found = {name: first_count(attrs, keys) for name, keys in USAGE_DETAIL_KEYS.items()}
+    return {name: value for name, value in found.items() if value is not None}
 
 
 def error_message(span: OtelSpan) -> str | None:
@@ -256,6 +332,15 @@ def requested_tool_calls(span: OtelSpan) -> list[dict[str, Any]]:
         if isinstance(message, dict)
         for part in _as_list(message.get("parts"))
         if isinstance(part, dict) and part.get("type") == "tool_call"
+    )
+    calls.extend(
+        {
+            "id": call.get("toolCallId"),
+            "name": call.get("toolName"),
+            "arguments": parse_json_string(call.get("input", call.get("args"))),
+        }
+        for call in _as_list(parse_json_string(attrs.get("ai.response.toolCalls")))
+        if isinstance(call, dict)
     )
     return calls
 

@@ -1,18 +1,33 @@
 """One OTel span, whatever JSON shape it came in, and the attribute helpers adapters read with.
 
 Attributes come out flat (`llm.input_messages.0.message.role`), whether the source flattened them
-or nested them; adapters read one form.
+or nested them; adapters read one form. Values that are payloads (`input.value`, `output.value`,
+tool arguments and results, message lists) stay whole even when they are already objects.
+
+Ids keep the case they were written in (`normal_id` only drops a `0x` prefix); ids written with
+protobuf's JSON mapping (base64: 12 characters for a span id, 24 for a trace id) become the hex
+ids OTel tools show.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from datetime import datetime
 
-__all__ = ["OtelSpan", "enum_name", "flatten_attributes", "indexed_list", "normal_id"]
+__all__ = [
+    "WHOLE_VALUES",
+    "OtelSpan",
+    "enum_name",
+    "flatten_attributes",
+    "indexed_list",
+    "normal_id",
+]
 
 
 @dataclass(slots=True)
@@ -33,11 +48,23 @@ class OtelSpan:
     resource: dict[str, Any] = field(default_factory=dict)
 
 
+_BASE64_ID = re.compile(r"[A-Za-z0-9+/]{11}=|[A-Za-z0-9+/]{22}==")
+"""An 8-byte span id or a 16-byte trace id in padded base64 (hex ids are 16 / 32 characters)."""
+
+
 def normal_id(value: Any) -> str:
-    """A trace or span id as lower-case hex without `0x`; `None` → `""`."""
+    """A trace or span id without `0x`, in the case it was written (base64 → hex; None → "")."""
     if value is None:
         return ""
-    return str(value).lower().removeprefix("0x")
+    text = str(value)
+    if text[:2] in ("0x", "0X"):
+        return text[2:]
+    if _BASE64_ID.fullmatch(text):
+        try:
+            return base64.b64decode(text, validate=True).hex()
+        except (binascii.Error, ValueError):
+            return text
+    return text
 
 
 def enum_name(value: Any, names: dict[int, str], prefix: str) -> str:
@@ -49,12 +76,35 @@ def enum_name(value: Any, names: dict[int, str], prefix: str) -> str:
     return text or names[0]
 
 
+WHOLE_VALUES = frozenset(
+    (
+        "input.value",
+        "output.value",
+        "metadata",
+        "llm.invocation_parameters",
+        "gen_ai.tool.call.arguments",
+        "gen_ai.tool.call.result",
+        "gen_ai.input.messages",
+        "gen_ai.output.messages",
+        "gen_ai.system_instructions",
+        "ai.toolCall.args",
+        "ai.toolCall.result",
+    )
+)
+"""Attributes that hold a payload: kept whole when they are already objects or lists."""
+
+
 def flatten_attributes(attrs: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """Nested attribute dicts and lists of dicts → dotted keys with zero-based list indices."""
+    """Nested attribute dicts and lists of dicts → dotted keys with zero-based list indices.
+
+    Payload attributes (`WHOLE_VALUES`) stay whole.
+    """
     flat: dict[str, Any] = {}
     for key, value in attrs.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict) and value:
+        if name in WHOLE_VALUES:
+            flat[name] = value
+        elif isinstance(value, dict) and value:
             flat.update(flatten_attributes(value, f"{name}."))
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             for i, item in enumerate(value):

@@ -9,7 +9,8 @@ ancestor. A span whose parent is not in the file is a root.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from collections import Counter
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
 from agentdiff.adapters._kit.ordering import parents_first
@@ -17,9 +18,30 @@ from agentdiff.adapters._kit.ordering import parents_first
 if TYPE_CHECKING:
     from agentdiff.adapters.otel.span import OtelSpan
 
-__all__ = ["SpanTree"]
+__all__ = ["SpanTree", "impossible_times"]
 
 _NEVER = datetime.max.replace(tzinfo=timezone.utc)
+_LONGEST = timedelta(days=30)
+
+
+def impossible_times(spans: list[OtelSpan]) -> list[str]:
+    """Clear the times of spans that end before they start or last over 30 days; say so."""
+    bad = []
+    for span in spans:
+        if span.start is not None and span.end is not None:
+            length = span.end - span.start
+            if length < timedelta(0) or length > _LONGEST:
+                bad.append(span.name or span.span_id)
+                span.start = span.end = None
+    if not bad:
+        return []
+    shown = ", ".join(bad[:3]) + (f" and {len(bad) - 3} more" if len(bad) > 3 else "")  # noqa: PLR2004
+    return [
+        (
+            f"impossible duration on {len(bad)} span{'s' if len(bad) > 1 else ''} ({shown}): "
+            "end before start or over 30 days; their times and latency are unknown"
+        )
+    ]
 
 
 class SpanTree:
@@ -74,3 +96,7 @@ class SpanTree:
     def dropped_count(self) -> int:
         """How many spans were dropped (no agent meaning, not an outer wrapper of agent spans)."""
         return len(self.spans) - len(self.kept)
+
+    def dropped_names(self) -> dict[str, int]:
+        """How many spans of each name were dropped."""
+        return dict(Counter(s.name for s in self.spans if s.span_id not in self.kept))
