@@ -285,7 +285,7 @@ def _observation(span: ReadableSpan, created: datetime) -> dict[str, Any]:
         "usageDetails": usage,
         "costDetails": cost,
         "environment": attrs.get("langfuse.environment") or "default",
-        "latency": (end - start).total_seconds() * 1000 if start and end else None,
+        "latency": (end - start).total_seconds() if start and end else None,  # seconds
         "createdAt": created,
         "updatedAt": created,
     }
@@ -378,7 +378,7 @@ def server_v2(spans: list[ReadableSpan], created: datetime) -> ObservationsV2Res
                     "output": json.dumps(obs["output"]) if obs["output"] is not None else None,
                     "metadata": obs["metadata"],
                     "totalCost": cost.get("total"),
-                    "latency": obs["latency"] / 1000 if obs["latency"] is not None else None,
+                    "latency": obs["latency"],
                     "traceName": attrs.get("langfuse.trace.name"),
                     "userId": attrs.get("user.id"),
                     "sessionId": attrs.get("session.id"),

@@ -6,6 +6,8 @@ Shapes it reads (and what `detect` claims, cheaply and without overlap with othe
 |----------------|--------------------------------------------------------------------------------|
 | trace          | a dict with an `observations` list and an `id` (`GET /api/public/traces/{id}`, |
 |                | camelCase or the SDK's snake_case)                                             |
+| download       | `{"trace": {...}, "observations": [...]}`: the trace as the UI's download and  |
+|                | the API give it, observations beside the trace (the trace has an `id`)          |
 | v2 page        | `{"data": [...]}` whose first items carry `traceId` + `type` and no `object`    |
 |                | (OpenAI ingest items carry `"object": "trace"`/`"trace.span"`)                 |
 | v2 list        | a bare list (or JSON Lines) whose first items carry `traceId`/`trace_id`,      |
@@ -59,6 +61,21 @@ _V2_META = ("sessionId", "userId", "tags", "release", "environment")
 
 def _is_trace(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("observations"), list) and "id" in data
+
+
+def _is_download(data: Any) -> bool:
+    """`{"trace": {"id", ...}, "observations": [...]}` (the trace without observations inside)."""
+    if not isinstance(data, dict) or not isinstance(data.get("observations"), list):
+        return False
+    trace = data.get("trace")
+    if not (isinstance(trace, dict) and "id" in trace and "object" not in trace):
+        return False
+    items = data["observations"]
+    return not items or all(_looks_like_observation(i, need_start=False) for i in items[:_SAMPLE])
+
+
+def _trace_from_download(data: dict[str, Any]) -> AgentTrace:
+    return _trace_from_api({**data["trace"], "observations": data["observations"]})
 
 
 def _looks_like_observation(item: Any, *, need_start: bool) -> bool:
@@ -153,6 +170,7 @@ def _check_single_trace(observations: list[Observation]) -> None:
 
 _SHAPES: tuple[tuple[Callable[[Any], bool], Callable[[Any], AgentTrace]], ...] = (
     (_is_trace, _trace_from_api),
+    (_is_download, _trace_from_download),
     (_is_v2_page, _trace_from_v2),
     (_is_v2_list, _trace_from_v2),
     (_is_langfuse_otel, _trace_from_otel),
@@ -169,7 +187,7 @@ class LangfuseAdapter(BaseAdapter):
 
     @classmethod
     def detect(cls, data: Any) -> bool:
-        """Claim the four shapes of the module table; never raises."""
+        """Claim the shapes of the module table; never raises."""
         try:
             return any(claims(data) for claims, _ in _SHAPES)
         except Exception:  # noqa: BLE001 - detection must never raise
@@ -182,8 +200,9 @@ class LangfuseAdapter(BaseAdapter):
             if claims(data):
                 return parse(data)
         msg = (
-            "not a Langfuse document: expected a trace with `observations`, a v2 "
-            "observations list (`data`), or OTLP spans with langfuse.* attributes"
+            "not a Langfuse document: expected a trace with `observations` (or {trace, "
+            "observations}), a v2 observations list (`data`), or OTLP spans with langfuse.* "
+            "attributes"
         )
         raise TraceFormatError(msg)
 

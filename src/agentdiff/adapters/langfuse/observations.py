@@ -9,8 +9,11 @@ Token usage, in the order it is looked for: `usageDetails` (arbitrary keys; `inp
 `total` plus OpenAI- and Anthropic-style names; a total that is neither given nor prompt +
 completion is the sum of every count), the legacy `usage` object, the flat
 `promptTokens`/`completionTokens`/`totalTokens` of `ObservationsView`. A present but empty
-`usageDetails` means "no usage reported" (unknown), not zero. Cost: `costDetails.total`, else the
-sum of its entries, else `calculatedTotalCost` / `totalCost` / `usage.totalCost`.
+`usageDetails` means "no usage reported" (unknown), not zero; counts other than input/output/
+total (cache, reasoning, audio) are kept whole for `metadata["usage"]`. Cost: `costDetails.total`,
+else the sum of its entries, else `calculatedTotalCost` / `totalCost` / `usage.totalCost`, else
+legacy `usage.inputCost` + `usage.outputCost`. An observation without start and end times takes
+its latency from `latency` (seconds).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "json_value",
     "observation_from_api",
     "usage_details",
+    "usage_extra",
 ]
 
 _USAGE_KEYS = KeySets(
@@ -53,6 +57,9 @@ _USAGE_KEYS = KeySets(
     total=("total", "total_tokens", "totalTokens"),
 )
 _COST_FALLBACK_KEYS = ("calculatedTotalCost", "totalCost")
+_MAIN_USAGE_KEYS = frozenset(
+    _USAGE_KEYS.prompt + _USAGE_KEYS.completion + _USAGE_KEYS.total + ("unit",)
+)
 
 
 @dataclass(slots=True)
@@ -166,17 +173,37 @@ def _api_usage(raw: dict[str, Any]) -> TokenUsage | None:
 
 
 def _api_cost(raw: dict[str, Any]) -> float | None:
-    details = field_of(raw, "costDetails")
-    if details is not None:
-        return cost_from(details)
+    given = cost_from(field_of(raw, "costDetails"))
+    if given is not None:
+        return given
     legacy = field_of(raw, "usage")
     candidates = [field_of(raw, k) for k in _COST_FALLBACK_KEYS]
     if isinstance(legacy, dict):
         candidates.append(field_of(legacy, "totalCost"))
     for value in candidates:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if _is_number(value):
             return float(value)
+    if isinstance(legacy, dict):
+        parts = [field_of(legacy, k) for k in ("inputCost", "outputCost")]
+        known = [float(v) for v in parts if _is_number(v)]
+        return sum(known) if known else None
     return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def usage_extra(details: Any) -> dict[str, Any]:
+    """Counts of a `usageDetails` dict (or its JSON) beyond input/output/total.
+
+    Cache, reasoning and audio tokens, for `metadata["usage"]`.
+    """
+    details = parse_json_string(details)
+    if not isinstance(details, dict):
+        return {}
+    extra = {k: count(v) for k, v in details.items() if k not in _MAIN_USAGE_KEYS}
+    return {k: v for k, v in extra.items() if v is not None}
 
 
 _EXTRA_FIELDS = (
@@ -200,14 +227,22 @@ def observation_from_api(raw: Any, where: str) -> Observation:
         raise TraceFormatError(msg)
     parent = field_of(raw, "parentObservationId")
     extra = {_snake(k): field_of(raw, k) for k in _EXTRA_FIELDS if field_of(raw, k) is not None}
+    usage = usage_extra(field_of(raw, "usageDetails"))
+    if usage:
+        extra["usage"] = usage
+    start = parse_timestamp(field_of(raw, "startTime"))
+    end = parse_timestamp(field_of(raw, "endTime"))
+    latency = field_of(raw, "latency")
+    if (start is None or end is None) and _is_number(latency) and latency >= 0:
+        extra["latency_seconds"] = float(latency)
     return Observation(
         id=obs_id,
         type=str(field_of(raw, "type") or "SPAN").upper(),
         name=str(field_of(raw, "name") or field_of(raw, "type") or "observation"),
         parent_id=str(parent) if parent else None,
         trace_id=_optional_str(field_of(raw, "traceId")),
-        start=parse_timestamp(field_of(raw, "startTime")),
-        end=parse_timestamp(field_of(raw, "endTime")),
+        start=start,
+        end=end,
         input=json_value(field_of(raw, "input")),
         output=json_value(field_of(raw, "output")),
         level=str(field_of(raw, "level") or "DEFAULT").upper(),

@@ -18,6 +18,7 @@ from agentdiff.adapters.langfuse.observations import (
     cost_from,
     json_value,
     usage_details,
+    usage_extra,
 )
 from agentdiff.adapters.otel.documents import decode_spans
 from agentdiff.timeparse import wall_clock_ms
@@ -50,10 +51,13 @@ def _nested(attrs: dict[str, Any], key: str) -> Any:
 def _observation(span: OtelSpan) -> Observation:
     attrs = span.attributes
     level = attrs.get(f"{_OBS}level") or ("ERROR" if span.status_code == "ERROR" else "DEFAULT")
-    extra = {"span_kind": span.kind, "otel_status": span.status_code}
+    extra: dict[str, Any] = {"span_kind": span.kind, "otel_status": span.status_code}
     for key in ("model.parameters", "completion_start_time", "prompt.name", "prompt.version"):
         if f"{_OBS}{key}" in attrs:
             extra[key.replace(".", "_")] = json_value(attrs[f"{_OBS}{key}"])
+    usage = usage_extra(_nested(attrs, f"{_OBS}usage_details"))
+    if usage:
+        extra["usage"] = usage
     return Observation(
         id=span.span_id,
         type=str(attrs.get(f"{_OBS}type") or "span").upper(),

@@ -7,11 +7,14 @@ Observation type → step type:
 | GENERATION, EMBEDDING    | `llm_call`  | the only types whose tokens and cost are counted   |
 | TOOL, RETRIEVER          | `tool_call` |                                                    |
 | AGENT, CHAIN             | `routing`   |                                                    |
-| SPAN                     | `routing`   | `tool_call` when its name contains "tool"          |
+| SPAN                     | `routing`   | `tool_call` when its name contains "tool", unless  |
+|                          |             | its children are the tool calls (a "running 3      |
+|                          |             | tools" wrapper, LangGraph's `tools` node)          |
 | EVENT, GUARDRAIL, EVALUATOR | `thought` |                                                   |
 | anything else            | `routing`   | the original type stays in `metadata.langfuse_type` |
 
-Level ERROR → status `error` with the `statusMessage`. Steps are ordered chronologically by start
+Level ERROR → status `error` with the `statusMessage`. An observation without start and end
+takes its latency from the API's `latency` (seconds). Steps are ordered chronologically by start
 time with every parent before its children (`_kit.ordering.parents_first`), and
 `step_index` is that position. The step id is the observation id. `@observe` records inputs as
 `{"args": [...], "kwargs": {...}}`; with no positional args the input payload is the kwargs.
@@ -31,7 +34,7 @@ from agentdiff.timeparse import duration_ms, timing_metadata, wall_clock_ms
 if TYPE_CHECKING:
     from agentdiff.adapters.langfuse.observations import Observation, TraceHeader
 
-__all__ = ["STEP_TYPES", "build_trace", "step_type_of"]
+__all__ = ["STEP_TYPES", "build_trace", "step_type_of", "tool_parents"]
 
 STEP_TYPES: dict[str, StepType] = {
     "GENERATION": StepType.LLM_CALL,
@@ -49,9 +52,26 @@ _TOKEN_TYPES = frozenset({"GENERATION", "EMBEDDING"})
 _NEVER = datetime.max.replace(tzinfo=timezone.utc)
 
 
-def step_type_of(obs: Observation) -> StepType:
-    """The step type of an observation (see the module table)."""
-    if obs.type == "SPAN" and "tool" in obs.name.lower():
+def _named_tool(obs: Observation) -> bool:
+    return obs.type == "SPAN" and "tool" in obs.name.lower()
+
+
+def tool_parents(observations: list[Observation]) -> set[str]:
+    """Ids of observations with a tool call among their children (TOOL, RETRIEVER, a tool SPAN)."""
+    return {
+        o.parent_id
+        for o in observations
+        if o.parent_id and (STEP_TYPES.get(o.type) is StepType.TOOL_CALL or _named_tool(o))
+    }
+
+
+def step_type_of(obs: Observation, wraps_tools: bool = False) -> StepType:
+    """The step type of an observation (see the module table).
+
+    `wraps_tools`: its children include tool calls, so a SPAN named like a tool is their
+    wrapper, not a call.
+    """
+    if _named_tool(obs) and not wraps_tools:
         return StepType.TOOL_CALL
     return STEP_TYPES.get(obs.type, StepType.ROUTING)
 
@@ -67,7 +87,7 @@ def _unwrap_observe_input(value: Any) -> Any:
     return value
 
 
-def _step(obs: Observation, index: int) -> TraceStep:
+def _step(obs: Observation, index: int, wrappers: set[str]) -> TraceStep:
     failed = obs.level == "ERROR"
     metadata: dict[str, Any] = {
         "langfuse_type": obs.type,
@@ -83,7 +103,7 @@ def _step(obs: Observation, index: int) -> TraceStep:
         step_id=obs.id,
         parent_id=obs.parent_id,
         step_index=index,
-        step_type=step_type_of(obs),
+        step_type=step_type_of(obs, obs.id in wrappers),
         name=obs.name,
         input_payload=as_payload(_unwrap_observe_input(obs.input)),
         output_payload=as_optional_payload(obs.output),
@@ -91,10 +111,18 @@ def _step(obs: Observation, index: int) -> TraceStep:
         error_message=(obs.status_message or f"{obs.type} ended with level ERROR")
         if failed
         else None,
-        latency_ms=duration_ms(obs.start, obs.end),
+        latency_ms=_latency(obs),
         tokens=obs.usage if obs.type in _TOKEN_TYPES else None,
         metadata=metadata,
     )
+
+
+def _latency(obs: Observation) -> float | None:
+    measured = duration_ms(obs.start, obs.end)
+    seconds = obs.extra.get("latency_seconds")
+    if measured is None and isinstance(seconds, float):
+        return round(seconds * 1000.0, 3)
+    return measured
 
 
 def build_trace(header: TraceHeader, observations: list[Observation]) -> AgentTrace:
@@ -109,7 +137,8 @@ def build_trace(header: TraceHeader, observations: list[Observation]) -> AgentTr
         parent_of=lambda o: o.parent_id,
         key=lambda o: o.start or _NEVER,
     )
-    steps = [_step(obs, i) for i, obs in enumerate(ordered)]
+    wrappers = tool_parents(ordered)
+    steps = [_step(obs, i, wrappers) for i, obs in enumerate(ordered)]
     root = ordered[0] if ordered else None
     task_input = header.input if header.input is not None or root is None else root.input
     final = header.output if header.output is not None or root is None else root.output
