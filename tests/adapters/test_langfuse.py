@@ -35,6 +35,7 @@ def test_manifest_names_real_and_emulated_shapes() -> None:
         "json",
         "snake",
         "v2_observations",
+        "download",
     }
 
 
