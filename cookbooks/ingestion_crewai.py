@@ -53,14 +53,15 @@ def main() -> None:
             console.print(f"failed: {step.name}({step.input_payload}): {step.error_message}")
 
     events = load_trace(CREWAI / "error_retry" / "candidate.events.json")
-    llm = [s for s in events.steps if s.step_type is StepType.LLM_CALL]
+    turns = compare(events, events).baseline.model_turns
     console.rule("the same run as a CrewAI trace-event batch")
     console.print(
-        f"crew {events.agent_name}: {len(llm)} LLM calls, "
+        f"crew {events.agent_name}: {turns} model turns, "
         f"{events.total_tokens.total_tokens if events.total_tokens else None} tokens, "
         f"{events.total_latency_ms or 0:.0f} ms; "
         f"same tool calls {tool_calls(events) == tool_calls(kickoff)}"
     )
+    console.print(f"divergence from the kickoff dump {compare(kickoff, events).divergence:.2f}")
 
     for scenario, shape in (("error_retry", "kickoff"), ("loop", "events")):
         console.rule(f"{scenario}: baseline vs candidate ({shape})")

@@ -20,6 +20,7 @@ from tests.realdata import (
     tool_steps,
 )
 
+from agentdiff import compare
 from agentdiff.errors import TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data
 from agentdiff.models.trace import StepStatus, StepType
@@ -45,9 +46,14 @@ def test_llm_calls_and_tokens(shape: str, scenario: str, side: str) -> None:
     assert trace.total_tokens.total_tokens == facts["total_tokens"]
     assert trace.total_tokens.estimated_cost_usd is None
     step_tokens = [s.tokens for s in trace.steps if s.tokens is not None]
+    # one model turn per LLM call, in both shapes: a routing step (asked for tools) or a final
+    # answer, each naming its model (None when the dump does not say)
+    turns = [s for s in trace.steps if s.metadata is not None and "model" in s.metadata]
+    assert len(turns) == facts["llm_calls"]
+    assert all(s.step_type in (StepType.ROUTING, StepType.RESPONSE) for s in turns)
+    assert compare(trace, trace).baseline.model_turns == facts["llm_calls"]
     if shape == "events":
-        llm = [s for s in trace.steps if s.step_type is StepType.LLM_CALL]
-        assert len(llm) == facts["llm_calls"]
+        assert {(s.metadata or {})["model"] for s in turns} == {"gpt-4o-mini"}
         assert len(step_tokens) == facts["llm_calls"]  # once per call, never per tool
         assert sum(t.prompt_tokens or 0 for t in step_tokens) == facts["prompt_tokens"]
         assert sum(t.total_tokens or 0 for t in step_tokens) == facts["total_tokens"]
@@ -74,11 +80,10 @@ def test_structure_parents_and_order(shape: str, scenario: str, side: str) -> No
         "Travel Advisor/packing_advice",
     ]
     assert all(t.step_type is StepType.ROUTING for t in tasks)
-    asker = StepType.LLM_CALL if shape == "events" else StepType.ROUTING
     for tool in tool_steps(trace):
         parent = by_id[tool.parent_id or ""]
         role = tool.name.split("/")[0]
-        assert parent.step_type is asker
+        assert parent.step_type is StepType.ROUTING
         assert parent.name.startswith(f"{role}/")
         assert parent.step_index < tool.step_index
         assert by_id[parent.parent_id or ""].name.startswith(f"{role}/")

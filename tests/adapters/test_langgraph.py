@@ -24,7 +24,7 @@ LANGGRAPH = RealSource("langgraph")
 MANIFEST = LANGGRAPH.manifest
 SHAPES = LANGGRAPH.shapes
 NO_USAGE_SHAPES = {"openai"}  # convert_to_openai_messages drops usage_metadata
-TIMED_SHAPES = {"state", "checkpoint", "channel_values"}  # carry created_at / ts
+TIMED_SHAPES = {"state", "checkpoint", "channel_values", "debug"}  # carry created_at / ts
 CASES = LANGGRAPH.cases()
 
 
@@ -38,6 +38,7 @@ def test_manifest_covers_every_shape_and_version() -> None:
         "state",
         "checkpoint",
         "channel_values",
+        "debug",
     }
     assert all(spec["adapter"] == "langgraph" for spec in MANIFEST["shapes"].values())
     assert MANIFEST["produced_by"]["langgraph"].startswith("1.2.")
@@ -86,9 +87,13 @@ def test_parents_order_and_timing(shape: str, scenario: str, side: str) -> None:
         assert parent.step_index < step.step_index
     assert all(s.parent_id is None for s in trace.steps if s.step_type is not StepType.TOOL_CALL)
     assert "warnings" not in (trace.metadata or {})
-    # messages carry no per-step times: latency stays unknown, never invented
-    assert all(s.latency_ms is None for s in trace.steps)
-    assert trace.total_latency_ms is None
+    if shape == "debug":  # per-node timestamps: each step has its node's run time
+        assert all(s.latency_ms is not None and s.latency_ms >= 0 for s in trace.steps)
+        assert trace.total_latency_ms is not None
+        assert trace.total_latency_ms >= max(s.latency_ms or 0 for s in trace.steps)
+    else:  # messages carry no per-step times: latency stays unknown, never invented
+        assert all(s.latency_ms is None for s in trace.steps)
+        assert trace.total_latency_ms is None
     assert ("created_at" in (trace.metadata or {})) is (shape in TIMED_SHAPES)
 
 
@@ -129,6 +134,9 @@ def test_detect_does_not_claim_canonical_json() -> None:
 
 def _garble(data: Any) -> Any:
     """Replace the second message of the conversation (wherever it sits) by a number."""
+    if isinstance(data, list) and data and data[0].get("type") == "checkpoint":  # debug stream
+        last = max(i for i, e in enumerate(data) if e["type"] == "checkpoint")
+        return [*data[:last], {**data[last], "payload": _garble(data[last]["payload"])}]
     if isinstance(data, list):
         return [data[0], 42, *data[2:]]
     for key in ("checkpoint", "values", "channel_values"):

@@ -25,6 +25,8 @@ def test_manifest_names_both_shapes() -> None:
     assert {shape: spec["file"] for shape, spec in manifest["shapes"].items()} == {
         "nested": "<side>.nested.json",
         "flat": "<side>.flat.json",
+        "ingest": "<side>.ingest.json",
+        "server": "<side>.server.json",
     }
     assert all(spec["adapter"] == "langsmith" for spec in manifest["shapes"].values())
 
@@ -61,8 +63,13 @@ def test_llm_calls_and_tokens_match_the_live_run(shape: str, scenario: str, side
         trace.total_tokens.completion_tokens,
         trace.total_tokens.total_tokens,
     ) == (facts["prompt_tokens"], facts["completion_tokens"], facts["total_tokens"])
-    assert trace.total_tokens.estimated_cost_usd == facts["cost_usd"]
-    # chain runs repeat their children's usage_metadata in their outputs: never counted
+    if shape == "server":  # the emulated server prices scripted-chat-1 at 0.15 / 0.60 per 1M
+        expected = (facts["prompt_tokens"] * 0.15 + facts["completion_tokens"] * 0.60) / 1e6
+        assert trace.total_tokens.estimated_cost_usd == pytest.approx(expected)
+    else:
+        assert trace.total_tokens.estimated_cost_usd == facts["cost_usd"]
+    # chain runs repeat their children's usage_metadata in their outputs (and the server rolls
+    # token counts up into every ancestor): never counted
     assert all(s.tokens is None for s in trace.steps if s.step_type is not StepType.LLM_CALL)
     assert all(s.tokens is not None for s in llms)
 

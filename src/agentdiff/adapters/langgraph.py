@@ -8,10 +8,15 @@ the shared engine reads (`agentdiff.adapters.messages`):
   dump whose `kwargs` hold the messages);
 - a state snapshot `{"values": {"messages": [...]}, "next", "config", "created_at", ...}`;
 - a checkpoint `{"channel_values": {"messages": [...]}, "ts", "id", ...}`;
-- a dumped `CheckpointTuple` `{"config", "checkpoint": {...checkpoint...}, "metadata", ...}`.
+- a dumped `CheckpointTuple` `{"config", "checkpoint": {...checkpoint...}, "metadata", ...}`;
+- a `stream_mode="debug"` event stream: a list of `{"type": "checkpoint" | "task" |
+  "task_result", "step", "timestamp", "payload"}` events. The conversation is the last
+  checkpoint's `values.messages`; each message a node wrote (`task_result`) takes that node's
+  run as its step's times (`task` → `task_result` timestamps), and a node that failed is an
+  `error` step.
 
-Messages carry no per-step times, so step latency stays unknown; the snapshot / checkpoint time
-goes to `trace.metadata["created_at"]`.
+Messages alone carry no per-step times, so their step latency stays unknown; the snapshot /
+checkpoint time goes to `trace.metadata["created_at"]`.
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ from agentdiff.adapters.messages import (
     sum_usage,
 )
 from agentdiff.errors import TraceFormatError
-from agentdiff.models.trace import AgentTrace, StepType
-from agentdiff.timeparse import iso_utc, parse_iso
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
+from agentdiff.timeparse import duration_ms, iso_utc, parse_iso, timing_metadata
 
 __all__ = ["LangGraphAdapter"]
 
@@ -51,6 +56,22 @@ class _Found:
     created_at: Any = None
     checkpoint_id: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
+    node_runs: list[_NodeRun] = field(default_factory=list)
+    """Debug streams only: each node run, with the ids of the messages it wrote."""
+
+
+@dataclass(frozen=True)
+class _NodeRun:
+    """One node run of a debug stream (`task` → `task_result`)."""
+
+    name: str
+    started: Any
+    ended: Any
+    error: Any
+    message_ids: tuple[str, ...]
+
+
+_DEBUG_TYPES = frozenset(("checkpoint", "task", "task_result"))
 
 
 def _dict_at(data: Any, *keys: str) -> dict[str, Any] | None:
@@ -66,6 +87,63 @@ def _messages_in(container: dict[str, Any] | None) -> list[Any] | None:
 
 def _as_list(data: Any) -> _Found | None:
     return _Found("messages", data, "messages") if isinstance(data, list) else None
+
+
+def _is_debug_event(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and item.get("type") in _DEBUG_TYPES
+        and isinstance(item.get("payload"), dict)
+        and "step" in item
+    )
+
+
+def _as_debug_stream(data: Any) -> _Found | None:
+    if not (isinstance(data, list) and data and all(map(_is_debug_event, data[:_SNIFF_ITEMS]))):
+        return None
+    events = [e for e in data if _is_debug_event(e)]
+    checkpoints = [e for e in events if e["type"] == "checkpoint"]
+    last = checkpoints[-1]["payload"] if checkpoints else {}
+    messages = _messages_in(_dict_at(last, "values"))
+    if messages is None:
+        return None
+    index = data.index(checkpoints[-1])
+    return _Found(
+        "debug",
+        messages,
+        f"[{index}].payload.values.messages",
+        _dict_at(last, "config") or {},
+        checkpoints[-1].get("timestamp"),
+        extra={"graph_metadata": last.get("metadata"), "debug_events": len(events)},
+        node_runs=_node_runs(events),
+    )
+
+
+def _node_runs(events: list[dict[str, Any]]) -> list[_NodeRun]:
+    started = {
+        str(e["payload"].get("id")): e.get("timestamp") for e in events if e["type"] == "task"
+    }
+    runs = []
+    for event in (e for e in events if e["type"] == "task_result"):
+        payload = event["payload"]
+        written = _messages_in(
+            payload.get("result") if isinstance(payload.get("result"), dict) else None
+        )
+        ids = tuple(
+            str(m.get("id") or _dict_at(m, "kwargs", "id") or _dict_at(m, "data", "id") or "")
+            for m in written or []
+            if isinstance(m, dict)
+        )
+        runs.append(
+            _NodeRun(
+                name=str(payload.get("name") or "node"),
+                started=started.get(str(payload.get("id"))),
+                ended=event.get("timestamp"),
+                error=payload.get("error"),
+                message_ids=tuple(i for i in ids if i),
+            )
+        )
+    return runs
 
 
 def _as_result(data: Any) -> _Found | None:
@@ -115,6 +193,7 @@ def _as_checkpoint_tuple(data: Any) -> _Found | None:
 
 
 _LOCATORS: tuple[Callable[[Any], _Found | None], ...] = (
+    _as_debug_stream,
     _as_list,
     _as_checkpoint_tuple,
     _as_state,
@@ -167,7 +246,7 @@ class LangGraphAdapter(BaseAdapter):
 
 
 def _build_trace(found: _Found, messages: list[Message]) -> AgentTrace:
-    steps = conversation_steps(messages)
+    steps = _timed(conversation_steps(messages), found.node_runs)
     final = next((s for s in reversed(steps) if s.step_type is StepType.RESPONSE), None)
     human = next((m for m in messages if m.role == "human"), None)
     return AgentTrace(
@@ -179,8 +258,41 @@ def _build_trace(found: _Found, messages: list[Message]) -> AgentTrace:
         ),
         steps=steps,
         total_tokens=sum_usage(messages),
+        total_latency_ms=_run_latency(found.node_runs),
         metadata=_trace_metadata(found, messages),
     )
+
+
+def _timed(steps: list[TraceStep], runs: list[_NodeRun]) -> list[TraceStep]:
+    """Steps of messages a debug-stream node wrote get that node's times (and its error)."""
+    by_message = {mid: run for run in runs for mid in run.message_ids}
+    out = []
+    for step in steps:
+        run = by_message.get(str((step.metadata or {}).get("message_id")))
+        if run is None:
+            out.append(step)
+            continue
+        start, end = (
+            parse_iso(t) if isinstance(t, str) else None for t in (run.started, run.ended)
+        )
+        update: dict[str, Any] = {
+            "latency_ms": duration_ms(start, end),
+            "metadata": {**(step.metadata or {}), **timing_metadata(start, end), "node": run.name},
+        }
+        if run.error:
+            update |= {
+                "status": StepStatus.ERROR,
+                "error_message": " ".join(str(run.error).split()),
+            }
+        out.append(step.model_copy(update=update))
+    return out
+
+
+def _run_latency(runs: list[_NodeRun]) -> float | None:
+    """From the first node's start to the last node's end (debug streams only)."""
+    starts = [t for r in runs if isinstance(r.started, str) and (t := parse_iso(r.started))]
+    ends = [t for r in runs if isinstance(r.ended, str) and (t := parse_iso(r.ended))]
+    return duration_ms(min(starts), max(ends)) if starts and ends else None
 
 
 def _trace_id(found: _Found, messages: list[Message]) -> str:

@@ -15,7 +15,9 @@ docstring holds the step-type table).
   start read as the epoch, mixed units), has unknown times and latency, and the trace says so in
   `metadata["warnings"]`.
 - **Turns.** A tool step requested by an LLM step (matched by tool-call id, else by name) gets
-  `metadata["turn_id"]` = that LLM step's id: the calls one model message issued share it.
+  `metadata["turn_id"]` = that LLM step's id: the calls one model message issued share it. A
+  tool span recorded beside that LLM span (same parent, as the Vercel AI SDK writes them) is
+  nested under it (`metadata["recorded_parent_id"]` keeps the recorded parent).
 - **Roots** are spans without a parent or whose parent is not in the file (kept in step metadata
   as `otel_parent_id`).
 - **Order.** `step_index` follows start time, parents before children, then file order.
@@ -141,7 +143,7 @@ class _TraceBuilder:
             input_payload = self._tool_arguments(facts, input_payload, metadata)
         return TraceStep(
             step_id=span.span_id,
-            parent_id=self.tree.kept_parent(span),
+            parent_id=self._parent(span, metadata),
             step_index=index,
             step_type=facts.step_type,
             name=facts.name,
@@ -170,6 +172,20 @@ class _TraceBuilder:
             metadata["raw_input"] = facts.input_value
             return dict(call["arguments"])
         return payload
+
+    def _parent(self, span: OtelSpan, metadata: dict[str, Any]) -> str | None:
+        """The kept parent; a tool span beside the LLM span that asked for it goes under it.
+
+        The Vercel AI SDK (and others) record a tool call as a sibling of the model call that
+        requested it; nested under it, the call sits where the other sources put it, and the
+        model call and its tool calls are never taken for steps that ran at the same time.
+        """
+        parent = self.tree.kept_parent(span)
+        turn = metadata.get("turn_id")
+        if turn in self.tree.by_id and self.tree.kept_parent(self.tree.by_id[turn]) == parent:
+            metadata["recorded_parent_id"] = parent
+            return str(turn)
+        return parent
 
     def _take_call(self, call_id: str | None, name: str) -> dict[str, Any] | None:
         matches = [c for c in self.pending_calls if call_id and c["id"] == call_id]

@@ -1,16 +1,26 @@
 """Payload conventions shared by every adapter: payloads are dicts.
 
 A JSON-string payload is parsed; a dict stays as it is; anything else (a list, a number, plain
-text) is wrapped as `{"value": ...}`.
+text) is wrapped as `{"value": ...}`. `without_secrets` drops credential-like keys (`api_key`,
+`secret`, `password`, `authorization`, access/refresh tokens) at any depth, for sources that
+copy client configuration into their events.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
-__all__ = ["as_optional_payload", "as_payload", "parse_json_string"]
+__all__ = ["as_optional_payload", "as_payload", "parse_json_string", "without_secrets"]
+
+SECRET_KEY = re.compile(
+    r"api[_-]?key|secret|passw(or)?d|authorization|(access|refresh|bearer|auth)[_-]?token|"
+    r"private[_-]?key|credentials?",
+    re.IGNORECASE,
+)
+"""Key names whose values are credentials: dropped, never shown (`max_tokens` is not one)."""
 
 
 def parse_json_string(value: Any) -> Any:
@@ -38,3 +48,16 @@ def as_payload(value: Any) -> dict[str, Any]:
 def as_optional_payload(value: Any) -> dict[str, Any] | None:
     """Like `as_payload`, but an absent value stays `None` (unknown output)."""
     return None if value is None else as_payload(value)
+
+
+def without_secrets(value: Any) -> Any:
+    """`value` with every credential-like key (`SECRET_KEY`) removed, at any depth."""
+    if isinstance(value, dict):
+        return {
+            k: without_secrets(v)
+            for k, v in value.items()
+            if not (isinstance(k, str) and SECRET_KEY.search(k))
+        }
+    if isinstance(value, list):
+        return [without_secrets(v) for v in value]
+    return value

@@ -7,14 +7,19 @@ in emission order. Mapping:
 
 - `task_started` … `task_completed` / `task_failed` → a `routing` step `<role>/<task name>`
   (a root);
-- `llm_call_started` … `llm_call_completed` / `llm_call_failed` (paired by `call_id`) → an
-  `llm_call` step `<role>/<model>` under its task, with that call's `usage`;
+- `llm_call_started` … `llm_call_completed` / `llm_call_failed` (paired by `call_id`) → the
+  model turn under its task, as the kickoff dump's messages give it: a `routing` step
+  `<role>/<tools it called>` when the model asked for tools, else a `response` step
+  `<role>/final_answer` (an unfinished or failed call stays an `llm_call` `<role>/<model>`), with
+  that call's `usage` and `metadata["model"]` — so a kickoff dump and the event batch of one run
+  give the same steps;
 - `tool_usage_started` … `tool_usage_finished` / `tool_usage_error` (paired by
   `started_event_id`) → a `tool_call` step `<role>/<tool>` under the LLM call that asked for it;
 - `tool_failure_detected` marks the matching tool step `error` with the failure message.
 
 Crew, agent, flow and log events give the trace its name, input, output and times, and are not
 steps. Times come from each event's `timestamp` (UTC); tokens are counted once per LLM call.
+Credential-like keys (`api_key`, `authorization`, ...) in event data never reach a step.
 """
 
 from __future__ import annotations
@@ -27,7 +32,12 @@ from typing import Any
 
 import orjson
 
-from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload, parse_json_string
+from agentdiff.adapters._kit.payloads import (
+    as_optional_payload,
+    as_payload,
+    parse_json_string,
+    without_secrets,
+)
 from agentdiff.adapters._kit.tokens import KeySets, sum_usage, usage_from
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
@@ -171,7 +181,11 @@ def _llm_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> No
         f"{_role(walk, data)}/{data.get('model') or 'llm'}",
         walk.task_of(data),
         input_payload={"messages": data.get("messages")},
-        metadata={"call_id": data.get("call_id"), "model": data.get("model")},
+        metadata={
+            "call_id": data.get("call_id"),
+            "model": data.get("model"),
+            "agent_role": _role(walk, data),
+        },
     )
     walk.llm_calls[str(data.get("call_id") or event.get("event_id"))] = draft
     walk.last_llm[walk.current_task] = draft
@@ -188,6 +202,21 @@ def _llm_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None
         "finish_reason": data.get("finish_reason"),
     }
     _finish(draft, event, output_payload=output, tokens=usage_from(data.get("usage"), USAGE_KEYS))
+    if draft is not None:
+        _as_turn(draft, output["response"])
+
+
+def _as_turn(draft: _Draft, response: Any) -> None:
+    """A finished model call is the turn the conversation shows: routing or final answer."""
+    calls = response if isinstance(response, list) else []
+    names = [str(c["name"]) for c in calls if isinstance(c, dict) and c.get("name")]
+    role = draft.fields["metadata"].pop("agent_role")
+    if names:
+        draft.fields["step_type"] = StepType.ROUTING
+        draft.fields["name"] = f"{role}/{','.join(dict.fromkeys(names))}"
+    else:
+        draft.fields["step_type"] = StepType.RESPONSE
+        draft.fields["name"] = f"{role}/final_answer"
 
 
 def _tool_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
@@ -334,11 +363,15 @@ def _walk(events: Any) -> _Walk:
 
 def _step(draft: _Draft, index: int) -> TraceStep:
     meta = {**draft.fields.pop("metadata", {}), **timing_metadata(draft.started, draft.ended)}
+    fields = {
+        k: without_secrets(v) if k in ("input_payload", "output_payload") else v
+        for k, v in draft.fields.items()
+    }
     return TraceStep(
         step_index=index,
         latency_ms=duration_ms(draft.started, draft.ended),
-        metadata=meta,
-        **draft.fields,
+        metadata=without_secrets(meta),
+        **fields,
     )
 
 
@@ -349,7 +382,9 @@ def events_trace(data: dict[str, Any]) -> AgentTrace:
     started = walk.crew.get("crew_kickoff_started", {})
     ended = walk.crew.get("crew_kickoff_completed") or walk.crew.get("crew_kickoff_failed") or {}
     roles = [
-        s.metadata["agent_role"] for s in steps if s.step_type is StepType.ROUTING and s.metadata
+        role
+        for s in steps
+        if s.step_type is StepType.ROUTING and (role := (s.metadata or {}).get("agent_role"))
     ]
     output = ended.get("output")
     final = output.get("raw") if isinstance(output, dict) else output

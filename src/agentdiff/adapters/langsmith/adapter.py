@@ -6,13 +6,16 @@ Accepted documents:
 - a flat list of runs linked by `parent_run_id` (`Client.list_runs` style); several root runs =
   several traces (`trace_ids`/`select_trace`);
 - `{"runs": [...]}` holding the runs of ONE trace (an envelope whose runs belong to several
-  traces is a collection of traces, not a run, and is not claimed).
+  traces is a collection of traces, not a run, and is not claimed);
+- the SDK's batch ingest body `{"post": [...], "patch": [...]}` (or a list of them): runs merged
+  by id, patch fields winning. A flat list that repeats a run id is merged the same way.
 
 Run mapping: `run_type` tool/retriever → `tool_call`; llm/prompt/embedding → `llm_call`;
 chain/agent/parser and any other string → `routing`. Steps are ordered by `dotted_order` (a
 pre-order walk: parents first, siblings by start time), or by start time when a run lacks it.
 Tokens are read from LLM runs only, once each (chain runs repeat their children's usage in their
-outputs); reading runs is in `runs`, the mapping in `steps`.
+outputs, and the server rolls token counts up into every ancestor); reading runs is in `runs`,
+the mapping in `steps`.
 """
 
 from __future__ import annotations
@@ -41,7 +44,10 @@ class LangSmithAdapter(BaseAdapter):
 
     @classmethod
     def detect(cls, data: Any) -> bool:
-        """A run object, a list of run objects, or `{"runs": [...]}` runs of one trace."""
+        """A run, a list of runs, `{"runs": [...]}` runs of one trace, or an ingest body."""
+        if langsmith_runs.is_ingest(data):
+            records = langsmith_runs.ingest_records(data)
+            return bool(records) and _are_runs([r for r in records if "run_type" in r][:_SNIFF])
         if isinstance(data, dict) and "runs" in data and "run_type" not in data:
             runs = data["runs"]
             return (
@@ -56,19 +62,25 @@ class LangSmithAdapter(BaseAdapter):
 
     @classmethod
     def trace_ids(cls, data: Any) -> list[str]:
-        """Trace ids of a flat list of runs (a nested run tree holds one trace)."""
+        """Trace ids of a flat list of runs or an ingest body (a run tree holds one trace)."""
+        if langsmith_runs.is_ingest(data):
+            return _root_ids(langsmith_runs.ingest_records(data))
         return _root_ids(data) if isinstance(data, list) else []
 
     @classmethod
     def select_trace(cls, data: Any, trace_id: str) -> Any:
-        """The runs of one trace from a flat list."""
+        """The runs of one trace from a flat list or an ingest body (as a flat list)."""
+        if langsmith_runs.is_ingest(data):
+            data = langsmith_runs.ingest_records(data)
         runs = [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
         return [r for r in runs if langsmith_runs.trace_of(r, _by_id(runs)) == trace_id]
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
-        """Build the trace from a run tree, a flat run list or a `{"runs": [...]}` envelope."""
-        if isinstance(data, dict) and "runs" in data and "run_type" not in data:
+        """Build the trace from a run tree, a flat run list, a `runs` envelope or an ingest body."""
+        if langsmith_runs.is_ingest(data):
+            runs, prefix = langsmith_runs.ingest_records(data), "post/patch"
+        elif isinstance(data, dict) and "runs" in data and "run_type" not in data:
             runs, prefix = data["runs"], "runs"
         elif isinstance(data, dict):
             return build_trace(langsmith_runs.flatten_tree(data))

@@ -1,4 +1,10 @@
-"""LangSmith documents → `Run`s: flattening nested and flat runs, and which trace a run is in."""
+"""LangSmith documents → `Run`s: nested and flat runs, post + patch merged, and their trace.
+
+The SDK uploads a run twice, a `post` when it starts and a `patch` when it ends (in one
+`{"post": [...], "patch": [...]}` batch body or in several); a flat list may repeat a run id the
+same way. Every record of one id is merged into one run, in order, later fields winning (a
+field sent as `null` does not erase a value).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from typing import Any
 from agentdiff.errors import TraceFormatError
 from agentdiff.timeparse import parse_timestamp
 
-__all__ = ["Run", "flatten_list", "flatten_tree", "trace_of"]
+__all__ = ["Run", "flatten_list", "flatten_tree", "ingest_records", "is_ingest", "trace_of"]
 
 
 @dataclass(frozen=True)
@@ -71,9 +77,65 @@ def flatten_tree(root: Any, path: str = "") -> list[Run]:
 
 
 def flatten_list(runs: list[Any], prefix: str) -> list[Run]:
-    """Runs of a flat list (nested `child_runs`, if any, are included too)."""
-    flat = [run for i, item in enumerate(runs) for run in flatten_tree(item, f"{prefix}[{i}]")]
-    return [Run(r.raw, r.run_id, r.parent_id, i) for i, r in enumerate(flat)]
+    """Runs of a flat list (nested `child_runs` included); the records of one run id merged."""
+    merged: dict[str, dict[str, Any]] = {}
+    where: dict[str, str] = {}
+    nesting: dict[str, str | None] = {}
+    for i, item in enumerate(runs):
+        path = f"{prefix}[{i}]"
+        patch = isinstance(item, dict) and "run_type" not in item and item.get("id") in merged
+        if patch:  # a patch of a run seen before: end time, outputs, error, ...
+            _merge(merged[item["id"]], item)
+            continue
+        for run in flatten_tree(item, path):
+            if run.run_id in merged:
+                _merge(merged[run.run_id], run.raw)
+            else:
+                merged[run.run_id], where[run.run_id] = dict(run.raw), path
+                nesting[run.run_id] = run.parent_id
+    out = []
+    for i, (run_id, raw) in enumerate(merged.items()):
+        record, _ = _check(where[run_id], raw)
+        parent = _str(record.get("parent_run_id")) or nesting[run_id] or _dotted_parent(record)
+        out.append(Run(record, run_id, parent, i))
+    return out
+
+
+def _merge(into: dict[str, Any], later: dict[str, Any]) -> None:
+    into.update({k: v for k, v in later.items() if v is not None and k != "child_runs"})
+
+
+def _dotted_parent(run: dict[str, Any]) -> str | None:
+    """The parent named by `dotted_order` (its second-to-last segment), when there is one."""
+    dotted = run.get("dotted_order")
+    if not isinstance(dotted, str) or "." not in dotted:
+        return None
+    parent = dotted.split(".")[-2]
+    return parent.split("Z", 1)[1] if "Z" in parent else None
+
+
+def is_ingest(data: Any) -> bool:
+    """A batch ingest body `{"post": [...], "patch": [...]}` (either may be absent), or a list."""
+    bodies = data if isinstance(data, list) else [data]
+    return bool(bodies) and all(
+        isinstance(b, dict)
+        and bool({"post", "patch"} & set(b))
+        and set(b) <= {"post", "patch"}
+        and all(isinstance(b.get(k, []), list) for k in ("post", "patch"))
+        for b in bodies[:3]
+    )
+
+
+def ingest_records(data: Any) -> list[Any]:
+    """Every post, then every patch, of one body or a list of bodies, in upload order."""
+    bodies = data if isinstance(data, list) else [data]
+    return [
+        record
+        for body in bodies
+        if isinstance(body, dict)
+        for key in ("post", "patch")
+        for record in body.get(key) or []
+    ]
 
 
 def _str(value: Any) -> str | None:

@@ -1,4 +1,14 @@
-"""LangSmith runs → `TraceStep`s and the trace: ordering, payloads, tokens and errors."""
+"""LangSmith runs → `TraceStep`s and the trace: ordering, payloads, tokens and errors.
+
+Tokens of an LLM run, first place that holds counts: the run's own `prompt_tokens` /
+`completion_tokens` / `total_tokens` (server records), its run-level `usage_metadata`,
+`outputs.usage_metadata`, the generation message's `usage_metadata`, `llm_output.token_usage`,
+`extra.metadata.usage_metadata`. Cost: `total_cost`, else `prompt_cost` + `completion_cost`, else
+the same in `usage_metadata` (`total_cost`, `input_cost` + `output_cost`). Token detail beyond the
+spec's fields (cache, reasoning) goes to `metadata["usage"]`; the model (`ls_model_name`,
+`invocation_params.model`) to `metadata["model"]`; a tool run gets `metadata["turn_id"]`, the id
+of the LLM run whose message requested it.
+"""
 
 from __future__ import annotations
 
@@ -67,6 +77,7 @@ def _usage_candidates(run: dict[str, Any]) -> list[Any]:
     llm_output = _dict(outputs.get("llm_output"))
     return [
         run,
+        run.get("usage_metadata"),
         outputs.get("usage_metadata"),
         *_generation_usages(outputs),
         llm_output.get("token_usage"),
@@ -87,19 +98,68 @@ def _generation_usages(outputs: dict[str, Any]) -> list[Any]:
     return found[:1]
 
 
-def _cost(run: dict[str, Any]) -> float | None:
-    def num(value: Any) -> Decimal | None:
-        try:
-            return Decimal(str(value)) if value is not None else None
-        except InvalidOperation:
-            return None
+def _num(value: Any) -> Decimal | None:
+    try:
+        return Decimal(str(value)) if value is not None else None
+    except InvalidOperation:
+        return None
 
-    total, prompt, completion = (
-        num(run.get(k)) for k in ("total_cost", "prompt_cost", "completion_cost")
-    )
-    if total is None and prompt is not None and completion is not None:
-        total = prompt + completion
-    return float(total) if total is not None and total >= 0 else None
+
+def _cost(run: dict[str, Any]) -> float | None:
+    usage = _dict(run.get("usage_metadata"))
+    for place, keys in (
+        (run, ("total_cost", "prompt_cost", "completion_cost")),
+        (usage, ("total_cost", "input_cost", "output_cost")),
+    ):
+        total, prompt, completion = (_num(place.get(k)) for k in keys)
+        if total is None and prompt is not None and completion is not None:
+            total = prompt + completion
+        if total is not None and total >= 0:
+            return float(total)
+    return None
+
+
+_DETAIL_KEYS = ("input_token_details", "output_token_details")
+_SERVER_DETAIL_KEYS = ("prompt_token_details", "completion_token_details")
+
+
+def _usage_detail(run: dict[str, Any]) -> dict[str, Any]:
+    """Cache, reasoning and audio counts, wherever the run's usage keeps them."""
+    for candidate in _usage_candidates(run):
+        place = _dict(candidate)
+        keys = _SERVER_DETAIL_KEYS if place is run else _DETAIL_KEYS
+        detail = {k: place[k] for k in keys if isinstance(place.get(k), dict) and place[k]}
+        if detail:
+            return detail
+    return {}
+
+
+def _model(run: dict[str, Any]) -> str | None:
+    extra = _dict(run.get("extra"))
+    for value in (
+        _dict(extra.get("metadata")).get("ls_model_name"),
+        _dict(extra.get("invocation_params")).get("model"),
+        _dict(extra.get("invocation_params")).get("model_name"),
+    ):
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def requested_calls(runs: list[Run]) -> dict[str, str]:
+    """Tool-call id → the id of the LLM run whose message requested it."""
+    found: dict[str, str] = {}
+    for run in runs:
+        if _STEP_TYPES.get(str(run.raw.get("run_type"))) is not StepType.LLM_CALL:
+            continue
+        for group in _dict(run.raw.get("outputs")).get("generations") or []:
+            for gen in group if isinstance(group, list) else [group]:
+                message = _dict(_dict(gen).get("message"))
+                body = _dict(message.get("kwargs")) or message
+                for call in body.get("tool_calls") or []:
+                    if isinstance(call, dict) and call.get("id"):
+                        found[str(call["id"])] = run.run_id
+    return found
 
 
 def _tokens(run: dict[str, Any]) -> TokenUsage | None:
@@ -145,7 +205,7 @@ def _parent_id(run: Run) -> str | None:
     return run.parent_id
 
 
-def _step(run: Run, index: int) -> TraceStep:
+def _step(run: Run, index: int, turns: dict[str, str]) -> TraceStep:
     raw, run_type = run.raw, str(run.raw["run_type"])
     step_type = _STEP_TYPES.get(run_type, StepType.ROUTING)
     tool = step_type is StepType.TOOL_CALL
@@ -154,6 +214,13 @@ def _step(run: Run, index: int) -> TraceStep:
     meta: dict[str, Any] = {"run_type": run_type, **timing_metadata(run.started, run.ended)}
     extra = _dict(raw.get("extra"))
     meta.update({k: extra[k] for k in ("tool_call_id",) if extra.get(k)})
+    if tool and str(extra.get("tool_call_id")) in turns:
+        meta["turn_id"] = turns[str(extra["tool_call_id"])]
+    if step_type is StepType.LLM_CALL:
+        meta["model"] = _model(raw)
+        detail = _usage_detail(raw)
+        if detail:
+            meta["usage"] = detail
     run_meta = _dict(extra.get("metadata"))
     meta.update(
         {
@@ -205,7 +272,8 @@ def build_trace(runs: list[Run]) -> AgentTrace:
     ordered = _order(runs)
     ids = {r.run_id for r in runs}
     root = next((r for r in ordered if r.parent_id is None or r.parent_id not in ids), ordered[0])
-    steps = [_step(run, i) for i, run in enumerate(ordered)]
+    turns = requested_calls(ordered)
+    steps = [_step(run, i, turns) for i, run in enumerate(ordered)]
     by_id = {r.run_id: r.raw for r in runs}
     raw = root.raw
     meta = {k: raw[k] for k in ("session_name", "session_id") if raw.get(k)}

@@ -11,9 +11,12 @@ Public API (small and stable):
   Messages repeated with the same id (and role) are kept once.
 - `conversation_steps(messages, ...) -> list[TraceStep]`: each AI message that asks for tools
   is one `routing` step (carrying that message's tokens); each tool result is a `tool_call` step
-  under the routing step that asked for it; a tool call that never got a result is `abandoned`;
-  an AI message without tool calls is a `response` step named `final_answer`. Human and system
-  messages are the task, not steps.
+  under the routing step that asked for it, with `metadata["turn_id"]` = that step's id; a tool
+  call that never got a result is `abandoned`; a tool call the model wrote but that could not be
+  parsed (`AIMessage.invalid_tool_calls`) is an `error` tool step with the parse error; an AI
+  message without tool calls is a `response` step named `final_answer`. Every AI step records
+  `metadata["model"]` (`None` when the message does not name it): it is a model turn. Human and
+  system messages are the task, not steps.
 - `sum_usage(messages) -> TokenUsage | None`: tokens summed once per AI message.
 """
 
@@ -69,6 +72,8 @@ class Message:
     name: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     """Source details worth keeping (`model_name`, `finish_reason`, the dialect...)."""
+    invalid_calls: tuple[tuple[str | None, str, str, str], ...] = ()
+    """Tool calls the model wrote that could not be parsed: (id, name, raw args, error)."""
 
 
 def normalize_messages(raw: Any, *, path: str = "messages") -> list[Message]:
@@ -132,8 +137,9 @@ class _Builder:
 
     def on_ai(self, message: Message) -> None:
         self.flush_abandoned()
-        if message.tool_calls:
+        if message.tool_calls or message.invalid_calls:
             self.on_routing(message)
+            self.on_invalid(message)
         else:
             self.add(
                 "response",
@@ -143,11 +149,29 @@ class _Builder:
                 input_payload={},
                 output_payload={"content": message.content},
                 tokens=message.usage,
-                metadata=_message_metadata(message),
+                metadata=_turn_metadata(message),
+            )
+
+    def on_invalid(self, message: Message) -> None:
+        for call_id, name, args, error in message.invalid_calls:
+            meta: dict[str, Any] = {"turn_id": self.last_routing, "invalid_tool_call": True}
+            if call_id is not None:
+                meta["tool_call_id"] = call_id
+            self.add(
+                "tool",
+                StepType.TOOL_CALL,
+                name,
+                parent_id=self.last_routing,
+                input_payload={"raw_arguments": args},
+                output_payload=None,
+                status=StepStatus.ERROR,
+                error_message=" ".join(error.split()),
+                metadata=meta,
             )
 
     def on_routing(self, message: Message) -> None:
-        names = ",".join(dict.fromkeys(c.name for c in message.tool_calls)) or "tool_calls"
+        called = [c.name for c in message.tool_calls] + [c[1] for c in message.invalid_calls]
+        names = ",".join(dict.fromkeys(called)) or "tool_calls"
         calls = [{"id": c.id, "name": c.name, "args": c.args} for c in message.tool_calls]
         step_id = self.add(
             "routing",
@@ -157,7 +181,7 @@ class _Builder:
             input_payload={},
             output_payload={"content": message.content, "tool_calls": calls},
             tokens=message.usage,
-            metadata=_message_metadata(message),
+            metadata=_turn_metadata(message),
         )
         self.last_routing = step_id
         for i, call in enumerate(message.tool_calls):
@@ -170,6 +194,8 @@ class _Builder:
         meta = _message_metadata(message)
         if message.tool_call_id is not None:
             meta["tool_call_id"] = message.tool_call_id
+        if parent is not None:
+            meta["turn_id"] = parent
         self.add(
             "tool",
             StepType.TOOL_CALL,
@@ -192,7 +218,11 @@ class _Builder:
                 input_payload=dict(call.args),
                 output_payload=None,
                 status=StepStatus.ABANDONED,
-                metadata={"tool_call_id": call_id, "note": "no tool result recorded"},
+                metadata={
+                    "tool_call_id": call_id,
+                    "turn_id": parent,
+                    "note": "no tool result recorded",
+                },
             )
         self.pending.clear()
 
@@ -219,6 +249,13 @@ def conversation_steps(
             builder.on_tool(message)
     builder.flush_abandoned()
     return builder.steps
+
+
+def _turn_metadata(message: Message) -> dict[str, Any]:
+    """An AI message's metadata, with the model that wrote it (`None` when unnamed)."""
+    meta = _message_metadata(message)
+    meta["model"] = meta.get("model_name")
+    return meta
 
 
 def _message_metadata(message: Message) -> dict[str, Any]:

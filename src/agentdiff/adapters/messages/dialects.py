@@ -73,9 +73,13 @@ _LANGCHAIN_ONLY_TYPES = frozenset({"chat", *_SKIPPED_TYPES})
 """LangChain `type` values that are not roles: `chat` carries its role in a `role` field."""
 
 _TOOLNODE_ERROR = re.compile(
-    r"\AError: (?P<error>.*?)\s*Please fix your mistakes\.?\s*\Z", re.DOTALL
+    r"\AError: (?P<error>.*?)\s*Please fix your mistakes\.?\s*\Z"
+    r"|\AError executing tool: (?P<crewai>.*?)\s*\Z",
+    re.DOTALL,
 )
-"""The content LangGraph's ToolNode writes when a tool raised (`handle_tool_errors=True`)."""
+"""The content a framework writes back when a tool raised: LangGraph's ToolNode
+(`handle_tool_errors=True`) or CrewAI ("Error executing tool: ...", the only error mark of
+releases before `TaskOutput.tool_failures`)."""
 
 _ANTHROPIC_KEYS = KeySets(("input_tokens",), ("output_tokens",), ("total_tokens",))
 _OPENAI_KEYS = KeySets(("prompt_tokens",), ("completion_tokens",), ("total_tokens",))
@@ -171,7 +175,9 @@ def _from_langchain(kind: str, data: dict[str, Any], path: str, dialect: str) ->
         return None
     role = _role(data.get("role") if kind == "chat" else kind, path)
     calls = tuple(_langchain_tool_calls(data.get("tool_calls"), f"{path}.tool_calls"))
-    return _fields(role, data, calls, dialect)
+    fields = _fields(role, data, calls, dialect)
+    fields["invalid_calls"] = tuple(_invalid_tool_calls(data.get("invalid_tool_calls")))
+    return fields
 
 
 def _from_openai(item: dict[str, Any], path: str) -> Fields | None:
@@ -221,6 +227,16 @@ def _langchain_tool_calls(raw: Any, path: str) -> Iterator[tuple[str | None, str
         yield _optional_str(call.get("id")), call["name"], as_payload(call.get("args"))
 
 
+def _invalid_tool_calls(raw: Any) -> Iterator[tuple[str | None, str, str, str]]:
+    """`AIMessage.invalid_tool_calls` (unparseable arguments): (id, name, raw args, error)."""
+    for call in raw if isinstance(raw, list) else []:
+        if isinstance(call, dict):
+            name = str(call.get("name") or "invalid_tool_call")
+            args = call.get("args")
+            error = call.get("error") or "the model's tool call could not be parsed"
+            yield _optional_str(call.get("id")), name, "" if args is None else str(args), str(error)
+
+
 def _openai_tool_calls(raw: Any, path: str) -> Iterator[tuple[str | None, str, dict[str, Any]]]:
     for i, call in enumerate(_list(raw, path)):
         function = call.get("function") if isinstance(call, dict) else None
@@ -245,7 +261,7 @@ def _tool_status(role: str, status: Any, content: str) -> tuple[str | None, str 
         return None, None
     match = _TOOLNODE_ERROR.match(content)
     if status == "error" or match:
-        return "error", (match.group("error") if match else content)
+        return "error", (match.group("error") or match.group("crewai") if match else content)
     return "success", None  # LangChain knows only "success" | "error"
 
 

@@ -235,7 +235,7 @@ def describe_span(span: OtelSpan) -> SpanFacts | None:
     facts = SpanFacts(
         step_type=step_type,
         kind=kind,
-        name=str(first(attrs, NAME_KEYS[step_type]) or span.name or kind),
+        name=_name(span, step_type, kind),
         input_value=first(attrs, TOOL_INPUT_KEYS if is_tool else INPUT_KEYS),
         output_value=first(attrs, TOOL_OUTPUT_KEYS if is_tool else OUTPUT_KEYS),
         error_message=error_message(span),
@@ -259,6 +259,17 @@ def describe_span(span: OtelSpan) -> SpanFacts | None:
             if v
         }
     return facts
+
+
+_NUMBERED_KINDS = frozenset(("genai:agent_step",))
+"""Kinds whose span names carry a counter (the Vercel AI SDK's "step 3"): named by kind, so the
+same step is not renamed by an extra step before it."""
+
+
+def _name(span: OtelSpan, step_type: StepType, kind: str) -> str:
+    if kind in _NUMBERED_KINDS:
+        return kind.removeprefix("genai:")
+    return str(first(span.attributes, NAME_KEYS[step_type]) or span.name or kind)
 
 
 def usage_detail(attrs: dict[str, Any]) -> dict[str, int]:
