@@ -1,7 +1,7 @@
 """Cookbook: a 200-scenario suite from the real fixtures, run locally and on a Dask LocalCluster.
 
-Every real capture under `tests/fixtures/real/<source>/<scenario>/` (seven SDKs, 23 export
-shapes, five behaviours: identical, detour, loop, error_retry, reworded) becomes suite
+Every real capture under `tests/fixtures/real/<source>/<scenario>/` (every SDK and export
+shape of the manifests, five behaviours: identical, detour, loop, error_retry, reworded) becomes suite
 scenarios, one run per side:
 
 - `<source>/<shape>/<variant>`: the variant's own baseline against its candidate;
