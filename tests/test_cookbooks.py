@@ -56,7 +56,7 @@ EXPECTED: dict[str, list[str]] = {
         # the Deltas tables of detour, then of error_retry
         r"re:tool calls +3 +4 .*\nLLM calls +5 +6 .*\nmodel turns +5 +6 .*\nerrors +0 +0 .*\n.*\n.*\ntotal tokens +2,609 +3,425",
         r"re:tool calls +3 +4 .*\nLLM calls +5 +6 .*\nmodel turns +5 +6 .*\nerrors +0 +1 .*\n.*\n.*\ntotal tokens +2,609 +3,421",
-        r"re:error in get_weather \(row \d+\): retried → succeeded; back on the baseline path after 1 step",
+        r"re:error in get_weather \(row \d+\): retried → succeeded; back on the baseline path after 2 steps",
     ],
     "ingestion_langsmith.py": [
         "nested adapter=langsmith steps=31 tokens=2288 tools=geocode,get_weather,get_weather",
@@ -69,7 +69,7 @@ EXPECTED: dict[str, list[str]] = {
         # the Deltas table of loop
         r"re:tool calls +2 +5 .*\nLLM calls +3 +6 .*\nmodel turns +3 +6 .*\n.*\n.*\n.*\ntotal tokens +1,532 +4,136",
         "loop get_weather ×4 (new)",
-        r"re:error in get_weather \(row \d+\): retried → succeeded; back on the baseline path after 1 step",
+        r"re:error in get_weather \(row \d+\): retried → succeeded; back on the baseline path after 8 steps",
     ],
     "record_openai_agent.py": [
         "baseline: generic trace",

@@ -1,36 +1,55 @@
-"""Alignment: two step sequences → an edit script that pairs as many steps as possible.
+"""Alignment: two step sequences → an edit script with as many pairs as possible.
 
-Each step has two interned integer signatures (`signatures.Signer`):
+Each step has interned integer keys (`signatures.Signer`, `order.Side`):
 
-- **base** — step type and name (plus the sorted input keys with strict tool signatures): two
-  steps with equal base signatures are the same action;
+- **base** — step type and name (plus the non-volatile input keys with strict tool signatures):
+  two steps with equal base keys are the same action and may pair;
 - **exact** — base plus failed-or-not and, for tool calls, the normalized arguments: two steps
-  with equal exact signatures also behaved the same.
+  with equal exact keys also behaved the same;
+- **depth** — how deep in the tree the step ran.
 
-Pairs come from a longest common subsequence over base signatures (rapidfuzz's bit-parallel
-`Indel`), so the number of pairs, inserts and deletes is the same whichever side is the baseline.
-A repair pass then moves each pair whose steps behave differently onto an unpaired neighbour that
-behaves the same (a failed call followed by its successful retry pairs the retry with the
-baseline's call; the failure is the insert). When both sequences are too long for the LCS table
-(`LCS_CELLS`), rapidfuzz's banded `Levenshtein` with a `score_hint` finds the common runs in
-near-linear time and only its gaps get the LCS treatment. Never a Python O(N·M) table, never
-difflib.
+The number of pairs is always the longest common subsequence (LCS) over base keys. Among the
+pairings that long, the alignment prefers identical calls at the same depth, then same-name
+steps at the same depth, then any same-name step, in tiers: an LCS over the first tier's keys
+anchors the identical runs, and each gap between anchors is aligned on the next tier's keys
+(so one call inserted into a run of same-tool calls is one insert, not a cascade of argument
+changes). If anchoring ever pairs fewer steps than the base LCS (`[s(1), t, s(2)]` vs
+`[s(2), t, s(1)]` anchored on `s(1)`), each stretch between the points both pairings share
+takes whichever pairing has more pairs there, and a repair pass moves a pair whose steps
+behave differently onto an unpaired twin nearby.
+
+Every LCS is rapidfuzz's bit-parallel `Indel` on interned ints. When both sequences are too
+long for its table (`LCS_CELLS`), rapidfuzz's banded `Levenshtein` with a `score_hint` finds
+the common runs in near-linear time and only its gaps get the LCS treatment (that path keeps
+the tiers but cannot prove the pair count). Never a Python O(N·M) table, never difflib.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from itertools import repeat
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Sequence
+from itertools import chain, repeat
 from typing import NamedTuple
 
 from rapidfuzz.distance import Indel, Levenshtein
 
-__all__ = ["LCS_CELLS", "REPAIR_WINDOW", "Pair", "align"]
+from agentdiff.diff.lis import increasing_run
+
+__all__ = ["LCS_CELLS", "REPAIR_WINDOW", "Pair", "align", "lcs_length"]
 
 LCS_CELLS = 400_000_000
 """Largest len(baseline) × len(candidate) solved by exact LCS (its table is cells/8 bytes)."""
 REPAIR_WINDOW = 64
 """How far the repair pass looks for a better partner on each side of a pair."""
+CHUNK = 2_000
+CHUNK_CELLS = 4 * CHUNK * CHUNK
+"""Boxes larger than this are first cut at calls found once on each side (`CHUNK` apart)."""
+
+Keys = tuple[list[int], list[int]]
+"""One tier: the baseline's and the candidate's keys."""
+_Block = tuple[int, int, int]
+"""A common run: baseline start, candidate start, length."""
 
 
 class Pair(NamedTuple):
@@ -40,49 +59,205 @@ class Pair(NamedTuple):
     candidate: int | None
 
 
-def align(
-    b_exact: list[int], c_exact: list[int], b_base: list[int], c_base: list[int]
-) -> list[Pair]:
-    """The edit script in execution order (in each gap, deletes before inserts)."""
-    matched = list(_matches(b_base, c_base, 0, len(b_base), 0, len(c_base)))
-    _repair(matched, b_exact, c_exact, len(b_exact), len(c_exact))
-    return _emit(matched, len(b_exact), len(c_exact))
+def lcs_length(b: list[int], c: list[int]) -> int:
+    """The length of a longest common subsequence of `b` and `c`."""
+    return (len(b) + len(c) - Indel.distance(b, c)) // 2
 
 
-def _matches(
-    b: list[int], c: list[int], b0: int, b1: int, c0: int, c1: int
-) -> Iterator[tuple[int, int]]:
-    """Pairs of equal elements of b[b0:b1] and c[c0:c1] forming a common subsequence."""
+def align(tiers: Sequence[Keys], exact: Keys) -> list[Pair]:
+    """The edit script in sequence order (in each gap, deletes before inserts).
+
+    `tiers` run from the most to the least specific keys; the last one is the base keys, whose
+    LCS length the number of pairs reaches. `exact` drives the repair pass.
+    """
+    n, m = len(tiers[-1][0]), len(tiers[-1][1])
+    return _emit(_box(tiers, exact, (0, n, 0, m)), n, m)
+
+
+_Box = tuple[int, int, int, int]
+"""b0, b1, c0, c1: the baseline's [b0, b1) against the candidate's [c0, c1)."""
+
+
+def _box(tiers: Sequence[Keys], exact: Keys, box: _Box) -> list[_Block]:
+    """The common runs of one box: tiered, never fewer pairs than the base LCS of the box."""
+    b0, b1, c0, c1 = box
+    cells = (b1 - b0) * (c1 - c0)
+    if cells > CHUNK_CELLS:
+        anchors = _unique_anchors(tiers[0][0], tiers[0][1], box)
+        if anchors:
+            return _chunked(tiers, exact, anchors, box)
+    blocks = _tiered(tiers, 0, box)
+    if len(tiers) > 1 and cells <= LCS_CELLS:
+        b_base, c_base = tiers[-1]
+        paired = sum(block[2] for block in blocks)
+        if paired < lcs_length(b_base[b0:b1], c_base[c0:c1]):
+            blocks = _best_of(blocks, _blocks(b_base, c_base, box), exact, box)
+    return blocks
+
+
+def _tiered(tiers: Sequence[Keys], level: int, box: _Box) -> list[_Block]:
+    """Common runs of tier `level` over the box, each gap between them refined by the next tier."""
+    b, c = tiers[level]
+    found = _blocks(b, c, box)
+    if level + 1 == len(tiers):
+        return found
+    b0, b1, c0, c1 = box
+    out: list[_Block] = []
+    b_next, c_next = b0, c0
+    for block in [*found, (b1, c1, 0)]:
+        bs, cs, length = block
+        if bs > b_next and cs > c_next:
+            out.extend(_tiered(tiers, level + 1, (b_next, bs, c_next, cs)))
+        if length:
+            out.append(block)
+        b_next, c_next = bs + length, cs + length
+    return out
+
+
+def _blocks(b: list[int], c: list[int], box: _Box) -> list[_Block]:
+    """Common runs of b[b0:b1] and c[c0:c1] forming a common subsequence, in order."""
+    b0, b1, c0, c1 = box
     n, m = b1 - b0, c1 - c0
     if n == 0 or m == 0:
-        return
-    if n * m <= LCS_CELLS:
-        ops = Indel.opcodes(b[b0:b1], c[c0:c1])
-    else:
+        return []
+    banded = n * m > LCS_CELLS
+    if banded:
         ops = Levenshtein.opcodes(b[b0:b1], c[c0:c1], score_hint=max(64, abs(n - m) * 2))
+    else:
+        ops = Indel.opcodes(b[b0:b1], c[c0:c1])
+    out: list[_Block] = []
     gap: list[int] | None = None
     for op in ops:
         if op.tag == "equal":
             if gap is not None:
-                yield from _matches(b, c, gap[0], gap[1], gap[2], gap[3])
+                out.extend(_small_gap(b, c, gap))
                 gap = None
-            yield from zip(
-                range(b0 + op.src_start, b0 + op.src_end),
-                range(c0 + op.dest_start, c0 + op.dest_end),
-                strict=True,
-            )
-        elif n * m > LCS_CELLS:
+            out.append((b0 + op.src_start, c0 + op.dest_start, op.src_end - op.src_start))
+        elif banded:
             span = [b0 + op.src_start, b0 + op.src_end, c0 + op.dest_start, c0 + op.dest_end]
             gap = span if gap is None else [gap[0], span[1], gap[2], span[3]]
-    if gap is not None and (gap[1] - gap[0]) * (gap[3] - gap[2]) <= LCS_CELLS:
-        yield from _matches(b, c, gap[0], gap[1], gap[2], gap[3])
+    if gap is not None:
+        out.extend(_small_gap(b, c, gap))
+    return out
 
 
-def _repair(
-    matched: list[tuple[int, int]], b_exact: list[int], c_exact: list[int], n: int, m: int
-) -> None:
-    """Move pairs whose steps behave differently onto an unpaired twin in the same gap."""
-    for i, (b, c) in enumerate(matched):
+def _small_gap(b: list[int], c: list[int], gap: list[int]) -> list[_Block]:
+    """A gap the banded path left: aligned exactly when small enough, else left unpaired."""
+    if (gap[1] - gap[0]) * (gap[3] - gap[2]) > LCS_CELLS:
+        return []
+    return _blocks(b, c, (gap[0], gap[1], gap[2], gap[3]))
+
+
+def _unique_anchors(b: list[int], c: list[int], box: _Box) -> list[tuple[int, int]]:
+    """Keys found exactly once on each side, paired, kept where they do not cross (an LIS)."""
+    b0, b1, c0, c1 = box
+    b_part, c_part = b[b0:b1], c[c0:c1]
+    b_count, c_count = Counter(b_part), Counter(c_part)
+    c_at = {key: c0 + j for j, key in enumerate(c_part) if c_count[key] == 1}
+    candidates = [
+        (b0 + i, c_at[key]) for i, key in enumerate(b_part) if b_count[key] == 1 and key in c_at
+    ]
+    if not candidates:
+        return []
+    keep = increasing_run([c for _, c in candidates])
+    return [candidates[k] for k in sorted(keep)]
+
+
+def _chunked(
+    tiers: Sequence[Keys], exact: Keys, anchors: list[tuple[int, int]], box: _Box
+) -> list[_Block]:
+    """Cut the box at anchors about `CHUNK` steps apart and align each piece on its own."""
+    b0, b1, c0, c1 = box
+    out: list[_Block] = []
+    b_from, c_from = b0, c0
+    for b_at, c_at in [*anchors, (b1, c1)]:
+        last = b_at == b1 and c_at == c1
+        if not last and b_at - b_from < CHUNK and c_at - c_from < CHUNK:
+            continue
+        out.extend(_box(tiers, exact, (b_from, b_at, c_from, c_at)))
+        if not last:
+            out.append((b_at, c_at, 1))
+        b_from, c_from = b_at + 1, c_at + 1
+    return out
+
+
+def _best_of(anchored: list[_Block], plain: list[_Block], exact: Keys, box: _Box) -> list[_Block]:
+    """Between the runs both pairings share, whichever has more pairs (anchored on ties).
+
+    Both are common subsequences, so a stretch of either between two shared runs can replace
+    the other's; taking the longer stretch everywhere reaches the plain (maximal) count. A
+    stretch taken from the plain pairing then gets the repair pass.
+    """
+    out: list[_Block] = []
+    b_prev, c_prev = box[0] - 1, box[2] - 1
+    for run in [*_shared(anchored, plain), (box[1], box[3], 0)]:
+        mine = _clip(anchored, b_prev + 1, run[0])
+        theirs = _clip(plain, b_prev + 1, run[0])
+        if sum(block[2] for block in theirs) > sum(block[2] for block in mine):
+            out.extend(_repaired(theirs, (b_prev, c_prev), (run[0], run[1]), exact))
+        else:
+            out.extend(mine)
+        if run[2]:
+            out.append(run)
+        b_prev, c_prev = run[0] + run[2] - 1, run[1] + run[2] - 1
+    return out
+
+
+def _shared(x: list[_Block], y: list[_Block]) -> list[_Block]:
+    """The pairs two pairings (blocks in order) have in common, as runs."""
+    out: list[_Block] = []
+    i = j = 0
+    while i < len(x) and j < len(y):
+        xb, xc, xl = x[i]
+        yb, yc, yl = y[j]
+        if xc - xb == yc - yb:
+            start, end = max(xb, yb), min(xb + xl, yb + yl)
+            if start < end:
+                out.append((start, start + xc - xb, end - start))
+        if xb + xl <= yb + yl:
+            i += 1
+        else:
+            j += 1
+    return out
+
+
+def _clip(blocks: list[_Block], lo: int, hi: int) -> list[_Block]:
+    """The parts of `blocks` whose baseline indexes lie in [lo, hi)."""
+    out: list[_Block] = []
+    for k in range(max(bisect_right(blocks, (lo, _BIG, 0)) - 1, 0), len(blocks)):
+        b, c, length = blocks[k]
+        if b >= hi:
+            break
+        start, end = max(b, lo), min(b + length, hi)
+        if start < end:
+            out.append((start, c + start - b, end - start))
+    return out
+
+
+_BIG = 1 << 62
+
+
+def _repaired(
+    blocks: list[_Block], before: tuple[int, int], after: tuple[int, int], exact: Keys
+) -> list[_Block]:
+    """`blocks` after the repair pass, between the pairs `before` and `after`."""
+    matched = [
+        before,
+        *chain.from_iterable(
+            zip(range(b, b + length), range(c, c + length), strict=True) for b, c, length in blocks
+        ),
+        after,
+    ]
+    _repair(matched, 1, len(matched) - 1, exact)
+    return [(b, c, 1) for b, c in matched[1:-1]]
+
+
+def _repair(matched: list[tuple[int, int]], start: int, end: int, exact: Keys) -> None:
+    """Move pairs of matched[start:end] whose steps behave differently onto an unpaired twin."""
+    b_exact, c_exact = exact
+    n, m = len(b_exact), len(c_exact)
+    for i in range(start, end):
+        b, c = matched[i]
         if b_exact[b] == c_exact[c]:
             continue
         prev_b, prev_c = matched[i - 1] if i else (-1, -1)
@@ -116,16 +291,16 @@ def _nearest(exact: list[int], want: int, at: int, lo: int, hi: int) -> int | No
     return None
 
 
-def _emit(matched: list[tuple[int, int]], n: int, m: int) -> list[Pair]:
+def _emit(blocks: list[_Block], n: int, m: int) -> list[Pair]:
     pairs: list[Pair] = []
-    extend, append, make = pairs.extend, pairs.append, Pair._make
+    extend, make = pairs.extend, Pair._make
     b_next = c_next = 0
-    for b, c in [*matched, (n, m)]:
-        if b > b_next:
-            extend(map(make, zip(range(b_next, b), repeat(None))))
-        if c > c_next:
-            extend(map(make, zip(repeat(None), range(c_next, c))))
-        if b < n and c < m:
-            append(Pair(b, c))
-        b_next, c_next = b + 1, c + 1
+    for bs, cs, length in [*blocks, (n, m, 0)]:
+        if bs > b_next:
+            extend(map(make, zip(range(b_next, bs), repeat(None))))
+        if cs > c_next:
+            extend(map(make, zip(repeat(None), range(c_next, cs))))
+        if length:
+            extend(map(make, zip(range(bs, bs + length), range(cs, cs + length), strict=True)))
+        b_next, c_next = bs + length, cs + length
     return pairs

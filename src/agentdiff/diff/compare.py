@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from itertools import repeat
+from operator import add, mul
 
 from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
+from agentdiff.diff.groups import in_execution_order, reorders
 from agentdiff.diff.loops import Loop, find_loops, label_loops
 from agentdiff.diff.metrics import deltas, summarize
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions, applied_thresholds
-from agentdiff.diff.order import Side, prepare
+from agentdiff.diff.order import MAX_DEPTH, Side, prepare
 from agentdiff.diff.recovery import later_attempts, recoveries
 from agentdiff.diff.signatures import Signer
 from agentdiff.gate import evaluate_gate
@@ -46,8 +50,9 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
     normalizer = Normalizer(options.ignore)
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
     b_side, c_side = prepare(baseline, signer), prepare(candidate, signer)
-    pairs = align(b_side.exact, c_side.exact, b_side.base, c_side.base)
-    entries = _entries(pairs, b_side, c_side, normalizer, options)
+    pairs = in_execution_order(_align(b_side, c_side), b_side, c_side)
+    moved = reorders(pairs, b_side, c_side)
+    entries = _entries(pairs, moved, b_side, c_side, normalizer, options)
     ops = [e.op for e in entries]
     sizes = len(b_side.steps) + len(c_side.steps)
     on_path = ops.count(Op.MATCH) + ops.count(Op.REORDER)
@@ -88,14 +93,43 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
     return report.attach_traces(baseline, candidate)
 
 
+def _align(b_side: Side, c_side: Side) -> list[Pair]:
+    """The alignment over each side's canonical order (indexes into that order)."""
+
+    def canonical(side: Side, keys: list[int]) -> list[int]:
+        return keys if side.canon is None else list(map(keys.__getitem__, side.canon))
+
+    def tier(keys_of: Callable[[Side], list[int]]) -> tuple[list[int], list[int]]:
+        return canonical(b_side, keys_of(b_side)), canonical(c_side, keys_of(c_side))
+
+    return align(
+        [
+            tier(lambda s: _with_depth(s.exact, s.depth)),
+            tier(lambda s: _with_depth(s.base, s.depth)),
+            tier(lambda s: s.base),
+        ],
+        tier(lambda s: s.exact),
+    )
+
+
+def _with_depth(keys: list[int], depth: list[int]) -> list[int]:
+    """Each key and its step's depth as one int (depths are capped at `MAX_DEPTH`)."""
+    return list(map(add, map(mul, keys, repeat(MAX_DEPTH + 1)), depth))
+
+
 def _entries(
-    pairs: list[Pair], b_side: Side, c_side: Side, normalizer: Normalizer, options: CompareOptions
+    pairs: list[Pair],
+    moved: set[int],
+    b_side: Side,
+    c_side: Side,
+    normalizer: Normalizer,
+    options: CompareOptions,
 ) -> list[Aligned]:
     """The alignment: one entry per pair of the edit script, in its order."""
     b_refs, c_refs, b_calls, c_calls = b_side.refs, c_side.refs, b_side.call, c_side.call
     b_steps, c_steps, entry = b_side.steps, c_side.steps, Aligned.of
     out = []
-    for b, c in pairs:
+    for i, (b, c) in enumerate(pairs):
         if c is None:
             out.append(entry(Op.DELETE, b_refs[b or 0], None, []))
         elif b is None:
@@ -104,17 +138,15 @@ def _entries(
             call = b_calls.get(b)
             same_call = call is not None and call == c_calls.get(c)
             changes = step_changes(b_steps[b], c_steps[c], normalizer, same_arguments=same_call)
-            op = _op(changes, b_side.rank[b], c_side.rank[c], options)
+            op = _op(changes, i in moved, options)
             out.append(entry(op, b_refs[b], c_refs[c], changes, changes.more))
     return out
 
 
-def _op(
-    changes: list[Change], b_rank: int | None, c_rank: int | None, options: CompareOptions
-) -> Op:
+def _op(changes: list[Change], moved: bool, options: CompareOptions) -> Op:
     if changes and (options.compare_content or any(c.kind != "content" for c in changes)):
         return Op.CHANGE
-    if b_rank is not None and c_rank is not None and b_rank != c_rank:
+    if moved:
         return Op.REORDER
     return Op.MATCH
 

@@ -1,11 +1,22 @@
-"""One side of a comparison prepared once: execution order, signatures, call keys, wall clock.
+"""One side of a comparison prepared once: execution order, concurrency, signatures, call keys.
 
-Execution order: parents before children (a depth-first pre-order over the parent links);
-siblings by `metadata.started_at` when every step has one, else by `step_index`. A step whose
-parent is unknown is a root. Steps that ran concurrently — consecutive tool-call siblings (the
-calls of one LLM turn) or siblings whose `[started_at, ended_at]` intervals overlap — are put in
-a canonical order (by signature and call key) so that a different finishing order does not read
-as a divergence; `Side.rank` remembers each step's original position in its group.
+**Execution order**: parents before children (a depth-first pre-order over the parent links);
+siblings by `metadata.started_at` when every sibling of the group has one, else by
+`step_index`. A step whose parent is unknown is a root. `Side` lists every step in this order:
+each side is reported in the order it actually ran.
+
+**Concurrency, from evidence**: consecutive siblings are one concurrent group when
+
+- an adapter put them in the same turn (equal `metadata.turn_id`; different turn ids are
+  different turns, whatever the timing), or
+- both are tool calls whose parent is an `llm_call` (the calls one model message issued);
+- otherwise only when both have times and their `[started_at, ended_at]` windows overlap
+  (decided per pair: an untimed step is sequential with its neighbours, and never switches
+  timing off for the rest of the trace). Parentless roots of a flat trace are not one turn.
+
+The alignment reads each concurrent group in a **canonical order** (stably by step type and
+name, never by arguments) so that the same calls issued in another order still pair up;
+`Side.canon` lists the steps' positions in that order (None when it is the execution order).
 
 Every timestamp is parsed once and every tool call's arguments normalized once, here.
 """
@@ -21,15 +32,23 @@ from typing import Any
 
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef
-from agentdiff.models.trace import FAILED, AgentTrace, StepType, TraceStep
+from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 from agentdiff.timeparse import parse_iso
 
-__all__ = ["Side", "prepare"]
+__all__ = ["MAX_DEPTH", "Side", "prepare"]
+
+MAX_DEPTH = 63
+"""Depths past this are recorded as this (the alignment packs a key and a depth in one int)."""
 
 _TOOL = StepType.TOOL_CALL
+_LLM = StepType.LLM_CALL
+_ERROR, _RETRY = StepStatus.ERROR, StepStatus.RETRY
+"""The `FAILED` statuses, compared by identity (an enum's hash runs Python code)."""
 _INDEX = attrgetter("ref.step_index")
 _START = attrgetter("start")
 _END = attrgetter("end")
+_CALL = attrgetter("call")
+_TURN = attrgetter("turn")
 _KNOWN = partial(is_not, None)
 """`_KNOWN(v)`: v is not None, at C speed (in `filter`)."""
 
@@ -45,8 +64,15 @@ class Side:
     exact: list[int] = field(default_factory=list)
     call: dict[int, str] = field(default_factory=dict)
     """Position of each tool call → its call key."""
-    rank: list[int | None] = field(default_factory=list)
-    """Each step's original position inside its concurrent group (None: not grouped)."""
+    depth: list[int] = field(default_factory=list)
+    """Each step's depth in the tree (roots: 0; at most `MAX_DEPTH`)."""
+    group: list[int] = field(default_factory=list)
+    """Each step's concurrent group (-1: not in one); ids are unique within the side."""
+    failed: list[int] = field(default_factory=list)
+    """Positions of the failed attempts (status `error` or `retry`), in order."""
+    canon: list[int] | None = None
+    """The positions in canonical order (concurrent groups sorted by type and name); None when
+    that is the execution order."""
     wall_clock: tuple[float, float] | None = None
     """Earliest start and latest end over the steps that have them (epoch seconds)."""
 
@@ -63,27 +89,42 @@ class _Node:
     # One kind per trace: ISO UTC strings of one layout (ordered as text), else epoch floats.
     start: Any
     end: Any
+    turn: Any
+    """`metadata.turn_id` (None: not given)."""
     kids: list[_Node] | None = None
-    """Its children, in order (None: a leaf)."""
-    rank: int | None = None
-    """Its original position inside its concurrent group (None: not grouped)."""
+    """Its children, in execution order (None: a leaf)."""
+    canon_kids: list[_Node] | None = None
+    """Its children in canonical order, when that differs from `kids`."""
+    group: int = -1
+    depth: int = 0
+    position: int = 0
 
 
 def prepare(trace: AgentTrace, signer: Signer) -> Side:
     """Parse, sign and order `trace` once."""
     nodes = _nodes(trace.steps, signer)
     starts, ends = list(map(_START, nodes)), list(map(_END, nodes))
-    timed = bool(nodes) and None not in starts
     if not _uniform_utc(starts, ends):
         for node in nodes:
             node.start, node.end = _epoch(node.start), _epoch(node.end)
         starts, ends = list(map(_START, nodes)), list(map(_END, nodes))
-    groups = _children(nodes, timed=timed)
+    roots, families = _children(nodes)
     side = Side(wall_clock=_wall_clock(starts, ends))
-    for kids in groups:
+    groups, sorted_any = 0, False
+    canon_roots: list[_Node] | None = None
+    for parent, kids in families:
         if len(kids) > 1:
-            _canonicalize(kids, timed=timed)
-    _preorder(groups[0], side, signer)
+            groups, canonical = _group(parent, kids, groups)
+            if canonical is None:
+                continue
+            sorted_any = True
+            if parent is None:
+                canon_roots = canonical
+            else:
+                parent.canon_kids = canonical
+    _preorder(roots, side, signer)
+    if sorted_any:
+        side.canon = _canonical_positions(roots if canon_roots is None else canon_roots)
     return side
 
 
@@ -94,9 +135,11 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
     for step in steps:
         meta = step.metadata
         if meta:
-            start, end = meta.get("started_at"), meta.get("ended_at")
+            start, end, turn = meta.get("started_at"), meta.get("ended_at"), meta.get("turn_id")
+            if turn is not None and not isinstance(turn, (str, int)):
+                turn = str(turn)
         else:
-            start = end = None
+            start = end = turn = None
         ref = ref_of(step)
         nodes.append(
             _Node(
@@ -104,9 +147,10 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
                 ref,
                 base_of(step),
                 call_of(step) if ref.step_type is _TOOL else None,
-                ref.status in FAILED,
+                ref.status is _ERROR or ref.status is _RETRY,
                 start,
                 start if end is None else end,
+                turn,
             )
         )
     return nodes
@@ -115,23 +159,46 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
 def _preorder(roots: list[_Node], side: Side, signer: Signer) -> None:
     """Depth-first pre-order from the roots (every parent before its children) into `side`."""
     steps, refs, base, exact, call = side.steps, side.refs, side.base, side.exact, side.call
-    rank = side.rank
+    depth, group, failed = side.depth, side.group, side.failed
     exact_of = signer.exact
     stack = list(reversed(roots))
     pop, extend = stack.pop, stack.extend
     while stack:
         node = pop()
         key = node.call
+        position = len(steps)
         if key is not None:
-            call[len(steps)] = key
+            call[position] = key
+        node.position = position
         steps.append(node.step)
         refs.append(node.ref)
-        rank.append(node.rank)
         base.append(node.base)
         exact.append(exact_of(node.base, node.failed, key))
+        depth.append(node.depth)
+        group.append(node.group)
+        if node.failed:
+            failed.append(position)
         kids = node.kids
         if kids:
+            below = min(node.depth + 1, MAX_DEPTH)
+            for kid in kids:
+                kid.depth = below
             extend(reversed(kids))
+
+
+def _canonical_positions(roots: list[_Node]) -> list[int]:
+    """Execution positions in the canonical pre-order (canonical children where they differ)."""
+    out: list[int] = []
+    append = out.append
+    stack = list(reversed(roots))
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        append(node.position)
+        kids = node.canon_kids or node.kids
+        if kids:
+            extend(reversed(kids))
+    return out
 
 
 def _uniform_utc(starts: list[Any], ends: list[Any]) -> bool:
@@ -177,18 +244,18 @@ def _epoch(value: object) -> float | None:
     return moment.timestamp()
 
 
-def _children(nodes: list[_Node], *, timed: bool) -> list[list[_Node]]:
-    """Every sibling group, the roots first (a step whose parent is unknown is a root).
+def _children(nodes: list[_Node]) -> tuple[list[_Node], list[tuple[_Node | None, list[_Node]]]]:
+    """The roots and every sibling group with its parent (None for the roots).
 
-    Each group is ordered by start time when timed, then by `step_index`, and is also the
-    `kids` of its parent node.
+    A step whose parent is unknown is a root. Each group is ordered by `step_index`, then by
+    start time when every step of the group has one, and is also the `kids` of its parent.
     """
     by_id = dict(zip(map(attrgetter("ref.step_id"), nodes), nodes, strict=True))
     indexes = list(map(_INDEX, nodes))
     if not all(map(le, indexes, islice(indexes, 1, None))):
         nodes = sorted(nodes, key=_INDEX)
     roots: list[_Node] = []
-    groups = [roots]
+    families: list[tuple[_Node | None, list[_Node]]] = [(None, roots)]
     parent_of = by_id.get
     for node in nodes:
         parent = parent_of(node.ref.parent_id)  # None for a root
@@ -196,14 +263,13 @@ def _children(nodes: list[_Node], *, timed: bool) -> list[list[_Node]]:
             roots.append(node)
         elif parent.kids is None:
             parent.kids = [node]
-            groups.append(parent.kids)
+            families.append((parent, parent.kids))
         else:
             parent.kids.append(node)
-    if timed:
-        for kids in groups:
-            if len(kids) > 1:
-                kids.sort(key=_START)  # stable: equal starts keep step_index order
-    return groups
+    for _, kids in families:
+        if len(kids) > 1 and None not in map(_START, kids):
+            kids.sort(key=_START)  # stable: equal starts keep step_index order
+    return roots, families
 
 
 def _wall_clock(starts: list[Any], ends: list[Any]) -> tuple[float, float] | None:
@@ -214,27 +280,52 @@ def _wall_clock(starts: list[Any], ends: list[Any]) -> tuple[float, float] | Non
     return (first, last) if first is not None and last is not None else None
 
 
-def _canonicalize(kids: list[_Node], *, timed: bool) -> None:
+def _group(parent: _Node | None, kids: list[_Node], groups: int) -> tuple[int, list[_Node] | None]:
+    """Mark the concurrent runs of `kids` (ids from `groups` on).
+
+    Returns the next free group id and the canonical order of `kids` (None: unchanged).
+    """
+    llm_parent = parent is not None and parent.ref.step_type is _LLM
+    if llm_parent and None not in map(_CALL, kids) and not any(map(_KNOWN, map(_TURN, kids))):
+        return groups + 1, _mark(kids, groups)  # the calls of one model message: one turn
+    canonical: list[_Node] | None = None
     start = 0
     while start < len(kids):
         end = start + 1
-        while end < len(kids) and _concurrent(kids[end - 1], kids[end], timed=timed):
+        while end < len(kids) and _concurrent(kids[end - 1], kids[end], llm_parent=llm_parent):
             end += 1
         if end - start > 1:
-            group = kids[start:end]
-            for position, node in enumerate(group):
-                node.rank = position
-            # an intrinsic key (not interning order), so both sides sort alike whichever is first
-            group.sort(key=_canonical_key)
-            kids[start:end] = group
+            ordered = _mark(kids[start:end], groups)
+            groups += 1
+            if ordered is not None:
+                canonical = canonical or list(kids)
+                canonical[start:end] = ordered
         start = end
+    return groups, canonical
 
 
-def _canonical_key(node: _Node) -> tuple[str, str, str]:
-    return (node.ref.step_type._value_, node.ref.name, node.call or "")
+def _mark(run: list[_Node], group: int) -> list[_Node] | None:
+    """Put `run` in concurrent group `group`; its canonical order (None: already canonical)."""
+    for node in run:
+        node.group = group
+    keys = list(map(_canonical_key, run))
+    if all(map(le, keys, islice(keys, 1, None))):
+        return None
+    return sorted(run, key=_canonical_key)
 
 
-def _concurrent(a: _Node, b: _Node, *, timed: bool) -> bool:
-    if a.call is not None and b.call is not None:
-        return True  # consecutive tool-call siblings: the calls of one LLM turn
-    return timed and b.start is not None and a.end is not None and b.start < a.end
+def _canonical_key(node: _Node) -> tuple[str, str]:
+    """Type and name: an intrinsic key, so both sides sort alike (never the arguments)."""
+    return (node.ref.step_type._value_, node.ref.name)
+
+
+def _concurrent(a: _Node, b: _Node, *, llm_parent: bool) -> bool:
+    """Consecutive siblings `a`, `b` ran concurrently: same turn, one model message, or overlap."""
+    if a.turn is not None and b.turn is not None:
+        return bool(a.turn == b.turn)
+    if llm_parent and a.call is not None and b.call is not None:
+        return True  # the tool calls one model message issued
+    a_start, b_start = a.start, b.start
+    if a_start is None or b_start is None or a.end == a_start or b.end == b_start:
+        return False  # untimed (a step without an end has no window)
+    return bool(a_start < b.end and b_start < a.end)

@@ -25,8 +25,7 @@ __all__ = ["later_attempts", "recoveries"]
 
 def later_attempts(side: Side) -> dict[int, int | None]:
     """Position of each failed step → position of its later attempt (None: none)."""
-    refs, base = side.refs, side.base
-    failed = [i for i, ref in enumerate(refs) if ref.status in FAILED]
+    refs, base, failed = side.refs, side.base, side.failed
     if not failed:
         return {}
     out: dict[int, int | None] = {}
