@@ -2,8 +2,8 @@
 
 The order is the diff engine's (`diff.order.prepare`): parents before children, siblings by
 start time or step index, and calls that ran concurrently (the tool calls of one LLM turn,
-overlapping siblings) sorted by signature and arguments, so that parallel calls finishing in
-another order do not make a new route. A label is `step_type<US>name` (US: the unit separator;
+overlapping siblings) in the engine's canonical order (by step type and name, `Side.canon`), so
+that parallel calls issued in another order do not make a new route. A label is `step_type<US>name` (US: the unit separator;
 plus `<US>` and the sorted input keys with strict tool signatures), the engine's base signature.
 
 For clustering, labels are interned to one character each (`RouteCodec`), so a route is a
@@ -35,7 +35,8 @@ def step_label(step: TraceStep, *, strict: bool = False) -> str:
 def route_of(trace: AgentTrace, *, strict: bool = False) -> list[str]:
     """The labels of `trace`'s steps in canonical execution order."""
     side = prepare(trace, Signer(Normalizer(()), strict=strict))
-    return [step_label(step, strict=strict) for step in side.steps]
+    order = range(len(side.steps)) if side.canon is None else side.canon
+    return [step_label(side.steps[i], strict=strict) for i in order]
 
 
 def label_name(label: str) -> str:
