@@ -3,8 +3,9 @@
 The order is the diff engine's (`diff.order.prepare`): parents before children, siblings by
 start time or step index, and calls that ran concurrently (the tool calls of one LLM turn,
 overlapping siblings) in the engine's canonical order (by step type and name, `Side.canon`), so
-that parallel calls issued in another order do not make a new route. A label is `step_type<US>name` (US: the unit separator;
-plus `<US>` and the sorted input keys with strict tool signatures), the engine's base signature.
+that parallel calls issued in another order do not make a new route. A label is
+`step_type<US>name` (US: the unit separator; plus `<US>` and the sorted input keys with strict
+tool signatures), the engine's base signature.
 
 For clustering, labels are interned to one character each (`RouteCodec`), so a route is a
 string and rapidfuzz compares it at C speed.
