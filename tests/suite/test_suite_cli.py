@@ -187,3 +187,14 @@ def test_usage_errors_exit_2_with_one_line(args, message):
     assert result.exit_code == 2
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def test_progress_bar_counts_scenarios_on_request():
+    from agentdiff.cli.suite import _progress
+
+    with _progress(3, True) as update:
+        assert update is not None
+        for done in (1, 2, 3):
+            update(done, 3)
+    with _progress(3, None) as update:
+        assert update is None  # not a terminal (pytest captures stderr)
