@@ -57,6 +57,7 @@ schema: install
 	$(BIN)/agentdiff schema trace > schema/agent_trace.schema.json
 	$(BIN)/agentdiff schema report > schema/diff_report.schema.json
 	$(BIN)/agentdiff schema suite > schema/suite_report.schema.json
+	$(BIN)/agentdiff schema runs > schema/runs_report.schema.json
 
 clean:
 	rm -rf $(VENV) .venv-capture-* .pytest_cache .mypy_cache .ruff_cache

@@ -136,5 +136,14 @@ def test_every_gate_threshold_and_compare_knob_is_a_setting():
     names = {s.name for s in SETTINGS}
     assert set(GateThresholds.model_fields) <= names
     assert set(CompareOptions.model_fields) - {"gate", "prices", "sources"} <= names
-    assert all(s.env == "AGENTDIFF_" + s.name.upper() for s in SETTINGS)
+    plain = [s for s in SETTINGS if s.section != "stats"]
+    assert all(s.env == "AGENTDIFF_" + s.name.upper() for s in plain)
     assert all(s.flag == "--" + s.name.replace("_", "-") for s in SETTINGS)
+
+
+def test_every_stats_option_is_a_setting_with_a_stats_env_variable():
+    from agentdiff.stats_options import StatsOptions
+
+    stats = {s.name: s for s in SETTINGS if s.section == "stats"}
+    assert set(stats) == set(StatsOptions.model_fields)
+    assert all(s.env == "AGENTDIFF_STATS_" + s.name.upper() for s in stats.values())

@@ -1,9 +1,12 @@
 """Configuration: every setting declared once, resolved as flag > environment > file > default.
 
-`SETTINGS` is the one table. Each row names a setting of `[gate]` (the `GateThresholds` fields)
-or `[compare]` (the `CompareOptions` knobs); from it come the CLI flag (`--max-divergence`), the
-environment variable (`AGENTDIFF_MAX_DIVERGENCE`) and the file key (`max_divergence` under
-`[gate]`). Defaults are the models' own, so they are declared nowhere else.
+`SETTINGS` is the one table. Each row names a setting of `[gate]` (the `GateThresholds` fields),
+`[compare]` (the `CompareOptions` knobs), `[report]` or `[stats]` (the `StatsOptions` of N-vs-M
+runs); from it come the CLI flag (`--max-divergence`), the environment variable
+(`AGENTDIFF_MAX_DIVERGENCE`; `AGENTDIFF_STATS_<KEY>` for `[stats]`) and the file key
+(`max_divergence` under `[gate]`). Defaults are the models' own, so they are declared nowhere
+else. `[stats]` settings also take a suite manifest's values, between the environment and the
+file (`load_stats`).
 
 The file is the nearest `agentdiff.toml` from the working directory upward, or the
 `[tool.agentdiff]` table of a `pyproject.toml`; in one directory `agentdiff.toml` wins. A
@@ -23,10 +26,11 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from agentdiff.config_kinds import FLAG, GLOBS, INT, NAMES, NUMBER, PATTERNS, Kind
+from agentdiff.config_kinds import FLAG, GLOBS, INT, NAMES, NUMBER, PATTERNS, Kind, choice
 from agentdiff.diff.options import CompareOptions
 from agentdiff.errors import ConfigError
 from agentdiff.gate import GateThresholds
+from agentdiff.stats_options import StatsOptions
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,9 +42,11 @@ __all__ = [
     "CONFIG_FILE",
     "SETTINGS",
     "ResolvedConfig",
+    "ResolvedStats",
     "Setting",
     "find_config",
     "load_options",
+    "load_stats",
 ]
 
 CONFIG_FILE = "agentdiff.toml"
@@ -48,7 +54,7 @@ MAX_CONFIG_SIZE = 1024 * 1024
 """A config file larger than this (1 MiB) is refused, not parsed."""
 ENV_PREFIX = "AGENTDIFF_"
 
-Section = Literal["gate", "compare", "report"]
+Section = Literal["gate", "compare", "report", "stats"]
 
 
 @dataclass(frozen=True)
@@ -67,8 +73,9 @@ class Setting:
 
     @property
     def env(self) -> str:
-        """The environment variable, e.g. `AGENTDIFF_MAX_DIVERGENCE`."""
-        return ENV_PREFIX + self.name.upper()
+        """The environment variable, e.g. `AGENTDIFF_MAX_DIVERGENCE`, `AGENTDIFF_STATS_ALPHA`."""
+        infix = "STATS_" if self.section == "stats" else ""
+        return ENV_PREFIX + infix + self.name.upper()
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -93,11 +100,24 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("redact_patterns", "report", PATTERNS, "Also redact matches of REGEX (repeatable)."),
     Setting("redact_keys", "report", NAMES, "Also redact values under key NAME (repeatable)."),
+    Setting("alpha", "stats", NUMBER, "Level of a scenario's tests after Holm (N-vs-M runs)."),
+    Setting("fdr", "stats", NUMBER, "Benjamini-Hochberg false discovery rate across scenarios."),
+    Setting("min_cost_effect", "stats", NUMBER, "Cost regresses only above this median % rise."),
+    Setting("min_token_effect", "stats", NUMBER, "Tokens regress only above this median % rise."),
+    Setting("min_latency_effect", "stats", NUMBER, "Latency: the same, in %."),
+    Setting("min_step_effect", "stats", NUMBER, "Steps, tool calls, model turns: the same, in %."),
+    Setting("loops", "stats", choice("invariant", "rate"), "A new loop fails, or Fisher's test."),
+    Setting("route_shift", "stats", FLAG, "Count a significant route shift as a regression."),
+    Setting("route_threshold", "stats", NUMBER, "Route distance that joins a route cluster."),
+    Setting("inconclusive", "stats", choice("pass", "fail"), "Whether inconclusive fails."),
+    Setting("seed", "stats", INT, "Seed of every permutation and bootstrap draw."),
+    Setting("permutations", "stats", INT, "Random splits of the route-shift test."),
+    Setting("bootstrap", "stats", INT, "Bootstrap resamples of the median-ratio interval."),
 )
 COMPARE_SETTINGS = tuple(s for s in SETTINGS if s.section in ("gate", "compare"))
 """The settings that shape a comparison (`[report]` ones only shape how it is shown)."""
 _BY_NAME = {s.name: s for s in SETTINGS}
-_SECTIONS: tuple[Section, ...] = ("gate", "compare", "report")
+_SECTIONS: tuple[Section, ...] = ("gate", "compare", "report", "stats")
 
 
 @dataclass(frozen=True)
@@ -110,6 +130,15 @@ class ResolvedConfig:
     """Setting name → `flag --x`, `env AGENTDIFF_X`, `<file> [section]` (defaults absent)."""
     report: Mapping[str, Any] = field(default_factory=dict)
     """The `[report]` settings that were set (`redact`, `redact_patterns`, `redact_keys`)."""
+
+
+@dataclass(frozen=True)
+class ResolvedStats:
+    """The `[stats]` settings, the config file they came from and where each value was set."""
+
+    options: StatsOptions
+    file: Path | None = None
+    sources: Mapping[str, str] = field(default_factory=dict)
 
 
 def find_config(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None:
@@ -169,6 +198,39 @@ def load_options(
     return ResolvedConfig(
         options=options, file=found[0] if found else None, sources=sources, report=report
     )
+
+
+def load_stats(
+    overrides: Mapping[str, object] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    start: Path | None = None,
+    manifest: Mapping[str, object] | None = None,
+    manifest_source: str = "suite manifest [stats]",
+) -> ResolvedStats:
+    """Resolve the `[stats]` settings: flag > env > suite manifest > file > default.
+
+    `manifest` holds a suite manifest's `[stats]` values (TOML-typed), `manifest_source` says
+    where they came from in messages and `sources`.
+    """
+    values: dict[str, object] = {}
+    sources: dict[str, str] = {}
+    found = find_config(start)
+    if found is not None:
+        _merge_file(*found, values, sources)
+    for key, raw in (manifest or {}).items():
+        setting = _lookup(key, "stats", manifest_source)
+        values[key] = _parse(setting, raw, manifest_source, text=False)
+        sources[key] = manifest_source
+    _merge_env(os.environ if env is None else env, values, sources)
+    _merge_overrides(overrides or {}, values, sources)
+    picked = {k: v for k, v in values.items() if _BY_NAME[k].section == "stats"}
+    try:
+        options = StatsOptions.model_validate(picked)
+    except ValidationError as exc:
+        raise _config_error(exc, sources) from None
+    kept = {k: v for k, v in sources.items() if k in picked}
+    return ResolvedStats(options=options, file=found[0] if found else None, sources=kept)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -258,7 +320,11 @@ def _build(values: dict[str, object], sources: dict[str, str]) -> CompareOptions
             {**pick("compare"), "gate": gate, "sources": dict(sources)}
         )
     except ValidationError as exc:
-        error = exc.errors()[0]
-        key = str(error["loc"][0]) if error["loc"] else "?"
-        msg = f"{key}: {error['msg']} (got {error.get('input')!r})"
-        raise ConfigError(msg, source=sources.get(key, "defaults")) from None
+        raise _config_error(exc, sources) from None
+
+
+def _config_error(exc: ValidationError, sources: Mapping[str, str]) -> ConfigError:
+    error = exc.errors()[0]
+    key = str(error["loc"][0]) if error["loc"] else "?"
+    msg = f"{key}: {error['msg']} (got {error.get('input')!r})"
+    return ConfigError(msg, source=sources.get(key, "defaults"))

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["FLAG", "GLOBS", "INT", "NAMES", "NUMBER", "PATTERNS", "Kind"]
+__all__ = ["FLAG", "GLOBS", "INT", "NAMES", "NUMBER", "PATTERNS", "Kind", "choice"]
 
 _OFF = "off"
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -113,3 +113,20 @@ NAMES = Kind("a list of names", "NAME", _globs_text, _globs_value, many=True)
 PATTERNS = Kind(
     "a list of valid regular expressions", "REGEX", _patterns_text, _patterns_value, many=True
 )
+
+
+def choice(*values: str) -> Kind:
+    """One word out of `values` (case-insensitive from text; exact from TOML)."""
+
+    def from_text(text: str) -> str:
+        word = text.strip().lower()
+        if word not in values:
+            raise ValueError(text)
+        return word
+
+    def from_value(value: object) -> str:
+        if not isinstance(value, str) or value not in values:
+            raise TypeError(value)
+        return value
+
+    return Kind(" or ".join(repr(v) for v in values), "|".join(values), from_text, from_value)

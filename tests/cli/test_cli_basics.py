@@ -122,7 +122,12 @@ def test_adapters_lists_builtins_with_aliases():
 
 @pytest.mark.parametrize("which", list(SchemaName))
 def test_committed_schemas_are_current(which):
-    stem = {"trace": "agent_trace", "report": "diff_report", "suite": "suite_report"}[which.value]
+    stem = {
+        "trace": "agent_trace",
+        "report": "diff_report",
+        "suite": "suite_report",
+        "runs": "runs_report",
+    }[which.value]
     committed = SCHEMA_DIR / f"{stem}.schema.json"
     assert committed.read_text() == schema_json(which), "run `make schema` and commit"
     result = runner.invoke(app, ["schema", which.value])

@@ -9,7 +9,17 @@ from typing import Annotated
 import typer
 
 from agentdiff import __version__
-from agentdiff.cli import adapters, compare, convert, inspect, record, results, schema, suite
+from agentdiff.cli import (
+    adapters,
+    compare,
+    convert,
+    inspect,
+    record,
+    results,
+    runs,
+    schema,
+    suite,
+)
 from agentdiff.cli.errors import state
 from agentdiff.gcpause import no_gc_pauses
 
@@ -54,6 +64,8 @@ app.command("diff", help="Alias of `compare`.")(compare.compare)
 app.command("record")(record.record)
 app.command("suite")(suite.suite)
 app.command("results")(results.results)
+app.command("compare-runs")(runs.compare_runs_command)
+app.command("routes")(runs.routes_command)
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ import typer
 from agentdiff.cli.errors import handle_errors
 from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
+from agentdiff.scenario.report import RunsReport
 from agentdiff.suite.report import SuiteReport
 
 __all__ = ["SCHEMAS", "schema", "schema_json"]
@@ -22,12 +23,14 @@ class SchemaName(str, Enum):
     trace = "trace"
     report = "report"
     suite = "suite"
+    runs = "runs"
 
 
 SCHEMAS: dict[SchemaName, type[Any]] = {
     SchemaName.trace: AgentTrace,
     SchemaName.report: DiffReport,
     SchemaName.suite: SuiteReport,
+    SchemaName.runs: RunsReport,
 }
 
 

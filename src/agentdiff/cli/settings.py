@@ -18,43 +18,60 @@ import typer
 from agentdiff.config import SETTINGS, Setting
 from agentdiff.config_kinds import FLAG
 
-__all__ = ["setting_flags"]
+__all__ = ["setting_flags", "stats_flags"]
 
 R = TypeVar("R")
 _PANEL = "Gate and comparison settings (flag > AGENTDIFF_* env > agentdiff.toml > default)"
+_STATS_PANEL = (
+    "N-vs-M statistics (flag > AGENTDIFF_STATS_* env > suite manifest > agentdiff.toml [stats]"
+    " > default)"
+)
 
 
 def _annotation(setting: Setting) -> Any:
     help_text = f"{setting.help} [env: {setting.env}]"
+    panel = _STATS_PANEL if setting.section == "stats" else _PANEL
     if setting.kind is FLAG:
         names = f"{setting.flag}/--no-{setting.flag[2:]}"
-        return Annotated[bool | None, typer.Option(names, help=help_text, rich_help_panel=_PANEL)]
+        return Annotated[bool | None, typer.Option(names, help=help_text, rich_help_panel=panel)]
     if setting.kind.many:
         option = typer.Option(
-            setting.flag, metavar=setting.kind.metavar, help=help_text, rich_help_panel=_PANEL
+            setting.flag, metavar=setting.kind.metavar, help=help_text, rich_help_panel=panel
         )
         return Annotated[list[str] | None, option]
     option = typer.Option(
-        setting.flag, metavar=setting.kind.metavar, help=help_text, rich_help_panel=_PANEL
+        setting.flag, metavar=setting.kind.metavar, help=help_text, rich_help_panel=panel
     )
     return Annotated[str | None, option]
 
 
 def setting_flags(command: Callable[..., R]) -> Callable[..., R]:
-    """Give `command` (which takes `flags=`) one CLI option per configuration setting."""
+    """Give `command` (which takes `flags=`) one CLI option per setting but `[stats]`."""
+    return _with_flags(command, "flags", ("gate", "compare", "report"))
+
+
+def stats_flags(command: Callable[..., R]) -> Callable[..., R]:
+    """Give `command` (which takes `stats=`) one CLI option per `[stats]` setting."""
+    return _with_flags(command, "stats", ("stats",))
+
+
+def _with_flags(
+    command: Callable[..., R], keyword: str, sections: tuple[str, ...]
+) -> Callable[..., R]:
+    chosen = [s for s in SETTINGS if s.section in sections]
     signature = inspect.signature(command, eval_str=True)
-    kept = [p for p in signature.parameters.values() if p.name != "flags"]
+    kept = [p for p in signature.parameters.values() if p.name != keyword]
     added = [
         inspect.Parameter(
             s.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_annotation(s)
         )
-        for s in SETTINGS
+        for s in chosen
     ]
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> R:
-        flags = {s.name: kwargs.pop(s.name, None) for s in SETTINGS}
-        return command(*args, flags=flags, **kwargs)
+        given = {s.name: kwargs.pop(s.name, None) for s in chosen}
+        return command(*args, **{keyword: given}, **kwargs)
 
     run.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
     return run

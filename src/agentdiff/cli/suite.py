@@ -21,7 +21,8 @@ import typer
 from agentdiff.cli.errors import handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputOpt
 from agentdiff.cli.output import write_output
-from agentdiff.cli.settings import setting_flags
+from agentdiff.cli.settings import setting_flags, stats_flags
+from agentdiff.config import load_stats
 from agentdiff.errors import ConfigError
 from agentdiff.render.options import RenderOptions
 from agentdiff.suite.discover import Layout
@@ -128,6 +129,7 @@ def _progress(total: int, enabled: bool | None) -> Iterator[Progress | None]:
 
 
 @handle_errors
+@stats_flags
 @setting_flags
 def suite(
     baseline: Annotated[
@@ -175,17 +177,24 @@ def suite(
     ] = None,
     *,
     flags: Mapping[str, object],
+    stats: Mapping[str, object],
 ) -> None:
     """Judge every scenario of CANDIDATE against BASELINE; exit 1 if any regressed."""
     workers = _jobs(jobs)
     loaded = load_manifest(manifest) if manifest is not None else None
     sides = _sides(baseline, candidate, loaded, layout.value, scenario_key, adapter)
     compare_options, sources = resolve_settings(flags, loaded)
+    where = f"{loaded.path} [stats]" if loaded else "suite manifest [stats]"
+    stats_resolved = load_stats(
+        stats, manifest=loaded.stats if loaded else None, manifest_source=where
+    )
+    sources = {**sources, **stats_resolved.sources}
     if scheduler:
         backend = BackendChoice.dask
     options = SuiteOptions(
         name=name or (loaded.name if loaded else None),
         compare=compare_options,
+        stats=stats_resolved.options,
         sources=sources,
         overrides=loaded.overrides if loaded else (),
         only=tuple(only or ()),

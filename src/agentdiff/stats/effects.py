@@ -20,6 +20,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import add, truediv
 from statistics import median
 
 from agentdiff.stats.mannwhitney import shift_rank
@@ -80,11 +81,12 @@ def _bootstrap_ratios(b: list[float], c: list[float], seed: int, resamples: int)
     """The median ratio of each resample (resamples whose baseline median is 0 are skipped)."""
     lows_b, highs_b = _middles(len(b), resamples, seed)
     lows_c, highs_c = _middles(len(c), resamples, seed + 1)
-    return [
-        (c[lc] + c[hc]) / (b[lb] + b[hb])
-        for lb, hb, lc, hc in zip(lows_b, highs_b, lows_c, highs_c, strict=True)
-        if b[lb] + b[hb]
-    ]
+    # twice each resample's median, at C speed (the halves cancel in the ratio)
+    base = list(map(add, map(b.__getitem__, lows_b), map(b.__getitem__, highs_b)))
+    cand = list(map(add, map(c.__getitem__, lows_c), map(c.__getitem__, highs_c)))
+    if 0 in base:
+        return [x / y for x, y in zip(cand, base, strict=True) if y]
+    return list(map(truediv, cand, base))
 
 
 @lru_cache(maxsize=256)

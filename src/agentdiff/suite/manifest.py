@@ -13,6 +13,9 @@ TOML::
     [gate]                            # the keys of `compare`'s [gate] (and [compare])
     max_divergence = 0.4
 
+    [stats]                           # N-vs-M statistics (see agentdiff.stats_options)
+    min_cost_effect = 10
+
     [[scenario]]                      # per-scenario overrides, by glob; later tables win
     match = "refund/*"
     gate = { max_cost_increase = 40 }
@@ -54,7 +57,7 @@ _SUITE_KEYS = (
     "baseline_label",
     "candidate_label",
 )
-_SECTIONS = ("suite", "gate", "compare", "scenario")
+_SECTIONS = ("suite", "gate", "compare", "stats", "scenario")
 _SIDES = ("baseline", "candidate")
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -81,6 +84,8 @@ class SuiteManifest:
     """The same values as written (validated), for the flag > env > manifest precedence."""
     overrides: tuple[ScenarioOverride, ...] = ()
     allow_missing: bool | None = None
+    stats: Mapping[str, Any] = field(default_factory=dict)
+    """`[stats]` values as written (validated), between env and `agentdiff.toml`."""
 
 
 def load_manifest(path: str | Path) -> SuiteManifest:
@@ -140,6 +145,7 @@ def _toml(path: Path, table: dict[str, Any]) -> SuiteManifest:
         **parse_settings(table.get("compare", {}), f"{path} [compare]", ("compare",)),
     }
     raw = {**table.get("gate", {}), **table.get("compare", {})}
+    parse_settings(table.get("stats", {}), f"{path} [stats]", ("stats",))
     allow = suite.get("allow_missing")
     if allow is not None and not isinstance(allow, bool):
         raise ConfigError("[suite] allow_missing must be true or false", source=path)
@@ -152,6 +158,7 @@ def _toml(path: Path, table: dict[str, Any]) -> SuiteManifest:
         raw_settings=raw,
         overrides=_overrides(path, table.get("scenario", [])),
         allow_missing=allow,
+        stats=dict(table.get("stats", {})),
     )
 
 

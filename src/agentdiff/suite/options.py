@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentdiff.diff import CompareOptions
+from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.manifest import ScenarioOverride
 
 __all__ = ["BackendName", "SuiteOptions"]
@@ -25,6 +26,8 @@ class SuiteOptions(BaseModel):
     """How each pair is compared and gated."""
     sources: dict[str, str] = Field(default_factory=dict)
     """Where each setting came from (`flag --x`, `env AGENTDIFF_X`, a file); shown in reports."""
+    stats: StatsOptions = Field(default_factory=StatsOptions)
+    """How scenarios with several runs on a side are judged (N-vs-M statistics, `[stats]`)."""
     overrides: tuple[ScenarioOverride, ...] = ()
     """Per-scenario gate settings by glob (later overrides win)."""
     only: tuple[str, ...] = ()

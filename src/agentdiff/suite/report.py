@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from agentdiff.files import write_atomically
 from agentdiff.models.report import Delta, GateViolation
+from agentdiff.scenario.report import ScenarioReport
 
 __all__ = [
     "SUITE_REPORT_VERSION",
@@ -38,12 +39,21 @@ __all__ = [
 
 SUITE_REPORT_VERSION = "1"
 
-Verdict = Literal["pass", "regressed", "error", "added", "removed"]
-VERDICTS: tuple[Verdict, ...] = ("pass", "regressed", "error", "added", "removed")
+Verdict = Literal["pass", "regressed", "improved", "inconclusive", "error", "added", "removed"]
+VERDICTS: tuple[Verdict, ...] = (
+    "pass",
+    "regressed",
+    "improved",
+    "inconclusive",
+    "error",
+    "added",
+    "removed",
+)
 """Every scenario verdict, in the order counts are shown.
 
 `added`: only the candidate has the scenario (never fails). `removed`: only the baseline has it
-and `allow_missing` is on (otherwise that is an `error`: usually a crashed run).
+and `allow_missing` is on (otherwise that is an `error`: usually a crashed run). `improved` and
+`inconclusive` come from the N-vs-M statistics of scenarios with several runs on a side.
 """
 
 
@@ -127,6 +137,9 @@ class ScenarioRow(_Record):
     """Index in `pairs` of the pair that decides the verdict (the first failing one, else the
     most divergent one)."""
     errors: list[RunError] = Field(default_factory=list)
+    stats: ScenarioReport | None = None
+    """With several runs on a side: the N-vs-M tests, routes and verdict (`agentdiff.scenario`);
+    its verdict is the row's."""
 
     @property
     def pair(self) -> PairSummary | None:
@@ -159,6 +172,8 @@ class Counts(_Record):
     scenarios: int = 0
     passed: int = 0
     regressed: int = 0
+    improved: int = 0
+    inconclusive: int = 0
     errors: int = 0
     added: int = 0
     removed: int = 0
@@ -167,6 +182,8 @@ class Counts(_Record):
 _COUNT_FIELD: dict[str, str] = {
     "pass": "passed",
     "regressed": "regressed",
+    "improved": "improved",
+    "inconclusive": "inconclusive",
     "error": "errors",
     "added": "added",
     "removed": "removed",
@@ -182,9 +199,13 @@ class SuiteReport(BaseModel):
     name: str
     baseline: RunSetInfo
     candidate: RunSetInfo
-    multi_run_rule: str = "nearest"
-    """How scenarios with several runs are judged (`nearest`: each candidate run against the
-    baseline run closest by route; the scenario regresses if any such pair fails)."""
+    multi_run_rule: str = "statistics"
+    """How scenarios with several runs on a side are judged (`statistics`: N-vs-M tests with
+    Holm within and Benjamini–Hochberg across scenarios, loops as invariants; see `stats`)."""
+    stats: dict[str, Any] = Field(default_factory=dict)
+    """The `[stats]` settings the N-vs-M scenarios were judged with."""
+    tarone_threshold: float | None = None
+    """The smallest reachable p a multi-run scenario needed to be tested (Tarone)."""
     thresholds: list[Threshold]
     scenario_overrides: list[dict[str, Any]] = Field(default_factory=list)
     """The manifest's `[[scenario]]` tables (`match` glob and the settings they change)."""
@@ -206,13 +227,20 @@ class SuiteReport(BaseModel):
 
     @property
     def passed(self) -> bool:
-        """True when no scenario regressed and none is an error."""
-        return not (self.counts.regressed or self.counts.errors)
+        """No scenario regressed or is an error (nor inconclusive, when that fails)."""
+        return not (self.counts.regressed or self.counts.errors or self._inconclusive_fails)
+
+    @property
+    def _inconclusive_fails(self) -> bool:
+        return self.stats.get("inconclusive") == "fail" and bool(self.counts.inconclusive)
 
     @property
     def exit_code(self) -> int:
-        """As `compare`: 1 when a scenario regressed (wins), 2 when one is an error, else 0."""
-        if self.counts.regressed:
+        """As `compare`: 1 when a scenario regressed (wins), 2 when one is an error, else 0.
+
+        An inconclusive scenario counts as regressed under `[stats] inconclusive = "fail"`.
+        """
+        if self.counts.regressed or self._inconclusive_fails:
             return 1
         return 2 if self.counts.errors else 0
 

@@ -32,9 +32,10 @@ def _label(step: StepRef | TraceStep, inputs: TraceStep | None, strict: bool) ->
 
 
 def route_of(trace: AgentTrace, *, strict: bool = False) -> list[str]:
-    """The base signatures of `trace`'s steps in the engine's execution order."""
-    steps = prepare(trace, Signer(Normalizer(()), strict=strict)).steps
-    return [_label(step, step, strict) for step in steps]
+    """The base signatures of `trace`'s steps in execution order, concurrent calls canonical."""
+    side = prepare(trace, Signer(Normalizer(()), strict=strict))
+    order = range(len(side.steps)) if side.canon is None else side.canon
+    return [_label(side.steps[i], side.steps[i], strict) for i in order]
 
 
 def route_from_refs(

@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from agentdiff.config import COMPARE_SETTINGS
+from agentdiff.config import COMPARE_SETTINGS, SETTINGS
+from agentdiff.scenario.judge import judge
 from agentdiff.suite.options import SuiteOptions
 from agentdiff.suite.plan import choose_backend, estimate_seconds, make_batches, plan_jobs
 from agentdiff.suite.report import RunSetInfo, ScenarioRow, SuiteReport, Threshold
@@ -48,12 +49,14 @@ def run_suite(
         allow_missing=options.allow_missing,
         results=options.results and _absolute(options.results),
         pages=options.pair_pages,
+        stats=options.stats,
     )
     batches = make_batches(jobs, context, backend.workers, options.batch_seconds)
     planned = time.perf_counter()
     rows, results = _collect(backend.map(run_batch, batches), len(jobs), options, progress)
     ran = time.perf_counter()
     rows.sort(key=lambda row: row.scenario)
+    rows, tarone = _judge_statistics(rows, options)
     report = SuiteReport(
         name=options.name or f"{baseline.label} vs {candidate.label}",
         baseline=_info(baseline),
@@ -64,6 +67,8 @@ def run_suite(
         allow_missing=options.allow_missing,
         counts=SuiteReport.count(rows),
         scenarios=rows,
+        stats=options.stats.model_dump(mode="json"),
+        tarone_threshold=tarone,
     )
     for result in results:
         report.pair_pages.update(result.pages)
@@ -87,6 +92,26 @@ def run_suite(
 
         finish_results(report, context.results, [r.index for r in results])
     return report
+
+
+def _judge_statistics(
+    rows: list[ScenarioRow], options: SuiteOptions
+) -> tuple[list[ScenarioRow], float | None]:
+    """Settle the multi-run scenarios together (Benjamini–Hochberg with Tarone across them)."""
+    drafts = [row.stats for row in rows if row.stats is not None]
+    if not drafts:
+        return rows, None
+    judged = judge(drafts, options.stats, options.sources)
+    settled = iter(judged.scenarios)
+    out = []
+    for row in rows:
+        if row.stats is None:
+            out.append(row)
+            continue
+        scenario = next(settled)
+        verdict = scenario.verdict.value
+        out.append(row.model_copy(update={"stats": scenario, "verdict": verdict}))
+    return out, judged.tarone_threshold
 
 
 def _collect(
@@ -131,12 +156,14 @@ def _info(runs: RunSet) -> RunSetInfo:
 def _thresholds(options: SuiteOptions) -> list[Threshold]:
     defaults = SuiteOptions().compare
     out = []
-    for setting in COMPARE_SETTINGS:
-        owner, default_owner = (
-            (options.compare.gate, defaults.gate)
-            if setting.section == "gate"
-            else (options.compare, defaults)
-        )
+    owners = {
+        "gate": (options.compare.gate, defaults.gate),
+        "compare": (options.compare, defaults),
+        "stats": (options.stats, SuiteOptions().stats),
+    }
+    stats_settings = tuple(s for s in SETTINGS if s.section == "stats")
+    for setting in (*COMPARE_SETTINGS, *stats_settings):
+        owner, default_owner = owners[setting.section]
         value = getattr(owner, setting.name)
         source = options.sources.get(setting.name)
         if source is None:

@@ -20,6 +20,9 @@ from agentdiff.errors import AgentDiffError
 from agentdiff.gate import GateThresholds
 from agentdiff.models.report import DiffReport, Op, Summary
 from agentdiff.models.trace import AgentTrace
+from agentdiff.scenario.analyze import analyze_profiles
+from agentdiff.scenario.profile import profile_run
+from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.load import load_runs
 from agentdiff.suite.refs import RunRef
 from agentdiff.suite.report import (
@@ -71,6 +74,9 @@ class TaskContext:
     """Folder (path or URL) where batches write their table parts; `None`: no tables."""
     pages: bool = False
     """Keep the pair HTML report of each regressed scenario's deciding pair."""
+    stats: StatsOptions = field(default_factory=StatsOptions)
+    """How scenarios with several runs on a side are tested (the verdict is settled across
+    scenarios by `run_suite`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +153,9 @@ def _scenario(
             if writer is not None:
                 writer.pair(job.scenario, pairs[-1], report)
     verdict = _verdict(job, base, cand, errors, pairs, ctx.allow_missing)
+    stats = None
+    if verdict in ("pass", "regressed") and (len(base) > 1 or len(cand) > 1):
+        stats = _statistics(job.scenario, base, cand, options, ctx.stats, pairs, reports)
     if not job.candidate and verdict == "error":
         message = "no candidate run (did the run crash?); --allow-missing to accept"
         errors.append(RunError(side="candidate", run=None, source=None, message=message))
@@ -165,8 +174,28 @@ def _scenario(
         pairs=pairs,
         deciding=_deciding(pairs),
         errors=errors,
+        stats=stats,
     )
     return row, reports
+
+
+def _statistics(
+    scenario: str,
+    base: list[_Run],
+    cand: list[_Run],
+    options: CompareOptions,
+    stats: StatsOptions,
+    pairs: list[PairSummary],
+    reports: list[DiffReport],
+) -> Any:
+    """The N-vs-M draft of a scenario with several runs on a side (pairs already compared)."""
+    b_runs = [(r.location.run, r.trace) for r in base]
+    c_runs = [(r.location.run, r.trace) for r in cand]
+    b_prof = [profile_run(t, rid, options) for rid, t in b_runs]
+    c_prof = [profile_run(t, rid, options) for rid, t in c_runs]
+    index = {r.location.run: i for i, r in enumerate(base)}
+    done = [(index[p.baseline.run], report) for p, report in zip(pairs, reports, strict=True)]
+    return analyze_profiles(scenario, b_prof, c_prof, options, stats, (b_runs, c_runs), done)
 
 
 def _nearest(run: _Run, base: list[_Run], strict: bool) -> int:

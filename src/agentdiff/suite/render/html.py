@@ -21,7 +21,7 @@ from agentdiff.suite.report import SuiteReport
 __all__ = ["render_suite_html"]
 
 TEMPLATES = Path(__file__).parent / "templates"
-_ORDER = ("regressed", "error", "removed", "added")
+_ORDER = ("regressed", "error", "inconclusive", "improved", "removed", "added")
 
 
 def _template() -> Any:

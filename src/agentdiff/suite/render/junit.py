@@ -33,7 +33,7 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
             "tests": str(counts.scenarios),
             "failures": str(counts.regressed),
             "errors": str(counts.errors),
-            "skipped": str(counts.added + counts.removed),
+            "skipped": str(counts.added + counts.removed + counts.inconclusive),
         },
     )
     properties = ET.SubElement(suite, "properties")
@@ -48,7 +48,15 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
             suite, "testcase", classname=xml_text(name), name=xml_text(row.scenario)
         )
         text = xml_text("\n".join(findings.get(row.scenario, [])))
-        if row.verdict == "regressed" and row.pair is not None:
+        if row.verdict == "regressed" and row.stats is not None:
+            failure = ET.SubElement(
+                case, "failure", type="regression", message=xml_text("; ".join(row.stats.reasons))
+            )
+            failure.text = text
+        elif row.verdict == "inconclusive":
+            reason = "; ".join(row.stats.reasons) if row.stats else "inconclusive"
+            ET.SubElement(case, "skipped", message=xml_text(reason))
+        elif row.verdict == "regressed" and row.pair is not None:
             rules = "; ".join(v.message for v in row.pair.violations) or "regressed"
             failure = ET.SubElement(case, "failure", type="regression", message=xml_text(rules))
             failure.text = text

@@ -37,11 +37,12 @@ def render_suite_markdown(report: SuiteReport, options: RenderOptions | None = N
         "",
     ]
     views = scenario_views(report)
-    shown = [*views["regressed"], *views["error"]][: options.max_rows]
+    attention = [*views["regressed"], *views["error"], *views["inconclusive"]]
+    shown = attention[: options.max_rows]
     if shown:
         parts += _table(shown)
         parts += _details(shown)
-    hidden = len(views["regressed"]) + len(views["error"]) - len(shown)
+    hidden = len(attention) - len(shown)
     if hidden > 0:
         parts += [f"… and {hidden} more (see the JSON report)", ""]
     for group, title in (("added", "Only in the candidate"), ("removed", "Only in the baseline")):
@@ -62,6 +63,9 @@ def _table(views: list[ScenarioView]) -> list[str]:
         row, pair = view.row, view.row.pair
         divergence = f"{pair.divergence:.2f}" if pair else "—"
         rules = ", ".join(sorted({v.rule for v in pair.violations})) if pair else ""
+        if row.stats is not None:
+            divergence = "—"
+            rules = "; ".join(row.stats.reasons[:2])
         if row.errors:
             rules = "could not load a run"
         lines.append(

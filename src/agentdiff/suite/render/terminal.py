@@ -17,6 +17,8 @@ __all__ = ["render_suite_terminal"]
 _GROUPS = {
     "regressed": ("Regressed (most severe first)", "✗", "bold red"),
     "error": ("Errors (could not be judged)", "!", "bold yellow"),
+    "inconclusive": ("Inconclusive (not enough runs to tell)", "?", "yellow"),
+    "improved": ("Improved", "↑", "green"),
     "removed": ("Only in the baseline (allowed)", "-", "dim"),
     "added": ("Only in the candidate", "+", "cyan"),
 }

@@ -23,6 +23,8 @@ __all__ = [
 _COUNT_WORDS = (
     ("passed", "passed"),
     ("regressed", "regressed"),
+    ("improved", "improved"),
+    ("inconclusive", "inconclusive"),
     ("errors", "error"),
     ("added", "added"),
     ("removed", "removed"),
@@ -89,8 +91,11 @@ def _findings(row: ScenarioRow) -> list[str]:
         f"{e.side}{f' run {one_line(e.run)}' if e.run else ''}: {clip(one_line(e.message), 300)}"
         for e in row.errors
     ]
+    if row.stats is not None:
+        lines += [clip(one_line(reason), 300) for reason in row.stats.reasons]
+        lines += _route_lines(row)
     pair = row.pair
-    if pair is not None:
+    if pair is not None and row.stats is None:
         lines += [one_line(v.message) for v in pair.violations]
         first = first_divergence_text(pair)
         if first:
@@ -102,9 +107,26 @@ def _findings(row: ScenarioRow) -> list[str]:
     return lines
 
 
+def _route_lines(row: ScenarioRow) -> list[str]:
+    """Route clusters of an N-vs-M scenario: `R3 new 0/10 → 6/10: plan → lookup_order ×3`."""
+    routes = row.stats.routes if row.stats is not None else None
+    if routes is None:
+        return []
+    out = []
+    for r in routes.clusters:
+        mark = " new" if r.new else ""
+        shares = f"{r.counts.get('baseline', 0)}/{row.baseline_runs} → "
+        shares += f"{r.counts.get('candidate', 0)}/{row.candidate_runs}"
+        out.append(f"route {r.name}{mark} {shares}: {clip(one_line(r.skeleton), 160)}")
+    return out
+
+
 def _headline(row: ScenarioRow) -> str:
     runs = f"{row.baseline_runs}→{row.candidate_runs} runs"
     pair = row.pair
+    if row.stats is not None:
+        p = row.stats.p
+        return f"{row.verdict} ({runs}{'' if p is None else f', p = {p:.2g}'})"
     if pair is None:
         return f"{row.verdict} ({runs})"
     return f"{row.verdict}, divergence {pair.divergence:.2f} ({runs})"
@@ -115,6 +137,8 @@ def scenario_views(report: SuiteReport) -> dict[str, list[ScenarioView]]:
     groups: dict[str, list[ScenarioRow]] = {
         "regressed": by_severity(report.scenarios),
         "error": [r for r in report.scenarios if r.verdict == "error"],
+        "inconclusive": [r for r in report.scenarios if r.verdict == "inconclusive"],
+        "improved": [r for r in report.scenarios if r.verdict == "improved"],
         "removed": [r for r in report.scenarios if r.verdict == "removed"],
         "added": [r for r in report.scenarios if r.verdict == "added"],
     }

@@ -1,0 +1,106 @@
+"""`agentdiff compare-runs BASE_DIR CAND_DIR` and `agentdiff routes RUNS...`.
+
+`compare-runs` judges N baseline runs against M candidate runs of one scenario (two folders of
+runs): exact small-sample tests with Holm's correction, loops as invariants, route clusters per
+side. Exit 1 when it regressed (or, with `--inconclusive fail`, was inconclusive), 2 on bad
+input. `routes` clusters the routes of one set of runs, per scenario (folder or trace field).
+Statistics settings: flag > `AGENTDIFF_STATS_*` > `agentdiff.toml [stats]` > default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import Enum
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentdiff.cli.errors import EXIT_GATE_FAILED, EXIT_INPUT, handle_errors
+from agentdiff.cli.options import AdapterOpt, OutputOpt
+from agentdiff.cli.output import write_output
+from agentdiff.cli.settings import setting_flags, stats_flags
+from agentdiff.config import load_options, load_stats
+from agentdiff.errors import ConfigError
+from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_RENDERERS
+from agentdiff.scenario import compare_scenarios
+from agentdiff.scenario.folders import group_runs, runs_in
+from agentdiff.scenario.profile import profile_run
+from agentdiff.scenario.report import RoutesReport, Verdict
+from agentdiff.scenario.routing import describe_routes
+
+__all__ = ["compare_runs_command", "routes_command"]
+
+RunsFormat = Enum("RunsFormat", {name: name for name in RUNS_RENDERERS}, type=str)  # type: ignore[misc]
+RoutesFormat = Enum("RoutesFormat", {name: name for name in ROUTES_RENDERERS}, type=str)  # type: ignore[misc]
+
+
+@handle_errors
+@stats_flags
+@setting_flags
+def compare_runs_command(
+    baseline: Annotated[Path, typer.Argument(help="Folder of baseline runs of one scenario.")],
+    candidate: Annotated[Path, typer.Argument(help="Folder of candidate runs of one scenario.")],
+    adapter: AdapterOpt = None,
+    scenario: Annotated[
+        str | None, typer.Option(help="Name of the scenario (default: the candidate folder's).")
+    ] = None,
+    fmt: Annotated[RunsFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
+    output: OutputOpt = None,
+    *,
+    flags: Mapping[str, object],
+    stats: Mapping[str, object],
+) -> None:
+    """N baseline runs against M candidate runs of one scenario; exit 1 when it regressed."""
+    options = load_options(flags).options
+    resolved = load_stats(stats)
+    base, cand = runs_in(baseline, adapter), runs_in(candidate, adapter)
+    name = scenario or candidate.resolve().name
+    report = compare_scenarios(
+        {name: (base, cand)}, options=options, stats=resolved.options, sources=resolved.sources
+    )
+    write_output(RUNS_RENDERERS[str(fmt.value)](report), output)
+    if report.failed:
+        raise typer.Exit(EXIT_GATE_FAILED)
+    if any(s.verdict is Verdict.ERROR for s in report.scenarios):
+        raise typer.Exit(EXIT_INPUT)
+
+
+@handle_errors
+@setting_flags
+def routes_command(
+    runs: Annotated[list[Path], typer.Argument(help="Trace files or folders of runs.")],
+    scenario: Annotated[
+        str | None, typer.Option("--scenario", help="Only scenarios matching this glob.")
+    ] = None,
+    scenario_key: Annotated[
+        str | None,
+        typer.Option(
+            help="Group runs by this trace field (e.g. metadata.scenario); default: by folder."
+        ),
+    ] = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option(help="Route distance that joins a cluster (default: [stats] 0.2)."),
+    ] = None,
+    adapter: AdapterOpt = None,
+    fmt: Annotated[RoutesFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
+    output: OutputOpt = None,
+    *,
+    flags: Mapping[str, object],
+) -> None:
+    """Cluster the routes a set of runs takes, per scenario."""
+    options = load_options(flags).options
+    tau = load_stats({"route_threshold": threshold}).options.route_threshold
+    groups = group_runs(runs, adapter, scenario_key)
+    if scenario is not None:
+        groups = {k: v for k, v in groups.items() if fnmatchcase(k, scenario)}
+    if not groups:
+        raise ConfigError("no runs to cluster" + (f" match {scenario!r}" if scenario else ""))
+    sections = {}
+    for name, members in groups.items():
+        profiles = [profile_run(trace, run_id, options) for run_id, trace in members]
+        sections[name] = describe_routes(profiles, ["runs"] * len(profiles), tau)
+    report = RoutesReport(threshold=tau, scenarios=sections)
+    write_output(ROUTES_RENDERERS[str(fmt.value)](report), output)

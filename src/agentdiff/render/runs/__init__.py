@@ -1,0 +1,56 @@
+"""Renderers of N-vs-M reports and route maps; each reads one report and recomputes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from xml.sax.saxutils import escape, quoteattr
+
+from agentdiff.render.runs.html import render_routes_html, runs_html
+from agentdiff.render.runs.text import (
+    render_routes_markdown,
+    render_routes_terminal,
+    runs_markdown,
+    runs_terminal,
+)
+from agentdiff.scenario.report import RoutesReport, RunsReport, Verdict
+
+__all__ = ["ROUTES_RENDERERS", "RUNS_RENDERERS", "runs_junit"]
+
+
+def runs_junit(report: RunsReport) -> str:
+    """One testcase per scenario: regressed = failure, error = error, inconclusive = skipped."""
+    cases = []
+    for s in report.scenarios:
+        name = quoteattr(s.scenario)
+        why = escape("; ".join(s.reasons) or s.verdict.value)
+        body = {
+            Verdict.REGRESSED: f"<failure message={quoteattr('regressed')}>{why}</failure>",
+            Verdict.ERROR: f"<error message={quoteattr(s.error or 'error')}>{why}</error>",
+            Verdict.INCONCLUSIVE: f"<skipped message={quoteattr(why)}/>",
+        }.get(s.verdict, "")
+        cases.append(f'  <testcase classname="agentdiff.runs" name={name}>{body}</testcase>')
+    c = report.counts
+    head = (
+        f'<testsuite name="agentdiff compare-runs" tests="{len(report.scenarios)}" '
+        f'failures="{c.get("regressed", 0)}" errors="{c.get("error", 0)}" '
+        f'skipped="{c.get("inconclusive", 0)}">'
+    )
+    return (
+        "\n".join(['<?xml version="1.0" encoding="utf-8"?>', head, *cases, "</testsuite>"]) + "\n"
+    )
+
+
+RUNS_RENDERERS: dict[str, Callable[[RunsReport], str]] = {
+    "terminal": runs_terminal,
+    "markdown": runs_markdown,
+    "json": RunsReport.to_json,
+    "html": runs_html,
+    "junit": runs_junit,
+}
+
+ROUTES_RENDERERS: dict[str, Callable[[RoutesReport], str]] = {
+    "terminal": render_routes_terminal,
+    "markdown": render_routes_markdown,
+    "json": RoutesReport.to_json,
+    "html": render_routes_html,
+}

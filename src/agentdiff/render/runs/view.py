@@ -1,0 +1,210 @@
+"""The view of an N-vs-M report (and of a routes report) that every renderer reads.
+
+Everything shown is computed here once, as text cells: the summary line, per scenario its
+verdict and reasons, the tests table, the invariants, the route clusters and where each departs
+from the main route, the noise floor and the nearest pairs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agentdiff.scenario.report import (
+    Band,
+    Rate,
+    RouteRow,
+    RouteSection,
+    RunsReport,
+    ScenarioReport,
+    StatTest,
+    Verdict,
+)
+
+__all__ = [
+    "ROUTE_TAIL",
+    "TEST_HEADER",
+    "ScenarioView",
+    "caveat",
+    "number",
+    "route_cells",
+    "route_header",
+    "route_notes",
+    "scenario_view",
+    "summary_line",
+]
+
+TEST_HEADER = ("test", "baseline", "candidate", "change [95 % CI]", "p", "adjusted p", "verdict")
+ROUTE_TAIL = ("skeleton (medoid)", "runs with loops", "with errors", "cost p50")
+_ORDER = (Verdict.REGRESSED, Verdict.ERROR, Verdict.INCONCLUSIVE, Verdict.IMPROVED, Verdict.PASS)
+
+
+def number(value: float | None) -> str:
+    """A compact number: `1,234`, `12.5`, `0.0213`; `–` when unknown."""
+    if value is None:
+        return "–"
+    size = abs(value)
+    if size >= 100:  # noqa: PLR2004
+        return f"{value:,.0f}"
+    if size >= 1 or value == 0:
+        return f"{value:.2f}".rstrip("0").rstrip(".")
+    return f"{value:.3g}"
+
+
+def summary_line(report: RunsReport) -> str:
+    """`3 passed · 1 regressed · 2 inconclusive · 0 errors`."""
+    c = report.counts
+    parts = [
+        f"{c.get('pass', 0)} passed",
+        f"{c.get('regressed', 0)} regressed",
+        f"{c.get('improved', 0)} improved",
+        f"{c.get('inconclusive', 0)} inconclusive",
+        f"{c.get('error', 0)} errors",
+    ]
+    return " · ".join(parts)
+
+
+def caveat(report: RunsReport) -> str:
+    """What the loop invariant can and cannot see (printed with the report)."""
+    if report.settings.get("loops") == "rate":
+        return "loops are tested as a rate (Fisher's exact test)"
+    return (
+        "a loop no baseline run shows fails its scenario; a baseline behaviour of rate p goes "
+        'unseen in N runs with probability (1 − p)^N (use [stats] loops = "rate" for a test)'
+    )
+
+
+@dataclass
+class ScenarioView:
+    """One scenario, as cells and lines."""
+
+    title: str
+    verdict: str
+    reasons: list[str]
+    tests: list[tuple[str, ...]] = field(default_factory=list)
+    invariants: list[str] = field(default_factory=list)
+    routes: list[tuple[str, ...]] = field(default_factory=list)
+    route_notes: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+    nearest: list[str] = field(default_factory=list)
+
+
+def scenario_view(s: ScenarioReport) -> ScenarioView:
+    """The cells and lines of one scenario."""
+    title = f"{s.scenario} · {s.n_baseline} baseline runs, {s.n_candidate} candidate runs"
+    view = ScenarioView(title=title, verdict=s.verdict.value, reasons=list(s.reasons))
+    if s.error:
+        view.reasons = [s.error]
+        return view
+    view.tests = [_test_cells(t) for t in s.tests]
+    view.invariants = [i.message for i in s.invariants]
+    if s.routes is not None:
+        totals = {"baseline": s.n_baseline, "candidate": s.n_candidate}
+        view.routes = [route_cells(r, totals) for r in s.routes.clusters]
+        view.route_notes = route_notes(s.routes)
+    view.facts = _facts(s)
+    view.nearest = [
+        f"{n.candidate_run} vs {n.baseline_run}: divergence {n.divergence:.2f}, "
+        f"first divergence {n.first_divergence or '–'}, +{n.inserted} −{n.deleted} ~{n.changed}"
+        + ("" if n.gate_passed else f"; gate: {'; '.join(n.violations)}")
+        for n in s.nearest
+    ]
+    return view
+
+
+def ordered(report: RunsReport) -> list[ScenarioReport]:
+    """Scenarios with the worst verdicts first (then by key)."""
+    return sorted(report.scenarios, key=lambda s: (_ORDER.index(s.verdict), s.scenario))
+
+
+def _test_cells(t: StatTest) -> tuple[str, ...]:
+    return (
+        t.name,
+        _side(t.baseline),
+        _side(t.candidate),
+        _change(t),
+        f"{t.p:.2g}",
+        f"{t.adjusted_p:.2g}",
+        t.verdict.value,
+    )
+
+
+def _side(value: Band | Rate | None) -> str:
+    if isinstance(value, Band):
+        return f"{number(value.median)} [{number(value.q1)}–{number(value.q3)}]"
+    if isinstance(value, Rate):
+        return f"{value.count}/{value.runs}"
+    return "–"
+
+
+def _change(t: StatTest) -> str:
+    if t.change_pct is not None:
+        interval = ""
+        if t.change_low is not None and t.change_high is not None:
+            interval = f" [{t.change_low:+.0f}, {t.change_high:+.0f}]"
+        return f"{t.change_pct:+.0f} %{interval}"
+    if t.shift is not None:
+        return f"{t.shift:+.3g}"
+    if t.statistic is not None:
+        return f"E = {t.statistic:.3g}"
+    return ""
+
+
+def route_header(totals: dict[str, int]) -> tuple[str, ...]:
+    """The route table's header for these sides."""
+    return ("route", *totals, *ROUTE_TAIL)
+
+
+def route_cells(row: RouteRow, totals: dict[str, int]) -> tuple[str, ...]:
+    """One route cluster's cells: name, `8/10` per side, skeleton, loops, errors, cost."""
+    counts = [
+        f"{row.counts.get(side, 0)}/{total}" if row.counts.get(side) else "—"
+        for side, total in totals.items()
+    ]
+    name = f"{row.name} new" if row.new else row.name
+    return (
+        name,
+        *counts,
+        row.skeleton,
+        str(row.runs_with_loops),
+        str(row.runs_with_errors),
+        number(row.cost_median),
+    )
+
+
+def route_notes(section: RouteSection) -> list[str]:
+    """Where each route departs from the main one; runs no baseline route explains."""
+    notes = []
+    for row in section.clusters:
+        d = row.departure
+        if d is None:
+            continue
+        where = f"step {d.step}"
+        what = f"{d.here or 'ends'} instead of {d.main or 'the end'}"
+        extra = f"; {d.extra_steps:+d} steps" if d.extra_steps else ""
+        notes.append(f"{row.name} departs from the main route at {where}: {what}{extra}")
+    if section.unexplained is not None and section.unexplained.count:
+        u = section.unexplained
+        notes.append(
+            f"{u.count}/{u.runs} candidate runs are farther than {section.threshold:g} from "
+            "every baseline run"
+        )
+    return notes
+
+
+def _facts(s: ScenarioReport) -> list[str]:
+    out = []
+    if s.noise_floor is not None:
+        nf = s.noise_floor
+        out.append(
+            f"noise floor: baseline runs stray {number(nf.median)} "
+            f"[{number(nf.q1)}–{number(nf.q3)}] from their nearest other baseline run"
+        )
+    if s.p is not None:
+        q = "left out (Tarone)" if s.q is None else f"{s.q:.2g}"
+        out.append(f"scenario p = {s.p:.2g} (Holm), q = {q} (Benjamini–Hochberg)")
+    out.append(
+        "all candidate runs clean (no errors, loops or gate failures)"
+        if s.all_clean
+        else "not every candidate run is clean"
+    )
+    return out

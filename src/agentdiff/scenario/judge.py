@@ -1,0 +1,135 @@
+"""Verdicts across scenarios: Benjamini–Hochberg with Tarone's exclusion, then per scenario.
+
+A scenario's p is the smallest Holm-adjusted p among its tests whose effect passes the practical
+threshold. Scenarios whose tests cannot reach the corrected threshold with their N and M are
+left out of Benjamini–Hochberg (Tarone) and are `inconclusive`, with the runs that would
+suffice. In order: `error`; `regressed` by a hard finding (a new loop; with one candidate run,
+the per-pair gate or a value beyond the whole baseline range); `inconclusive`; `regressed` when
+q ≤ fdr; `improved` when the better-direction q ≤ fdr; else `pass`. A scenario with no test
+(every run agrees on every metric and route) passes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from agentdiff.scenario.report import Needs, RunsReport, ScenarioReport, Verdict
+from agentdiff.stats import min_p, tarone_bh
+from agentdiff.stats_options import StatsOptions
+
+__all__ = ["judge", "runs_needed"]
+
+_MAX_RUNS = 10_000
+
+
+def judge(
+    scenarios: Sequence[ScenarioReport],
+    stats: StatsOptions,
+    sources: Mapping[str, str] | None = None,
+) -> RunsReport:
+    """Settle every scenario's verdict and count them."""
+    testable = [i for i, s in enumerate(scenarios) if s.verdict is not Verdict.ERROR and s.tests]
+    worse = [_scenario_p(scenarios[i], worse=True) for i in testable]
+    better = [_scenario_p(scenarios[i], worse=False) for i in testable]
+    floors = [scenarios[i].min_p for i in testable]
+    fdr_worse = tarone_bh([p if p is not None else 1.0 for p in worse], floors, stats.fdr)
+    fdr_better = tarone_bh([p if p is not None else 1.0 for p in better], floors, stats.fdr)
+    out = list(scenarios)
+    for k, i in enumerate(testable):
+        q, q_better = fdr_worse.adjusted[k], fdr_better.adjusted[k]
+        out[i] = _settle(scenarios[i], worse[k], q, better[k], q_better, fdr_worse.threshold, stats)
+    for i, s in enumerate(out):
+        if i not in testable and s.verdict is not Verdict.ERROR:
+            out[i] = _untested(s)
+    counts = Counter(s.verdict.value for s in out)
+    return RunsReport(
+        settings=stats.model_dump(mode="json"),
+        sources=dict(sources or {}),
+        tarone_threshold=fdr_worse.threshold if testable else None,
+        counts={v.value: counts.get(v.value, 0) for v in Verdict},
+        scenarios=out,
+    )
+
+
+def _scenario_p(scenario: ScenarioReport, *, worse: bool) -> float | None:
+    values = [
+        t.adjusted_p if worse else t.adjusted_p_better
+        for t in scenario.tests
+        if (t.effect_worse if worse else t.effect_better)
+    ]
+    return min(values) if values else None
+
+
+def _settle(
+    s: ScenarioReport,
+    p: float | None,
+    q: float | None,
+    p_better: float | None,
+    q_better: float | None,
+    threshold: float,
+    stats: StatsOptions,
+) -> ScenarioReport:
+    update: dict[str, object] = {"p": p, "q": q, "p_better": p_better, "q_better": q_better}
+    if s.reasons:
+        update["verdict"] = Verdict.REGRESSED
+    elif q is None:
+        needs = runs_needed(s.n_baseline, s.n_candidate, len(s.tests), threshold)
+        update["verdict"] = Verdict.INCONCLUSIVE
+        update["needs"] = needs
+        update["reasons"] = [_inconclusive_reason(s, needs)]
+    elif p is not None and q <= stats.fdr:
+        update["verdict"] = Verdict.REGRESSED
+        update["reasons"] = _test_reasons(s, worse=True, stats=stats)
+    elif p_better is not None and q_better is not None and q_better <= stats.fdr:
+        update["verdict"] = Verdict.IMPROVED
+        update["reasons"] = _test_reasons(s, worse=False, stats=stats)
+    else:
+        update["verdict"] = Verdict.PASS
+    return s.model_copy(update=update)
+
+
+def _untested(s: ScenarioReport) -> ScenarioReport:
+    if s.reasons:
+        return s.model_copy(update={"verdict": Verdict.REGRESSED})
+    reason = "every run agrees on every metric and on its route: nothing to test"
+    return s.model_copy(update={"verdict": Verdict.PASS, "reasons": [reason]})
+
+
+def runs_needed(n: int, m: int, tests: int, threshold: float) -> Needs:
+    """The fewest runs per side (growing both to at least k) whose tests could reach it."""
+    k = max(n, m, 1)
+    while k < _MAX_RUNS and tests * min_p(max(n, k), max(m, k)) > threshold:
+        k += 1
+    return Needs(baseline=max(n, k), candidate=max(m, k), threshold=threshold)
+
+
+def _inconclusive_reason(s: ScenarioReport, needs: Needs) -> str:
+    text = (
+        f"inconclusive — add runs: with {s.n_baseline} baseline and {s.n_candidate} candidate "
+        f"runs no test can reach p ≤ {needs.threshold:.3g} after correcting for "
+        f"{len(s.tests)} tests (smallest possible {s.min_p:.3g}); "
+        f"{needs.baseline} baseline and {needs.candidate} candidate runs would suffice"
+    )
+    if s.n_candidate == 1:
+        alone = math.ceil(len(s.tests) / needs.threshold - 1e-9) - 1
+        text += f" (or {alone} baseline runs with one candidate run)"
+    return text
+
+
+def _test_reasons(s: ScenarioReport, *, worse: bool, stats: StatsOptions) -> list[str]:
+    out = []
+    for t in s.tests:
+        p = t.adjusted_p if worse else t.adjusted_p_better
+        enough = t.effect_worse if worse else t.effect_better
+        if not enough or p > max(stats.alpha, stats.fdr):
+            continue
+        change = f" {t.change_pct:+.0f} %" if t.change_pct is not None else ""
+        if t.baseline is not None and t.candidate is not None and hasattr(t.baseline, "count"):
+            change = (
+                f" {getattr(t.baseline, 'count', 0)}/{getattr(t.baseline, 'runs', 0)} → "
+                f"{getattr(t.candidate, 'count', 0)}/{getattr(t.candidate, 'runs', 0)}"
+            )
+        out.append(f"{t.name}{change} (adjusted p = {p:.2g}, {t.method})")
+    return out or ["several tests together (no single test below alpha)"]

@@ -1,0 +1,114 @@
+"""What the statistics read of one run: its totals, loops, route and outcome, read once.
+
+The trace is prepared once as the engine prepares a side (canonical order, call keys), so the
+route, the loops and the totals agree with what `compare` reports for the same run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentdiff.diff.loops import find_loops
+from agentdiff.diff.metrics import summarize
+from agentdiff.diff.normalize import Normalizer
+from agentdiff.diff.options import CompareOptions
+from agentdiff.diff.order import prepare
+from agentdiff.diff.signatures import Signer
+from agentdiff.models.report import StepRef
+from agentdiff.models.trace import AgentTrace, TraceStep
+from agentdiff.suite.routes import route_from_refs
+
+__all__ = ["METRICS", "LoopSeen", "RunProfile", "profile_run"]
+
+METRICS = ("steps", "tool_calls", "llm_calls", "total_tokens", "cost_usd", "latency_ms")
+"""The continuous per-run metrics, in report order."""
+
+_OUTCOME_KEYS = ("success", "passed", "outcome")
+
+
+@dataclass(frozen=True)
+class LoopSeen:
+    """A loop in one run: the calls repeated (name + normalized arguments) and how often."""
+
+    key: tuple[str, ...]
+    names: tuple[str, ...]
+    repetitions: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class RunProfile:
+    """One run's per-run metrics (None: unknown), loops, route and outcome."""
+
+    run_id: str
+    steps: int
+    tool_calls: int
+    llm_calls: int
+    errors: int
+    retries: int
+    total_tokens: int | None
+    cost_usd: float | None
+    latency_ms: float | None
+    loops: tuple[LoopSeen, ...]
+    route: tuple[str, ...]
+    outcome: bool | None
+    """The trace's own verdict (`metadata.success` / `passed` / `outcome`), when it has one."""
+
+    def metric(self, name: str) -> float | None:
+        """A continuous metric by name (see `METRICS`)."""
+        value = getattr(self, name)
+        return None if value is None else float(value)
+
+
+def profile_run(
+    trace: AgentTrace, run_id: str, options: CompareOptions | None = None
+) -> RunProfile:
+    """Read `trace` once into a `RunProfile`."""
+    options = options or CompareOptions()
+    strict = options.strict_tool_signatures
+    side = prepare(trace, Signer(Normalizer(options.ignore), strict=strict))
+    by_id = _by_id(side.steps) if strict else None
+    summary = summarize(trace, options.prices, side.wall_clock, side.refs)
+    positions = sorted(side.call)
+    calls = [side.refs[i] for i in positions]
+    loops = find_loops(calls, [side.call[i] for i in positions]) if options.detect_loops else []
+    return RunProfile(
+        run_id=run_id,
+        steps=summary.steps,
+        tool_calls=summary.tool_calls,
+        llm_calls=summary.llm_calls,
+        errors=summary.errors,
+        retries=summary.retries,
+        total_tokens=summary.total_tokens,
+        cost_usd=summary.cost_usd,
+        latency_ms=summary.latency_ms,
+        loops=tuple(LoopSeen(lp.key, tuple(lp.names), lp.repetitions, lp.kind) for lp in loops),
+        route=tuple(route_from_refs(_canonical(side.refs, side.canon), by_id, strict=strict)),
+        outcome=_outcome(trace),
+    )
+
+
+def _canonical(refs: list[StepRef], canon: list[int] | None) -> list[StepRef]:
+    """The steps in the engine's canonical order (concurrent groups sorted)."""
+    return refs if canon is None else [refs[i] for i in canon]
+
+
+def _by_id(steps: list[TraceStep]) -> dict[str, TraceStep]:
+    return {step.step_id: step for step in steps}
+
+
+def _outcome(trace: AgentTrace) -> bool | None:
+    meta = trace.metadata or {}
+    for key in _OUTCOME_KEYS:
+        value = meta.get(key)
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in {
+            "success",
+            "pass",
+            "passed",
+            "fail",
+            "failed",
+        }:
+            return value.lower() in {"success", "pass", "passed"}
+    return None

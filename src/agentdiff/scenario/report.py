@@ -1,0 +1,279 @@
+"""The N-vs-M report: pure, versioned data that the renderers read (`RunsReport.to_json()`).
+
+One `ScenarioReport` per scenario: its tests (raw and adjusted p-values, effects with
+intervals, practical thresholds), invariants (loops no baseline run shows), route clusters per
+side, the baseline's noise floor, each candidate run's nearest baseline run, and the runs' own
+metrics (for distributions). No traces are kept: any pair is re-derivable with `agentdiff
+compare` on the two run ids a row lists.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "RUNS_REPORT_VERSION",
+    "Band",
+    "Departure",
+    "Invariant",
+    "NearestRun",
+    "Needs",
+    "Rate",
+    "RouteRow",
+    "RouteSection",
+    "RoutesReport",
+    "RunRow",
+    "RunsReport",
+    "ScenarioReport",
+    "StatTest",
+    "TrieNode",
+    "Verdict",
+]
+
+RUNS_REPORT_VERSION = "1"
+
+
+class Verdict(str, Enum):
+    """A scenario's (or one test's) outcome."""
+
+    PASS = "pass"  # noqa: S105 - a verdict, not a password
+    REGRESSED = "regressed"
+    IMPROVED = "improved"
+    INCONCLUSIVE = "inconclusive"
+    ERROR = "error"
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Band(_Record):
+    """Median and quartiles of one metric on one side."""
+
+    median: float
+    q1: float
+    q3: float
+    runs: int
+
+
+class Rate(_Record):
+    """k of n runs, with the 95 % Wilson interval."""
+
+    count: int
+    runs: int
+    low: float
+    high: float
+
+
+class StatTest(_Record):
+    """One test of a scenario, in the worse direction (and the better one, for `improved`)."""
+
+    name: str
+    """What is tested: `cost_usd`, `runs with errors`, `route shift`, ..."""
+    method: str
+    """`mann-whitney (exact)`, `conformal rank`, `fisher exact`, `energy (999 permutations)`..."""
+    baseline: Band | Rate | None = None
+    candidate: Band | Rate | None = None
+    shift: float | None = None
+    """Hodges–Lehmann shift (candidate − baseline), in the metric's unit."""
+    shift_low: float | None = None
+    shift_high: float | None = None
+    change_pct: float | None = None
+    """Median ratio as a percent change."""
+    change_low: float | None = None
+    change_high: float | None = None
+    statistic: float | None = None
+    p: float
+    """Raw one-sided p-value: the candidate is worse."""
+    p_better: float
+    adjusted_p: float
+    """Holm-adjusted across this scenario's tests."""
+    adjusted_p_better: float
+    min_p: float
+    """The smallest p this test could give with these runs."""
+    threshold_pct: float | None = None
+    """The practical threshold (percent) the effect must exceed; None: none applies."""
+    effect_worse: bool
+    """The effect passes the practical threshold in the worse direction."""
+    effect_better: bool
+    verdict: Verdict
+    note: str | None = None
+
+
+class Invariant(_Record):
+    """A hard finding in candidate runs: a loop that no baseline run shows."""
+
+    rule: str
+    names: list[str]
+    repetitions: int
+    runs: list[str]
+    """Candidate run ids that show it."""
+    frequency: str
+    """`3/10 runs`."""
+    message: str
+
+
+class Departure(_Record):
+    """Where a route first leaves the main route."""
+
+    step: int
+    main: str | None
+    here: str | None
+    extra_steps: int
+
+
+class RouteRow(_Record):
+    """One route cluster: its runs per side and what it looks like."""
+
+    name: str
+    counts: dict[str, int]
+    """Runs per side (`baseline`, `candidate`; `runs` for one set of runs)."""
+    skeleton: str
+    medoid_run: str
+    medoid_id: str
+    variants: int
+    new: bool
+    """No baseline run takes this route (N-vs-M only)."""
+    runs_with_loops: int
+    runs_with_errors: int
+    cost_median: float | None
+    departure: Departure | None
+    """Where its medoid first leaves the main route (None: it is the main route)."""
+
+
+class TrieNode(_Record):
+    """The route trie: a step and the runs per side that passed through it."""
+
+    step: str
+    counts: dict[str, int]
+    ends: dict[str, int] = {}
+    """Runs whose route ends at this step, per side."""
+    children: list[TrieNode] = []
+
+
+class RouteSection(_Record):
+    """The routes of a scenario."""
+
+    threshold: float
+    method: str
+    """`average` linkage, or `leader` clustering above 1,500 distinct routes."""
+    runs: int
+    distinct: int
+    """Distinct exact routes."""
+    clusters: list[RouteRow]
+    unexplained: Rate | None = None
+    """Candidate runs farther than the threshold from every baseline run (N-vs-M only)."""
+    trie: TrieNode
+
+
+class RoutesReport(_Record):
+    """`agentdiff routes`: the route clusters of one set of runs, per scenario."""
+
+    report_version: str = RUNS_REPORT_VERSION
+    threshold: float
+    scenarios: dict[str, RouteSection]
+
+    def to_json(self) -> str:
+        """The report as indented JSON."""
+        data = self.model_dump(mode="json")
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+class NearestRun(_Record):
+    """A candidate run against its nearest baseline run (route distance) under `compare`."""
+
+    candidate_run: str
+    baseline_run: str
+    route_distance: float
+    divergence: float
+    first_divergence: str | None
+    inserted: int
+    deleted: int
+    changed: int
+    cost_change_pct: float | None
+    gate_passed: bool
+    violations: list[str]
+
+
+class RunRow(_Record):
+    """One run's metrics (for the distributions) and route cluster."""
+
+    side: str
+    run_id: str
+    route: str
+    """Its cluster's name."""
+    steps: int
+    tool_calls: int
+    llm_calls: int
+    errors: int
+    total_tokens: int | None
+    cost_usd: float | None
+    latency_ms: float | None
+    loops: int
+    outcome: bool | None
+
+
+class Needs(_Record):
+    """Runs per side that would let the scenario reach significance."""
+
+    baseline: int
+    candidate: int
+    threshold: float
+
+
+class ScenarioReport(_Record):
+    """N baseline runs against M candidate runs of one scenario."""
+
+    scenario: str
+    n_baseline: int
+    n_candidate: int
+    verdict: Verdict
+    reasons: list[str]
+    p: float | None = None
+    """The scenario's p (smallest Holm-adjusted p of a test whose effect is large enough)."""
+    q: float | None = None
+    """Benjamini–Hochberg across scenarios (None: left out by Tarone's rule, or no test)."""
+    p_better: float | None = None
+    q_better: float | None = None
+    min_p: float = 1.0
+    tests: list[StatTest] = []
+    invariants: list[Invariant] = []
+    all_clean: bool = True
+    """Every candidate run without errors, loops and per-pair gate failures (pass^k)."""
+    routes: RouteSection | None = None
+    noise_floor: Band | None = None
+    """How far baseline runs stray from each other (leave-one-out nearest route distance)."""
+    nearest: list[NearestRun] = []
+    runs: list[RunRow] = []
+    needs: Needs | None = None
+    error: str | None = None
+
+
+class RunsReport(_Record):
+    """Scenarios of N-vs-M runs, corrected across scenarios; the JSON contract."""
+
+    report_version: str = RUNS_REPORT_VERSION
+    settings: dict[str, Any]
+    sources: dict[str, str] = {}
+    """Where each non-default setting came from."""
+    correction: str = "Holm within a scenario; Benjamini-Hochberg across scenarios (Tarone)"
+    tarone_threshold: float | None = None
+    counts: dict[str, int]
+    scenarios: list[ScenarioReport]
+
+    @property
+    def failed(self) -> bool:
+        """A scenario regressed, or was inconclusive under `inconclusive = "fail"` (exit 1)."""
+        bad = {Verdict.REGRESSED}
+        if self.settings.get("inconclusive") == "fail":
+            bad.add(Verdict.INCONCLUSIVE)
+        return any(s.verdict in bad for s in self.scenarios)
+
+    def to_json(self) -> str:
+        """The report as indented JSON (the contract)."""
+        data = self.model_dump(mode="json")
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"

@@ -1,0 +1,204 @@
+"""The routes of one scenario: clusters per side, the noise floor and the route-shift test.
+
+Runs of both sides are clustered together (`cluster_routes`); the main route is the cluster most
+baseline runs take. Route distances are computed once, between distinct routes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import median
+
+from agentdiff.routes.cluster import RouteMap, cluster_routes
+from agentdiff.routes.linkage import distance_matrix
+from agentdiff.routes.skeleton import first_departure, skeleton
+from agentdiff.routes.trie import TrieNode as Trie
+from agentdiff.routes.trie import route_trie
+from agentdiff.scenario.checks import Draft, band, rate_band, rate_test
+from agentdiff.scenario.profile import RunProfile
+from agentdiff.scenario.report import Band, Departure, RouteRow, RouteSection, TrieNode
+from agentdiff.stats import energy_test, min_p, noise_floor
+from agentdiff.stats.energy import EXACT_SPLITS
+from agentdiff.stats_options import StatsOptions
+
+__all__ = ["Routing", "describe_routes", "route_scenario"]
+
+
+@dataclass
+class Routing:
+    """Everything the scenario needs of its routes."""
+
+    section: RouteSection
+    routes: RouteMap
+    tests: list[Draft]
+    noise: Band | None
+    nearest: list[int]
+    """For each candidate run: its nearest baseline run (route distance; first on ties)."""
+    distance_to_nearest: list[float]
+    baseline_nearest: list[int | None]
+    """For each baseline run: its nearest other baseline run (None with one baseline run)."""
+
+
+def route_scenario(
+    baseline: Sequence[RunProfile], candidate: Sequence[RunProfile], stats: StatsOptions
+) -> Routing:
+    """Cluster, test and describe the routes of both sides."""
+    n, m = len(baseline), len(candidate)
+    runs = [*baseline, *candidate]
+    routes = cluster_routes([r.route for r in runs], stats.route_threshold)
+    matrix = distance_matrix(routes.encoded)
+    b_var, c_var = routes.variant_of[:n], routes.variant_of[n:]
+    near = [_nearest(matrix[v], b_var, skip=None) for v in c_var]
+    own = [_nearest(matrix[v], b_var, skip=i) if n > 1 else None for i, v in enumerate(b_var)]
+    tests: list[Draft] = []
+    floor = noise_floor(matrix, b_var, c_var, seed=stats.seed)
+    if floor is not None and len(set(floor.baseline + floor.candidate)) > 1:
+        tests.append(
+            Draft(
+                name="divergence vs noise floor",
+                method="mann-whitney (nearest route distance)",
+                p=floor.test.p_greater,
+                p_better=floor.test.p_less,
+                min_p=min_p(len(floor.baseline), m),
+                worse_enough=stats.route_shift,
+                better_enough=False,
+                baseline=band(floor.baseline),
+                candidate=band(floor.candidate),
+            )
+        )
+    energy = energy_test(matrix, b_var, c_var, seed=stats.seed, permutations=stats.permutations)
+    if len(set(routes.variant_of)) > 1 and n and m:
+        floor_p = min_p(n, m) if energy.exact else max(min_p(n, m), 1 / (1 + stats.permutations))
+        method = "energy (exact)" if energy.exact else f"energy ({stats.permutations} permutations)"
+        tests.append(
+            Draft(
+                name="route shift",
+                method=method,
+                p=energy.p,
+                p_better=1.0,
+                min_p=floor_p,
+                worse_enough=stats.route_shift,
+                better_enough=False,
+                statistic=energy.statistic,
+                note=f"exact up to {EXACT_SPLITS:,} split patterns" if energy.exact else None,
+            )
+        )
+    new_route = _new_route_rate(routes, n, m)
+    if new_route is not None:
+        tests.append(new_route)
+    unexplained = (
+        sum(1 for j in range(m) if matrix[c_var[j]][b_var[near[j]]] > stats.route_threshold)
+        if n
+        else m
+    )
+    sides = ["baseline"] * n + ["candidate"] * m
+    section = _section(routes, runs, sides).model_copy(
+        update={"unexplained": rate_band(unexplained, m)}
+    )
+    noise = band(floor.baseline) if floor is not None else None
+    return Routing(
+        section=section,
+        routes=routes,
+        tests=tests,
+        noise=noise,
+        nearest=near,
+        distance_to_nearest=[matrix[c_var[j]][b_var[near[j]]] for j in range(m)] if n else [],
+        baseline_nearest=own,
+    )
+
+
+def _nearest(row: Sequence[float], base: Sequence[int], skip: int | None) -> int:
+    best, where = 2.0, 0
+    for i, v in enumerate(base):
+        if i != skip and row[v] < best:
+            best, where = row[v], i
+    return where
+
+
+def _new_route_rate(routes: RouteMap, n: int, m: int) -> Draft | None:
+    """Runs on a route no baseline run takes (a baseline run: no *other* baseline run takes)."""
+    if n < 2 or not m:  # noqa: PLR2004
+        return None
+    cluster = routes.cluster_of
+    base_clusters = [cluster[i] for i in range(n)]
+    alone = sum(1 for i in range(n) if base_clusters.count(base_clusters[i]) == 1)
+    fresh = sum(1 for j in range(n, n + m) if cluster[j] not in base_clusters)
+    return rate_test("runs on a new route", alone, n, fresh, m)
+
+
+def describe_routes(
+    runs: Sequence[RunProfile], sides: Sequence[str], threshold: float
+) -> RouteSection:
+    """Cluster one or two sides' runs and describe each route (no tests)."""
+    return _section(cluster_routes([r.route for r in runs], threshold), runs, sides)
+
+
+def _section(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) -> RouteSection:
+    return RouteSection(
+        threshold=routes.threshold,
+        method=routes.method,
+        runs=len(runs),
+        distinct=len(routes.encoded),
+        clusters=_rows(routes, runs, sides),
+        trie=_trie(routes, sides),
+    )
+
+
+def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) -> list[RouteRow]:
+    """Each cluster's counts and look; the main route is the one most baseline runs take."""
+    first_side = sides[0] if sides else "runs"
+    main = max(
+        range(len(routes.clusters)),
+        key=lambda k: (sum(1 for i in routes.clusters[k].runs if sides[i] == first_side), -k),
+    )
+    main_route = routes.clusters[main].medoid
+    rows = []
+    for k, cluster in enumerate(routes.clusters):
+        members = [runs[i] for i in cluster.runs]
+        counts = dict.fromkeys(dict.fromkeys(sides), 0)
+        for i in cluster.runs:
+            counts[sides[i]] += 1
+        costs = [r.cost_usd for r in members if r.cost_usd is not None]
+        departure = None if k == main else first_departure(main_route, cluster.medoid)
+        rows.append(
+            RouteRow(
+                name=cluster.name,
+                counts=counts,
+                skeleton=skeleton(cluster.medoid),
+                medoid_run=runs[cluster.medoid_run].run_id,
+                medoid_id=cluster.medoid_id,
+                variants=cluster.variants,
+                new="baseline" in counts and counts["baseline"] == 0,
+                runs_with_loops=sum(1 for r in members if r.loops),
+                runs_with_errors=sum(1 for r in members if r.errors),
+                cost_median=median(costs) if costs else None,
+                departure=None
+                if departure is None
+                else Departure(
+                    step=departure.step,
+                    main=departure.main,
+                    here=departure.here,
+                    extra_steps=departure.extra_steps,
+                ),
+            )
+        )
+    return rows
+
+
+def _trie(routes: RouteMap, sides: Sequence[str]) -> TrieNode:
+    names = list(dict.fromkeys(sides))
+    weights: list[dict[str, int]] = [dict.fromkeys(names, 0) for _ in routes.encoded]
+    for run, variant in enumerate(routes.variant_of):
+        weights[variant][sides[run]] += 1
+    trie = route_trie([routes.route(v) for v in range(len(routes.encoded))], weights)
+    return _node(trie)
+
+
+def _node(node: Trie) -> TrieNode:
+    return TrieNode(
+        step=node.step,
+        counts=node.counts,
+        ends=node.ends,
+        children=[_node(c) for c in node.children],
+    )

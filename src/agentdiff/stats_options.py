@@ -1,0 +1,46 @@
+"""`StatsOptions`: how N baseline runs are compared with M candidate runs (`[stats]`).
+
+Practical thresholds are in percent of the baseline median: a metric regresses only when its
+adjusted p-value is at most `alpha` **and** its median moved by more than the threshold. They
+are distinct from the per-pair `[gate]` keys (`max_cost_increase` ...), which still judge each
+candidate run against its nearest baseline run.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["StatsOptions"]
+
+
+class StatsOptions(BaseModel):
+    """Settings of the N-vs-M statistics; every field is a `[stats]` key."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    alpha: float = Field(0.05, gt=0, lt=1)
+    """Level of each scenario's tests after Holm's correction."""
+    fdr: float = Field(0.05, gt=0, lt=1)
+    """Benjamini–Hochberg false discovery rate across scenarios."""
+    min_cost_effect: float = Field(10.0, ge=0)
+    """Cost regresses only when its median rose more than this percent."""
+    min_token_effect: float = Field(10.0, ge=0)
+    min_latency_effect: float = Field(25.0, ge=0)
+    min_step_effect: float = Field(20.0, ge=0)
+    """For steps, tool calls and model turns."""
+    loops: Literal["invariant", "rate"] = "invariant"
+    """`invariant`: a loop no baseline run shows fails the scenario; `rate`: Fisher's test."""
+    route_shift: bool = True
+    """Count a significant route shift (energy test) as a regression."""
+    route_threshold: float = Field(0.2, ge=0, le=1)
+    """Route distance within which runs share a route cluster."""
+    inconclusive: Literal["pass", "fail"] = "pass"
+    """Whether an inconclusive scenario fails the run (exit 1)."""
+    seed: int = 0
+    """Seed of every permutation and bootstrap draw."""
+    permutations: int = Field(999, ge=99)
+    """Random splits of the route-shift test when exact enumeration is too large."""
+    bootstrap: int = Field(1000, ge=100)
+    """Bootstrap resamples of the median-ratio interval."""

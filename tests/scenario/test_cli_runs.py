@@ -1,0 +1,172 @@
+"""`agentdiff compare-runs` and `agentdiff routes` end to end, and the [stats] settings."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from agentdiff.cli.app import app
+from agentdiff.config import SETTINGS, load_stats
+from agentdiff.errors import ConfigError
+from agentdiff.scenario import StatsOptions
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from runs_synthetic import Variant, make_runs
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+def _folder(root: Path, name: str, seed: int, count: int, variant: Variant | None = None) -> Path:
+    folder = root / name
+    folder.mkdir(parents=True)
+    for trace in make_runs(seed, count, variant or Variant(), prefix=name):
+        (folder / f"{trace.trace_id}.json").write_text(trace.model_dump_json())
+    return folder
+
+
+def test_compare_runs_passes_an_unchanged_candidate(tmp_path: Path) -> None:
+    base, cand = _folder(tmp_path, "base", 1, 8), _folder(tmp_path, "cand", 2, 8)
+    result = runner.invoke(app, ["compare-runs", str(base), str(cand)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("1 passed · 0 regressed")
+    assert "cand · 8 baseline runs, 8 candidate runs → PASS" in result.output
+
+
+def test_compare_runs_fails_a_costlier_candidate_and_writes_json(tmp_path: Path) -> None:
+    base = _folder(tmp_path, "base", 1, 10)
+    cand = _folder(tmp_path, "cand", 2, 10, Variant(cost_factor=1.5))
+    out = tmp_path / "report.json"
+    result = runner.invoke(
+        app, ["compare-runs", str(base), str(cand), "-f", "json", "-o", str(out)]
+    )
+    assert result.exit_code == 1
+    data = json.loads(out.read_text())
+    assert data["report_version"] == "1"
+    (scenario,) = data["scenarios"]
+    assert scenario["verdict"] == "regressed"
+    assert {t["name"] for t in scenario["tests"] if t["verdict"] == "regressed"} >= {"cost_usd"}
+    assert len(scenario["runs"]) == 20
+    assert scenario["routes"]["trie"]["counts"] == {"baseline": 10, "candidate": 10}
+
+
+def test_inconclusive_fails_only_when_asked(tmp_path: Path) -> None:
+    base, cand = _folder(tmp_path, "base", 1, 3), _folder(tmp_path, "cand", 2, 2)
+    ok = runner.invoke(app, ["compare-runs", str(base), str(cand)])
+    assert ok.exit_code == 0, ok.output
+    assert "INCONCLUSIVE" in ok.output
+    assert "add runs" in ok.output
+    strict = runner.invoke(app, ["compare-runs", str(base), str(cand), "--inconclusive", "fail"])
+    assert strict.exit_code == 1
+    env = runner.invoke(
+        app, ["compare-runs", str(base), str(cand)], env={"AGENTDIFF_STATS_INCONCLUSIVE": "fail"}
+    )
+    assert env.exit_code == 1
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "junit"])
+def test_compare_runs_formats(tmp_path: Path, fmt: str) -> None:
+    base = _folder(tmp_path, "base", 1, 10)
+    cand = _folder(tmp_path, "cand", 3, 10, Variant(loop_share=0.3))
+    result = runner.invoke(app, ["compare-runs", str(base), str(cand), "-f", fmt])
+    assert result.exit_code == 1
+    if fmt == "markdown":
+        assert "### REGRESSED · cand" in result.output
+        assert "| route | baseline | candidate |" in result.output
+    elif fmt == "html":
+        assert 'class="trie"' in result.output
+        assert "Distributions per side" in result.output
+        assert "<script" not in result.output
+    else:
+        assert "<failure" in result.output
+
+
+def test_compare_runs_bad_folder_is_exit_2(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = runner.invoke(app, ["compare-runs", str(empty), str(empty)])
+    assert result.exit_code == 2
+    assert "no trace files" in result.output
+
+
+def test_routes_command_groups_by_folder_and_filters(tmp_path: Path) -> None:
+    _folder(tmp_path / "runs", "refund", 1, 12)
+    _folder(tmp_path / "runs", "other", 2, 4, Variant(p_plan_a=0.0))
+    result = runner.invoke(app, ["routes", str(tmp_path / "runs"), "--scenario", "ref*"])
+    assert result.exit_code == 0, result.output
+    assert "refund · 12 runs" in result.output
+    assert "other" not in result.output
+    as_json = runner.invoke(
+        app, ["routes", str(tmp_path / "runs"), "-f", "json", "--threshold", "0.05"]
+    )
+    data = json.loads(as_json.output)
+    assert set(data["scenarios"]) == {"other", "refund"}
+    assert data["threshold"] == 0.05
+
+
+def test_routes_by_trace_field(tmp_path: Path) -> None:
+    folder = tmp_path / "flat"
+    folder.mkdir()
+    for k, trace in enumerate(make_runs(5, 6)):
+        trace.metadata = {"scenario": "even" if k % 2 == 0 else "odd"}
+        (folder / f"{k}.json").write_text(trace.model_dump_json())
+    result = runner.invoke(
+        app, ["routes", str(folder), "--scenario-key", "metadata.scenario", "-f", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    assert set(json.loads(result.output)["scenarios"]) == {"even", "odd"}
+    missing = runner.invoke(app, ["routes", str(folder), "--scenario-key", "metadata.nope"])
+    assert missing.exit_code == 2
+
+
+def test_stats_settings_precedence(tmp_path: Path) -> None:
+    (tmp_path / "agentdiff.toml").write_text(
+        "[stats]\nmin_cost_effect = 30\nalpha = 0.01\nloops = 'rate'\nseed = 4\n"
+    )
+    resolved = load_stats(
+        {"seed": "9"},
+        env={"AGENTDIFF_STATS_ALPHA": "0.02"},
+        start=tmp_path,
+        manifest={"min_cost_effect": 40, "fdr": 0.1},
+    )
+    o = resolved.options
+    assert o.seed == 9  # flag
+    assert o.alpha == 0.02  # env beats file
+    assert o.min_cost_effect == 40  # manifest beats file
+    assert o.fdr == 0.1  # manifest
+    assert o.loops == "rate"  # file
+    assert o.min_token_effect == StatsOptions().min_token_effect  # default
+    assert resolved.sources["alpha"] == "env AGENTDIFF_STATS_ALPHA"
+
+
+def test_stats_settings_errors_name_the_key(tmp_path: Path) -> None:
+    (tmp_path / "agentdiff.toml").write_text("[stats]\nloops = 'sometimes'\n")
+    with pytest.raises(ConfigError, match="loops"):
+        load_stats(start=tmp_path, env={})
+    with pytest.raises(ConfigError, match="min_cost_effect"):
+        load_stats({"min_cost_effet": 3}, start=tmp_path.parent, env={})
+
+
+def test_compare_flags_do_not_include_stats_settings() -> None:
+    result = runner.invoke(app, ["compare", "--help"])
+    assert "--min-cost-effect" not in result.output
+    help_text = runner.invoke(app, ["compare-runs", "--help"]).output
+    assert "--min-cost-effect" in help_text
+    assert "--inconclusive" in help_text
+
+
+def test_compare_points_folders_to_compare_runs(tmp_path: Path) -> None:
+    base, cand = _folder(tmp_path, "base", 1, 2), _folder(tmp_path, "cand", 2, 2)
+    result = runner.invoke(app, ["compare", str(base), str(cand)])
+    assert result.exit_code == 2
+    assert "compare-runs" in result.output  # the loader's message for a folder
