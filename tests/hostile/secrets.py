@@ -47,7 +47,7 @@ def leaky_trace(changed: bool) -> dict[str, Any]:
         "total_tokens": "1000",
     }
     step["output_payload"] = {"echo": PATTERN_SECRETS["openai"] + suffix}
-    step["status"] = "error"
+    step["status"] = "error" if changed else "success"
     step["error_message"] = f"401 for key {PATTERN_SECRETS['openai']}{suffix}"
     step["name"] = f"call_{PATTERN_SECRETS['github']}"
     document["steps"][0]["metadata"] = {"token": "tok-plain-value"}

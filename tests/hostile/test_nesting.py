@@ -64,3 +64,24 @@ def test_a_document_far_too_deep_is_refused_before_any_adapter(tmp_path):
     listy = tmp_path / "lists.json"
     listy.write_text("[" * 900 + "]" * 900)
     refused(cli("inspect", listy), "deeper than 250 levels", "$")
+
+
+def test_a_deep_parent_chain_inspects_with_bounded_lines(tmp_path):
+    n = 5000
+    steps = [
+        {
+            "step_id": f"s{i}",
+            "parent_id": f"s{i - 1}" if i else None,
+            "step_index": i,
+            "step_type": "tool_call",
+            "name": f"tool_{i % 7}",
+        }
+        for i in range(n)
+    ]
+    document = {"schema_version": "1.0.0", "trace_id": "deep", "agent_name": "a", "steps": steps}
+    outcome = cli("inspect", write(tmp_path / "chain.json", document))
+    assert outcome.code == 0, outcome.stderr
+    lines = outcome.stdout.splitlines()
+    assert sum("tool_call tool_" in line for line in lines) == n
+    assert max(len(line) for line in lines) < 120  # the guides stop growing: linear output
+    assert lines[n].lstrip().startswith(f"⋮{n} ")

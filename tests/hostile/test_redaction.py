@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from agentdiff.redact import Redactor
+
 from .helpers import cli, write
-from .secrets import SECRET_FRAGMENTS, leaky_trace
+from .secrets import KEYED_SECRETS, SECRET_FRAGMENTS, leaky_trace
 
 
 @pytest.fixture
@@ -15,6 +17,10 @@ def leaky_pair(tmp_path):
         write(tmp_path / "baseline.json", leaky_trace(changed=False)),
         write(tmp_path / "candidate.json", leaky_trace(changed=True)),
     )
+
+
+GATE = ["--max-new-errors", "0", "--max-divergence", "0"]
+"""The leaky candidate's error counts as new, so JUnit shows findings too."""
 
 
 def _leaks(text: str) -> list[str]:
@@ -50,3 +56,50 @@ def test_redaction_setting_from_config_and_env(leaky_pair, tmp_path, monkeypatch
     assert _leaks(cli("compare", *leaky_pair, "--format", "json").stdout) == []
     env = {"AGENTDIFF_REDACT": "false"}
     assert _leaks(cli("compare", *leaky_pair, "--format", "json", env=env).stdout)
+
+
+HUMAN = ["terminal", "markdown", "html", "junit"]
+WIDE = {"COLUMNS": "2000"}
+
+
+@pytest.mark.parametrize("fmt", HUMAN)
+def test_human_reports_redact_every_kind_of_secret(leaky_pair, fmt):
+    outcome = cli("compare", *leaky_pair, "--format", fmt, *GATE, env=WIDE)
+    assert outcome.code == 1, outcome.stderr
+    assert _leaks(outcome.stdout + outcome.stderr) == []
+    assert "redacted:" in outcome.stdout
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "html"])
+def test_a_changed_secret_still_shows_as_changed(leaky_pair, fmt):
+    outcome = cli("compare", *leaky_pair, "--format", fmt, env=WIDE)
+    password = KEYED_SECRETS["password"]
+    before, after = (Redactor().value(p, "password")[-5:-1] for p in (password, password + "-v2"))
+    assert before != after
+    assert before in outcome.stdout
+    assert after in outcome.stdout
+
+
+@pytest.mark.parametrize("fmt", HUMAN)
+def test_no_redact_shows_the_data(leaky_pair, fmt):
+    outcome = cli("compare", *leaky_pair, "--format", fmt, "--no-redact", *GATE, env=WIDE)
+    assert _leaks(outcome.stdout)
+
+
+def test_inspect_redacts_the_tree_and_keeps_json_data(leaky_pair):
+    tree = cli("inspect", leaky_pair[1], env=WIDE)
+    assert tree.code == 0
+    assert _leaks(tree.stdout) == []
+    assert "redacted:" in tree.stdout
+    assert _leaks(cli("inspect", leaky_pair[1], "--no-redact", env=WIDE).stdout)
+    assert _leaks(cli("inspect", leaky_pair[1], "--format", "json").stdout)
+    assert _leaks(cli("inspect", leaky_pair[1], "--format", "json", "--redact").stdout) == []
+
+
+def test_error_messages_are_redacted(tmp_path):
+    target = tmp_path / "sk-proj-Zq3xV9tLmN2pR8sK4wY7bC1dF6gH0jA5eT.json"
+    target.write_text("{")
+    outcome = cli("compare", target, target, "--format", "junit")
+    assert outcome.code == 2
+    assert _leaks(outcome.stdout + outcome.stderr) == []
+    assert "redacted:" in outcome.stderr

@@ -11,6 +11,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from agentdiff.errors import AgentDiffError
+from agentdiff.redact import Redactor
 from agentdiff.render.text import one_line
 
 __all__ = ["EXIT_GATE_FAILED", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "handle_errors", "state"]
@@ -35,9 +36,12 @@ class _State:
 state = _State()
 
 
+_REDACTOR = Redactor()
+
+
 def _one_line(text: str) -> str:
-    """One line for stderr: whitespace runs collapsed, controls, bidi and surrogates escaped."""
-    return one_line(" ".join(text.split()))
+    """One line for stderr: whitespace collapsed, secrets redacted, controls and bidi escaped."""
+    return one_line(_REDACTOR.text(" ".join(text.split())))
 
 
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:

@@ -14,7 +14,9 @@ from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, Trac
 from agentdiff.diff import trace_totals
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
+from agentdiff.redact import Redactor
 from agentdiff.render.tree import trace_tree
+from agentdiff.render.view import redacting
 
 __all__ = ["inspect"]
 
@@ -34,6 +36,14 @@ def inspect(
     fmt: Annotated[InspectFormat, typer.Option("--format", "-f")] = InspectFormat.terminal,
     max_input_size: MaxInputSizeOpt = None,
     max_steps: MaxStepsOpt = None,
+    redact: Annotated[
+        bool | None,
+        typer.Option(
+            "--redact/--no-redact",
+            help="Redact secrets [default: on for the tree, off for --format json].",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Show the step tree (type, name, status, latency, tokens) and totals of FILE."""
     limits = Limits.resolve(max_input_size, max_steps)
@@ -65,6 +75,9 @@ def inspect(
             "dropped_spans": (trace.metadata or {}).get("dropped_spans", 0),
             "warnings": (trace.metadata or {}).get("warnings") or [],
         }
-        typer.echo(orjson.dumps(summary, option=orjson.OPT_INDENT_2).decode())
+        shown = Redactor(enabled=bool(redact)).value(summary)
+        typer.echo(orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode())
         return
-    Console(highlight=False, emoji=False).print(trace_tree(trace, totals))
+    with redacting(Redactor(enabled=redact is not False)):
+        tree = trace_tree(trace, totals)
+    Console(highlight=False, emoji=False).print(tree, crop=False)

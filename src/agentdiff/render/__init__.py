@@ -12,6 +12,7 @@ from agentdiff.render.junit import render_junit, render_junit_error
 from agentdiff.render.markdown import render_markdown
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.terminal import render_terminal
+from agentdiff.render.view import redacting
 
 __all__ = ["ERROR_RENDERERS", "RENDERERS", "RenderFormatError", "RenderOptions", "render"]
 
@@ -48,7 +49,8 @@ def render(
     chosen = options or RenderOptions()
     if option_values:
         chosen = RenderOptions.model_validate({**chosen.model_dump(), **option_values})
-    return renderer(report, chosen)
+    with redacting(chosen.redactor(default=fmt != "json")):
+        return renderer(report, chosen)
 
 
 class RenderFormatError(AgentDiffError, ValueError):

@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from agentdiff.gate import RULES
 from agentdiff.models.report import DiffReport
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.view import report_view
+from agentdiff.render.view import report_view, text
 
 __all__ = ["render_junit", "render_junit_error"]
 
@@ -72,6 +72,7 @@ def render_junit_error(message: str) -> str:
         "testsuite", {"name": f"{SUITE}.gate", "tests": "1", "failures": "0", "errors": "1"}
     )
     case = ET.SubElement(suite, "testcase", classname=f"{SUITE}.gate", name="load")
-    error = ET.SubElement(case, "error", type="input", message=_xml_text(message))
-    error.text = _xml_text(message)
+    shown = _xml_text(text(message))
+    error = ET.SubElement(case, "error", type="input", message=shown)
+    error.text = shown
     return _document(suite)

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from rich.tree import Tree
 
 from agentdiff.diff.totals import trace_totals
 from agentdiff.models.report import Summary
@@ -15,7 +14,11 @@ from agentdiff.models.trace import AgentTrace, StepStatus, TraceStep
 from agentdiff.render.measures import count, ms, usd
 from agentdiff.render.view import ERROR_CHARS, text
 
-__all__ = ["dropped_line", "trace_tree"]
+__all__ = ["MAX_INDENT", "dropped_line", "trace_tree"]
+
+MAX_INDENT = 16
+"""Levels of guides drawn; deeper steps are marked with their depth instead."""
+_GUIDE = 3
 
 _STATUS_STYLE = {
     StepStatus.SUCCESS: "green",
@@ -40,18 +43,35 @@ def _label(step: TraceStep) -> Text:
 
 
 def trace_tree(trace: AgentTrace, totals: Summary | None = None) -> RenderableType:
-    """A tree of steps (parents above children) and its totals, as `compare` computes them."""
+    """A tree of steps (parents above children) and its totals, as `compare` computes them.
+
+    Drawn line by line in linear time: past `MAX_INDENT` levels the guides stop growing and a
+    `⋮N` marker gives the depth, so a 40,000-level parent chain stays readable and fast.
+    """
     ids = {s.step_id for s in trace.steps}
     children: dict[str | None, list[TraceStep]] = {}
     for step in sorted(trace.steps, key=lambda s: s.step_index):
         children.setdefault(step.parent_id if step.parent_id in ids else None, []).append(step)
-    root = Tree(Text(f"{text(trace.agent_name)}  ({text(trace.trace_id)})", style="bold"))
-    stack: list[tuple[Tree, TraceStep]] = [(root, s) for s in reversed(children.get(None, []))]
+    lines = [Text(f"{text(trace.agent_name)}  ({text(trace.trace_id)})", style="bold")]
+    roots = children.get(None, [])
+    stack = [(s, 1, "", i == len(roots) - 1) for i, s in reversed(list(enumerate(roots)))]
     while stack:
-        parent, step = stack.pop()
-        node = parent.add(_label(step))
-        stack.extend((node, s) for s in reversed(children.get(step.step_id, [])))
-    return Group(root, _totals(totals or trace_totals(trace), trace))
+        step, depth, guides, last = stack.pop()
+        lines.append(_line(step, depth, guides, last))
+        kids = children.get(step.step_id, [])
+        below = (guides + ("   " if last else "│  "))[-_GUIDE * MAX_INDENT :]
+        stack.extend(
+            (kid, depth + 1, below, i == len(kids) - 1)
+            for i, kid in reversed(list(enumerate(kids)))
+        )
+    tree = Text("\n", no_wrap=True, overflow="ignore").join(lines)
+    return Group(tree, _totals(totals or trace_totals(trace), trace))
+
+
+def _line(step: TraceStep, depth: int, guides: str, last: bool) -> Text:
+    deep = f"⋮{depth} " if depth > MAX_INDENT else ""
+    line = _label(step)
+    return Text.assemble((deep + guides + ("└─ " if last else "├─ "), "dim"), line)
 
 
 def _unknown(value: float | None, fmt: Callable[[float], str]) -> str:

@@ -2,17 +2,26 @@
 
 This module decides the words and is the only place where text from a trace is prepared for
 display: every name, id, message and value passes `text()` (one line, control characters
-escaped) or `block()` (line breaks kept) exactly once, here. Renderers add markup and cut to
-the width they have; they never recompute anything or touch trace strings themselves.
+escaped) or `block()` (line breaks kept) exactly once, here, and payloads and changed values
+pass `shown_value()` before they are written as JSON. The three redact secrets first (see
+`agentdiff.redact`; `RenderOptions.redact`), with the redactor `redacting()` sets: `render()`
+and `report_view()` set it from the options, and it redacts with the defaults otherwise.
+Renderers add markup and cut to the width they have; they never recompute anything or touch
+trace strings themselves.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 from agentdiff.gate import verdict
 from agentdiff.models.report import Aligned, DiffReport, Op, StepRef, Summary, Threshold
 from agentdiff.models.trace import StepStatus, TraceStep
+from agentdiff.redact import Redactor
 from agentdiff.render.measures import DELTA_ROWS, count, format_delta, ms, pair, plural
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.rows import Row, first_index, rows
@@ -27,7 +36,9 @@ __all__ = [
     "SideView",
     "StepView",
     "block",
+    "redacting",
     "report_view",
+    "shown_value",
     "text",
     "verdict_line",
 ]
@@ -49,15 +60,38 @@ PAYLOAD_CHARS = 3000
 MIN_PAYLOAD = 120
 
 
+_DEFAULT_REDACTOR = Redactor()
+_REDACTOR: ContextVar[Redactor | None] = ContextVar("agentdiff_redactor", default=None)
+
+
+def _redactor() -> Redactor:
+    return _REDACTOR.get() or _DEFAULT_REDACTOR
+
+
+@contextmanager
+def redacting(redactor: Redactor) -> Iterator[None]:
+    """Within the block, `text()`, `block()` and `shown_value()` redact with `redactor`."""
+    token = _REDACTOR.set(redactor)
+    try:
+        yield
+    finally:
+        _REDACTOR.reset(token)
+
+
 def text(value: object, limit: int | None = None) -> str:
     """Text from a trace, ready to show on one line (optionally cut to `limit` characters)."""
-    prepared = one_line(value)
+    prepared = one_line(_redactor().text(str(value)))
     return prepared if limit is None else clip(prepared, limit)
 
 
 def block(value: object, limit: int) -> str:
     """Multi-line text from a trace (line breaks kept, everything else escaped), cut."""
-    return clip(multiline(value), limit)
+    return clip(multiline(_redactor().text(str(value))), limit)
+
+
+def shown_value(value: Any, path: str = "") -> Any:
+    """A payload or changed value (found at dotted `path`) with its secrets redacted."""
+    return _redactor().at(path, value)
 
 
 @dataclass(frozen=True)
@@ -201,9 +235,9 @@ class ReportView:
 
 
 def _details(step: TraceStep, limit: int) -> tuple[tuple[str, str], ...]:
-    shown = [("input", payload_json(step.input_payload, limit))]
+    shown = [("input", payload_json(shown_value(step.input_payload), limit))]
     if step.output_payload is not None:
-        shown.append(("output", payload_json(step.output_payload, limit)))
+        shown.append(("output", payload_json(shown_value(step.output_payload), limit)))
     if step.error_message:
         shown.append(("error", block(step.error_message, limit)))
     return tuple(shown)
@@ -235,8 +269,8 @@ def _change_views(entry: Aligned) -> tuple[ChangeView, ...]:
         ChangeView(
             c.kind,
             text(c.path),
-            short_json(c.baseline, VALUE_CHARS),
-            short_json(c.candidate, VALUE_CHARS),
+            short_json(shown_value(c.baseline, c.path), VALUE_CHARS),
+            short_json(shown_value(c.candidate, c.path), VALUE_CHARS),
         )
         for c in entry.changes
     )
@@ -468,6 +502,18 @@ def report_view(
     least that long even when the report is short.
     """
     options = options or RenderOptions()
+    with redacting(options.redactor()):
+        return _view(report, options, detail, fold_at, fold_budget, detail_budget)
+
+
+def _view(
+    report: DiffReport,
+    options: RenderOptions,
+    detail: bool,
+    fold_at: int | None,
+    fold_budget: int,
+    detail_budget: int,
+) -> ReportView:
     builder = _Builder(report, detail=detail, fold_budget=fold_budget, detail_budget=detail_budget)
     state, words = _headline(report)
     shown = rows(report, options.max_rows, fold_at)
