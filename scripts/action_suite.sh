@@ -29,6 +29,7 @@ fi
 
 cat "$work/suite.md" >> "$summary"
 cat "$work/suite.md"
+comment "$work/suite.md"  # the sticky PR comment (action_run.sh), when asked for
 "$python" - "$results/suite.json" >> "$outputs" <<'PY'
 import json, sys
 counts = json.load(open(sys.argv[1], encoding="utf-8"))["counts"]

@@ -1,10 +1,18 @@
-"""Golden baselines: a trace written as canonical JSON, atomically (temp file + rename).
+"""Golden baselines: the one code path that writes them, and when it may.
 
-Used by `agentdiff compare --update-baseline` and by the pytest plugin's
-`--agentdiff-update-baseline`; a failure mid-write leaves the old baseline untouched. The new
-baseline keeps the old one's format family, so the next comparison still reads it: a JSON Lines
-baseline (`.jsonl`, `.ndjson`) gets one JSON line, a gzip one (by magic bytes or `.gz`) stays
-gzip. A symlinked baseline updates the file the link names; a read-only one is refused.
+`save_baseline` is the only way AgentDiff writes a baseline: `agentdiff approve`,
+`agentdiff compare --update-baseline` and the pytest plugin's `--agentdiff-update-baseline` all
+call it. It refuses to replace a file that holds several traces (one would silently win), stamps
+the trace with a `Provenance` record (who, when, commit, why, via what; the replaced baseline's
+approval is kept under `previous`) and writes it with `write_baseline`: atomically (a failure
+mid-write leaves the old baseline untouched), in the old baseline's format family so the next
+comparison still reads it (a JSON Lines baseline, `.jsonl`/`.ndjson`, gets one JSON line; a gzip
+one, by magic bytes or `.gz`, stays gzip); a symlinked baseline updates the file the link names;
+a read-only one is refused.
+
+`approval_blockers(report)` is the shared rule for approving from a comparison: the gate must
+pass, and a new tool loop is never blessed silently, even when the gate allows loops (the
+baseline would then hold the loop and later runs would only warn about it). `--force` overrides.
 """
 
 from __future__ import annotations
@@ -16,13 +24,32 @@ from pathlib import Path
 
 import orjson
 
+from agentdiff.errors import AgentDiffError, MultipleTracesError
 from agentdiff.files import check_output_path, write_atomically
 from agentdiff.loader import load_trace
+from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
+from agentdiff.provenance import PROVENANCE_KEY, Provenance, provenance_of
 from agentdiff.reading import GZIP_MAGIC
 from agentdiff.redact import Redactor
 
-__all__ = ["TraceSource", "as_trace", "baseline_bytes", "canonical_json", "write_baseline"]
+__all__ = [
+    "VIA_APPROVE",
+    "VIA_COMPARE",
+    "VIA_PYTEST",
+    "TraceSource",
+    "approval_blockers",
+    "as_trace",
+    "baseline_bytes",
+    "canonical_json",
+    "replaced_provenance",
+    "save_baseline",
+    "write_baseline",
+]
+
+VIA_APPROVE = "agentdiff approve"
+VIA_COMPARE = "agentdiff compare --update-baseline"
+VIA_PYTEST = "pytest --agentdiff-update-baseline"
 
 TraceSource = AgentTrace | str | Path
 """A trace, or the path of a trace file in any supported format."""
@@ -69,3 +96,60 @@ def write_baseline(path: Path, trace: AgentTrace, inputs: Sequence[Path] = ()) -
     check_output_path(target, inputs)
     target.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(target, baseline_bytes(target, trace))
+
+
+def replaced_provenance(path: Path) -> Provenance | None:
+    """The approval of the baseline at `path`; refuses a file holding several traces.
+
+    A missing or unreadable file has no approval (replacing it is what an update is for).
+    """
+    if not path.exists():
+        return None
+    try:
+        return provenance_of(load_trace(path))
+    except MultipleTracesError as exc:
+        msg = f"refusing to overwrite: it holds several traces ({exc.message})"
+        hint = "approve into a file of its own; a baseline is one trace"
+        raise MultipleTracesError(msg, hint=hint, source=path) from None
+    except AgentDiffError:
+        return None
+
+
+def approval_blockers(report: DiffReport) -> list[str]:
+    """Why approving this comparison's candidate needs `--force` (empty: it does not)."""
+    blockers = []
+    if not report.passed:
+        blockers.append("the gate failed: " + "; ".join(v.message for v in report.gate.violations))
+    blockers += [
+        f"new tool loop {' → '.join(loop.names)} ×{loop.repetitions}: approving would make it "
+        "part of the baseline, and later runs would only warn about it"
+        for loop in report.loops
+        if loop.new
+    ]
+    return blockers
+
+
+def save_baseline(
+    path: Path,
+    trace: AgentTrace,
+    *,
+    via: str,
+    reason: str | None = None,
+    candidate: str | Path | None = None,
+    inputs: Sequence[Path] = (),
+) -> Provenance:
+    """Write `trace` as the baseline at `path`, stamped with who/when/commit/why; the record.
+
+    `inputs` are files the caller still reads (the candidate): never written over.
+    """
+    record = Provenance.now(
+        path,
+        via=via,
+        reason=reason,
+        candidate=str(candidate) if candidate is not None else None,
+        previous=replaced_provenance(path),
+    )
+    metadata = {k: v for k, v in (trace.metadata or {}).items() if k != "source_format"}
+    metadata[PROVENANCE_KEY] = record.model_dump(mode="json", exclude_none=True)
+    write_baseline(path, trace.model_copy(update={"metadata": metadata}), inputs)
+    return record

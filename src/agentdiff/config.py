@@ -6,7 +6,7 @@ runs); from it come the CLI flag (`--max-divergence`), the environment variable
 (`AGENTDIFF_MAX_DIVERGENCE`; `AGENTDIFF_STATS_<KEY>` for `[stats]`) and the file key
 (`max_divergence` under `[gate]`). Defaults are the models' own, so they are declared nowhere
 else. `[stats]` settings also take a suite manifest's values, between the environment and the
-file (`load_stats`).
+file (`load_stats`). `[baseline]` holds `stale_after_days` (off by default), read by `compare`.
 
 The file is the nearest `agentdiff.toml` from the working directory upward, or the
 `[tool.agentdiff]` table of a `pyproject.toml`; in one directory `agentdiff.toml` wins. A
@@ -54,7 +54,7 @@ MAX_CONFIG_SIZE = 1024 * 1024
 """A config file larger than this (1 MiB) is refused, not parsed."""
 ENV_PREFIX = "AGENTDIFF_"
 
-Section = Literal["gate", "compare", "report", "stats"]
+Section = Literal["gate", "compare", "report", "stats", "baseline"]
 
 
 @dataclass(frozen=True)
@@ -113,11 +113,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("seed", "stats", INT, "Seed of every permutation and bootstrap draw."),
     Setting("permutations", "stats", INT, "Random splits of the route-shift test."),
     Setting("bootstrap", "stats", INT, "Bootstrap resamples of the median-ratio interval."),
+    Setting("stale_after_days", "baseline", NUMBER, "Warn when the baseline is older (days)."),
 )
 COMPARE_SETTINGS = tuple(s for s in SETTINGS if s.section in ("gate", "compare"))
 """The settings that shape a comparison (`[report]` ones only shape how it is shown)."""
 _BY_NAME = {s.name: s for s in SETTINGS}
-_SECTIONS: tuple[Section, ...] = ("gate", "compare", "report", "stats")
+_SECTIONS: tuple[Section, ...] = ("gate", "compare", "report", "stats", "baseline")
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,8 @@ class ResolvedConfig:
     """Setting name → `flag --x`, `env AGENTDIFF_X`, `<file> [section]` (defaults absent)."""
     report: Mapping[str, Any] = field(default_factory=dict)
     """The `[report]` settings that were set (`redact`, `redact_patterns`, `redact_keys`)."""
+    stale_after_days: float | None = None
+    """`compare` warns when the baseline is older than this many days (`None`: never)."""
 
 
 @dataclass(frozen=True)
@@ -196,8 +199,22 @@ def load_options(
     options = _build(values, sources)
     report = {k: v for k, v in values.items() if _BY_NAME[k].section == "report"}
     return ResolvedConfig(
-        options=options, file=found[0] if found else None, sources=sources, report=report
+        options=options,
+        file=found[0] if found else None,
+        sources=sources,
+        report=report,
+        stale_after_days=_stale_after_days(values, sources),
     )
+
+
+def _stale_after_days(values: dict[str, object], sources: dict[str, str]) -> float | None:
+    stale = values.get("stale_after_days")
+    if not isinstance(stale, int | float):
+        return None
+    if stale < 0:
+        where = sources.get("stale_after_days", "defaults")
+        raise ConfigError(f"stale_after_days must be 0 or more, got {stale:g}", source=where)
+    return float(stale)
 
 
 def load_stats(

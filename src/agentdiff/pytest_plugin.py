@@ -6,8 +6,9 @@
 
 The baseline lives in `<test folder>/<agentdiff_baseline_dir>/<name>.json` (ini option, default
 `baselines`). A missing baseline fails the test; `pytest --agentdiff-update-baseline` writes
-(creates or replaces) it from the candidate instead of comparing. Thresholds are keyword
-arguments and resolve like the CLI's (see `agentdiff.regressions`).
+(creates or replaces) it from the candidate instead of comparing, through the one baseline
+write, `agentdiff.baselines.save_baseline` (provenance recorded; a multi-trace file is refused).
+Thresholds are keyword arguments and resolve like the CLI's (see `agentdiff.regressions`).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from agentdiff.baselines import TraceSource, as_trace, write_baseline
+from agentdiff.baselines import VIA_PYTEST, TraceSource, as_trace, save_baseline
 from agentdiff.models.report import DiffReport
+from agentdiff.models.trace import AgentTrace
 from agentdiff.regressions import assert_no_regressions
 
 __all__ = ["BaselineCheck", "agentdiff_baseline", "pytest_addoption"]
@@ -65,7 +67,8 @@ class BaselineCheck:
         path = self.path(name)
         trace = as_trace(candidate)
         if self.update:
-            write_baseline(path, trace)
+            source = None if isinstance(candidate, AgentTrace) else candidate
+            save_baseline(path, trace, via=VIA_PYTEST, candidate=source)
             return None
         if not path.exists():
             pytest.fail(f"no agentdiff baseline {path}; create it with pytest {UPDATE_FLAG}")

@@ -149,17 +149,25 @@ def copy_pair(tmp_path: Path, scenario: str) -> tuple[Path, Path]:
     return tmp_path / "baseline.json", cand
 
 
-def canonical(path: Path) -> bytes:
-    trace = load_trace(path)
-    return orjson.dumps(trace.model_dump(mode="json"), option=orjson.OPT_INDENT_2) + b"\n"
+def essence(path: Path) -> dict:
+    """The trace as written, less what a baseline write adds (provenance; generic format)."""
+    trace = load_trace(path).model_dump(mode="json")
+    trace["metadata"].pop("provenance", None)
+    trace["metadata"].pop("source_format")
+    return trace
 
 
 def test_update_baseline_writes_the_candidate_as_canonical_json(tmp_path):
     base, cand = copy_pair(tmp_path, "reworded")
     result = invoke(str(base), str(cand), "--update-baseline")
     assert result.exit_code == 0
-    assert base.read_bytes() == canonical(cand)
+    assert essence(base) == essence(cand)
+    assert base.read_text().startswith('{\n  "schema_version"')  # canonical JSON
     assert load_trace(base).steps == load_trace(cand).steps
+    provenance = load_trace(base).metadata["provenance"]
+    assert provenance["via"] == "agentdiff compare --update-baseline"
+    assert provenance["candidate"] == str(cand)
+    assert "baseline approved:" in result.stderr
     assert list(tmp_path.glob(".baseline.json.*")) == []
 
 
@@ -168,11 +176,14 @@ def test_update_baseline_refuses_when_the_gate_failed_unless_forced(tmp_path):
     before = base.read_bytes()
     refused = invoke(str(base), str(cand), "--update-baseline")
     assert refused.exit_code == 1
-    assert "baseline not updated" in refused.stderr
+    assert "not approved: the gate failed: tool loop get_weather ×4" in refused.stderr
+    assert "not approved: new tool loop get_weather ×4" in refused.stderr
     assert base.read_bytes() == before
     forced = invoke(str(base), str(cand), "--update-baseline", "--force")
     assert forced.exit_code == 1  # the gate still failed; the baseline was accepted anyway
-    assert base.read_bytes() == canonical(cand)
+    assert "overridden by --force: the gate failed" in forced.stderr
+    assert essence(base) == essence(cand)
+    assert base.read_text().startswith('{\n  "schema_version"')  # canonical JSON
 
 
 def test_update_baseline_never_when_the_candidate_fails_to_load(tmp_path):

@@ -11,8 +11,10 @@ import typer
 from agentdiff import __version__
 from agentdiff.cli import (
     adapters,
+    approve,
     compare,
     convert,
+    init,
     inspect,
     record,
     results,
@@ -62,6 +64,8 @@ app.command("schema")(schema.schema)
 app.command("compare")(compare.compare)
 app.command("diff", help="Alias of `compare`.")(compare.compare)
 app.command("record")(record.record)
+app.command("init")(init.init)
+app.command("approve")(approve.approve)
 app.command("suite")(suite.suite)
 app.command("results")(results.results)
 app.command("compare-runs")(runs.compare_runs_command)

@@ -1,8 +1,10 @@
 """`agentdiff compare BASELINE CANDIDATE` (alias `diff`): the report, and the gate's exit code.
 
 Settings come from flags, `AGENTDIFF_*` variables, `agentdiff.toml` and defaults (in that
-order; see `agentdiff.config`). `--update-baseline` writes the candidate, as canonical JSON,
-over BASELINE atomically, and only when the gate passed unless `--force` is given.
+order; see `agentdiff.config`). A baseline older than `stale_after_days` is warned about.
+`--update-baseline` writes the candidate over BASELINE as `agentdiff approve` does (provenance,
+the baseline's format family, atomically; see `agentdiff.baselines`), and only when the gate
+passed and no loop is new, unless `--force` is given.
 """
 
 from __future__ import annotations
@@ -17,19 +19,19 @@ from typing import Annotated
 
 import typer
 
-from agentdiff.baselines import write_baseline
+from agentdiff.baselines import VIA_COMPARE
+from agentdiff.cli.approve import approve_from_report
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, state
 from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt
 from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout, write_output
-from agentdiff.cli.settings import setting_flags
+from agentdiff.cli.settings import compare_flags
 from agentdiff.config import ResolvedConfig, load_options
 from agentdiff.diff import compare as compare_traces
 from agentdiff.errors import AgentDiffError
 from agentdiff.files import check_output_path
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
-from agentdiff.models.report import DiffReport
-from agentdiff.models.trace import AgentTrace
+from agentdiff.provenance import stale_warning
 from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render
 from agentdiff.render.text import one_line
 from agentdiff.render.view import verdict_line
@@ -58,16 +60,6 @@ def _render_options(
     )
 
 
-def _update_baseline(
-    path: Path, candidate: Path, trace: AgentTrace, report: DiffReport, force: bool
-) -> None:
-    if not report.passed and not force:
-        typer.echo("baseline not updated: the gate failed (add --force to accept)", err=True)
-        return
-    write_baseline(path, trace, inputs=[candidate])
-    typer.echo(f"baseline updated: {one_line(str(path))}", err=True)
-
-
 def _check_outputs(
     targets: list[Target], baseline: Path, candidate: Path, update_baseline: bool
 ) -> None:
@@ -77,7 +69,7 @@ def _check_outputs(
 
 
 @handle_errors
-@setting_flags
+@compare_flags
 def compare(
     baseline: Annotated[Path, typer.Argument(help="The baseline trace file.", readable=False)],
     candidate: Annotated[Path, typer.Argument(help="The candidate trace file.", readable=False)],
@@ -115,7 +107,10 @@ def compare(
         bool, typer.Option("--update-baseline", help="Write the candidate over BASELINE (atomic).")
     ] = False,
     force: Annotated[
-        bool, typer.Option("--force", help="With --update-baseline: even when the gate failed.")
+        bool,
+        typer.Option(
+            "--force", help="With --update-baseline: even when the gate failed or a loop is new."
+        ),
     ] = False,
     max_input_size: MaxInputSizeOpt = None,
     max_steps: MaxStepsOpt = None,
@@ -156,7 +151,12 @@ def compare(
     files = [str(t.path) for t in targets if not to_stdout(t.path)]
     if files and all(not to_stdout(t.path) for t in targets):
         typer.echo(f"{verdict_line(report)}  (report: {one_line(', '.join(files))})")
+    stale = stale_warning(base, config.stale_after_days)
+    if stale:
+        typer.echo(f"warning: {one_line(str(baseline))}: {stale}", err=True)
     if update_baseline:
-        _update_baseline(baseline, candidate, cand, report, force)
+        approve_from_report(
+            baseline, cand, report, force=force, via=VIA_COMPARE, candidate_path=candidate
+        )
     if not report.passed:
         raise typer.Exit(EXIT_GATE_FAILED)

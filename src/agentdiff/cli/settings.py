@@ -18,7 +18,7 @@ import typer
 from agentdiff.config import SETTINGS, Setting
 from agentdiff.config_kinds import FLAG
 
-__all__ = ["setting_flags", "stats_flags"]
+__all__ = ["compare_flags", "setting_flags", "stats_flags"]
 
 R = TypeVar("R")
 _PANEL = "Gate and comparison settings (flag > AGENTDIFF_* env > agentdiff.toml > default)"
@@ -48,6 +48,11 @@ def _annotation(setting: Setting) -> Any:
 def setting_flags(command: Callable[..., R]) -> Callable[..., R]:
     """Give `command` (which takes `flags=`) one CLI option per setting but `[stats]`."""
     return _with_flags(command, "flags", ("gate", "compare", "report"))
+
+
+def compare_flags(command: Callable[..., R]) -> Callable[..., R]:
+    """`setting_flags` plus `[baseline]` (`--stale-after-days`), for `compare`, which reads it."""
+    return _with_flags(command, "flags", ("gate", "compare", "report", "baseline"))
 
 
 def stats_flags(command: Callable[..., R]) -> Callable[..., R]:

@@ -1,0 +1,110 @@
+"""`agentdiff approve CANDIDATE --baseline PATH`: bless a candidate as the new baseline.
+
+The candidate is compared with the current baseline first (the report is printed) and approved
+only when `agentdiff.baselines.approval_blockers` finds nothing: the gate passed and no new tool
+loop appeared; `--force` approves anyway and says what it overrode. Without a baseline file the
+candidate becomes the first baseline. The write (provenance, refusal of multi-trace files,
+atomic replace) is `agentdiff.baselines.save_baseline`, shared with `compare --update-baseline`
+and the pytest plugin.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from agentdiff.baselines import VIA_APPROVE, approval_blockers, replaced_provenance, save_baseline
+from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors
+from agentdiff.cli.options import AdapterOpt
+from agentdiff.cli.settings import setting_flags
+from agentdiff.config import load_options
+from agentdiff.diff import compare as compare_traces
+from agentdiff.files import check_output_path
+from agentdiff.loader import load_trace
+from agentdiff.models.report import DiffReport
+from agentdiff.models.trace import AgentTrace
+from agentdiff.provenance import Provenance
+from agentdiff.render import RenderOptions, render
+
+__all__ = ["approve", "approve_from_report"]
+
+
+def _describe(path: Path, record: Provenance) -> str:
+    commit = (
+        f", commit {record.commit[:12]}{' (dirty)' if record.dirty else ''}"
+        if record.commit
+        else ""
+    )
+    reason = f", reason: {record.reason}" if record.reason else ""
+    return f"baseline approved: {path} (by {record.approved_by}{commit}{reason})"
+
+
+def approve_from_report(
+    path: Path,
+    candidate: AgentTrace,
+    report: DiffReport,
+    *,
+    force: bool,
+    via: str,
+    reason: str | None = None,
+    candidate_path: Path | None = None,
+) -> bool:
+    """Approve `candidate` over the baseline at `path` after `report`; False when refused."""
+    blockers = approval_blockers(report)
+    for blocker in blockers:
+        word = "overridden by --force" if force else "not approved"
+        typer.echo(f"{word}: {blocker}", err=True)
+    if blockers and not force:
+        typer.echo("hint: fix the candidate, or add --force to approve it anyway", err=True)
+        return False
+    inputs = [candidate_path] if candidate_path is not None else []
+    record = save_baseline(
+        path, candidate, via=via, reason=reason, candidate=candidate_path, inputs=inputs
+    )
+    typer.echo(_describe(path, record), err=True)
+    return True
+
+
+@handle_errors
+@setting_flags
+def approve(
+    candidate: Annotated[Path, typer.Argument(help="The candidate trace file to bless.")],
+    baseline: Annotated[
+        Path, typer.Option("--baseline", "-b", help="The baseline file to create or replace.")
+    ],
+    reason: Annotated[
+        str | None, typer.Option("--reason", "-m", help="Why (kept in the provenance).")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Approve even when the gate fails or a loop is new.")
+    ] = False,
+    adapter: AdapterOpt = None,
+    *,
+    flags: Mapping[str, object],
+) -> None:
+    """Compare CANDIDATE with the baseline and make it the new baseline, with provenance."""
+    check_output_path(Path(os.path.realpath(baseline)), [candidate])  # fail before comparing
+    options = load_options(flags).options
+    cand = load_trace(candidate, adapter)
+    replaced_provenance(baseline)  # refuse a multi-trace file before comparing
+    if not baseline.exists():
+        record = save_baseline(baseline, cand, via=VIA_APPROVE, reason=reason, candidate=candidate)
+        typer.echo(f"no baseline yet: {baseline} created from {candidate}", err=True)
+        typer.echo(_describe(baseline, record), err=True)
+        return
+    report = compare_traces(load_trace(baseline), cand, options=options)
+    typer.echo(render(report, "terminal", RenderOptions(width=100)))
+    if not approve_from_report(
+        baseline,
+        cand,
+        report,
+        force=force,
+        via=VIA_APPROVE,
+        reason=reason,
+        candidate_path=candidate,
+    ):
+        raise typer.Exit(EXIT_GATE_FAILED)
