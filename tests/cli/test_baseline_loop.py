@@ -15,11 +15,12 @@ from typer.testing import CliRunner
 from agentdiff.baselines import VIA_APPROVE, VIA_PYTEST, save_baseline
 from agentdiff.cli.app import app
 from agentdiff.cli.errors import state
-from agentdiff.config import SETTINGS, load_options
+from agentdiff.config import SETTINGS, load_options, load_stats
 from agentdiff.diff.options import CompareOptions
 from agentdiff.loader import load_trace
 from agentdiff.provenance import baseline_time, stale_warning
 from agentdiff.scaffold import config_toml
+from agentdiff.stats_options import StatsOptions
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 LANGFUSE = REAL / "langfuse"
@@ -109,6 +110,7 @@ def test_the_config_file_lists_every_setting_at_its_real_default(tmp_path):
     uncommented = "\n".join(line.removeprefix("# ") for line in text.splitlines()[4:])
     (tmp_path / "agentdiff.toml").write_text(uncommented)
     assert plain(load_options(env={}).options) == plain(CompareOptions())  # the comments are true
+    assert load_stats(env={}).options == StatsOptions()
 
 
 # -- approve ---------------------------------------------------------------------------------
