@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from agentdiff.cli.app import app
 from agentdiff.config import SETTINGS, load_stats
 from agentdiff.errors import ConfigError
-from agentdiff.scenario import StatsOptions
+from agentdiff.stats_options import StatsOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from runs_synthetic import Variant, make_runs

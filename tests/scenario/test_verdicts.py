@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from agentdiff.diff.options import CompareOptions
-from agentdiff.scenario import StatsOptions, Verdict, compare_runs, compare_scenarios
 from agentdiff.scenario.analyze import analyze_profiles
+from agentdiff.scenario.api import compare_runs, compare_scenarios
 from agentdiff.scenario.judge import judge, runs_needed
 from agentdiff.scenario.profile import RunProfile
+from agentdiff.scenario.report import Verdict
+from agentdiff.stats_options import StatsOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from runs_synthetic import Variant, make_runs

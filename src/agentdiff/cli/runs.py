@@ -24,7 +24,7 @@ from agentdiff.cli.settings import setting_flags, stats_flags
 from agentdiff.config import load_options, load_stats
 from agentdiff.errors import ConfigError
 from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_RENDERERS
-from agentdiff.scenario import compare_scenarios
+from agentdiff.scenario.api import compare_scenarios
 from agentdiff.scenario.folders import group_runs, runs_in
 from agentdiff.scenario.profile import profile_run
 from agentdiff.scenario.report import RoutesReport, Verdict

@@ -1,7 +1,7 @@
 """Routes as short strings for clustering: labels interned to one character each.
 
 A run's route and its labels (`step_type<US>name`, US: the unit separator; plus `<US>` and the
-sorted input keys with strict tool signatures) are defined once, in `agentdiff.suite.routes`
+sorted input keys with strict tool signatures) are defined once, in `agentdiff.routes.route`
 (`route_of`, `route_id`, `route_distance`): the engine's execution order, concurrent calls in
 canonical order. Here labels are interned (`RouteCodec`), so a route is a string and rapidfuzz
 compares it at C speed with the same normalized Indel distance.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentdiff.suite.routes import route_id, route_of
+from agentdiff.routes.route import route_id, route_of
 
 __all__ = ["RouteCodec", "label_name", "route_id", "route_of"]
 

@@ -16,7 +16,7 @@ from agentdiff.diff.order import prepare
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef
 from agentdiff.models.trace import AgentTrace, TraceStep
-from agentdiff.suite.routes import route_from_refs
+from agentdiff.routes.route import route_from_refs
 
 __all__ = ["METRICS", "LoopSeen", "RunProfile", "profile_run"]
 

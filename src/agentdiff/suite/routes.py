@@ -1,69 +1,13 @@
-"""Route distance between runs: the one place that defines it (the suite and the statistics use it).
-
-A run's **route** is the sequence of its steps' base signatures (step type and name, plus the
-sorted input keys with strict tool signatures: what the engine calls the same action), in the
-engine's execution order (parents before children, concurrent calls in canonical order; see
-`agentdiff.diff.order`). The distance between two routes is the normalized Indel distance,
-``1 − 2·LCS(a, b) / (|a| + |b|)`` (0 = the same route, 1 = nothing in common), the same formula
-as a report's divergence, computed by rapidfuzz at C speed.
-"""
+"""Route helpers for suites: re-exported from `agentdiff.routes.route`, where they are defined."""
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-
-from rapidfuzz.distance import Indel
-
-from agentdiff.diff.normalize import Normalizer
-from agentdiff.diff.order import prepare
-from agentdiff.diff.signatures import Signer
-from agentdiff.models.report import StepRef
-from agentdiff.models.trace import AgentTrace, TraceStep
+from agentdiff.routes.route import (
+    nearest_run,
+    route_distance,
+    route_from_refs,
+    route_id,
+    route_of,
+)
 
 __all__ = ["nearest_run", "route_distance", "route_from_refs", "route_id", "route_of"]
-
-
-def _label(step: StepRef | TraceStep, inputs: TraceStep | None, strict: bool) -> str:
-    label = f"{step.step_type._value_}\x1f{step.name}"
-    if strict and inputs is not None:
-        label += "\x1f" + ",".join(sorted(inputs.input_payload))
-    return label
-
-
-def route_of(trace: AgentTrace, *, strict: bool = False) -> list[str]:
-    """The base signatures of `trace`'s steps in execution order, concurrent calls canonical."""
-    side = prepare(trace, Signer(Normalizer(()), strict=strict))
-    order = range(len(side.steps)) if side.canon is None else side.canon
-    return [_label(side.steps[i], side.steps[i], strict) for i in order]
-
-
-def route_from_refs(
-    refs: Iterable[StepRef], steps: Mapping[str, TraceStep] | None = None, *, strict: bool = False
-) -> list[str]:
-    """The route of steps already in execution order (e.g. one side of a report's alignment).
-
-    With `strict`, `steps` (id → step) supplies the input keys.
-    """
-    found = steps or {}
-    return [_label(ref, found.get(ref.step_id), strict) for ref in refs]
-
-
-def route_distance(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
-    """``1 − 2·LCS / (|a| + |b|)``; two empty routes are at distance 0."""
-    return float(Indel.normalized_distance(a, b))
-
-
-def nearest_run(route: Sequence[Hashable], others: Sequence[Sequence[Hashable]]) -> int:
-    """The index of the route in `others` closest to `route` (the first one on a tie)."""
-    if not others:
-        msg = "nearest_run needs at least one route to choose from"
-        raise ValueError(msg)
-    distances = [route_distance(route, other) for other in others]
-    return distances.index(min(distances))
-
-
-def route_id(route: Sequence[str]) -> str:
-    """A stable short id of a route (the same in every process and on every machine)."""
-    digest = hashlib.blake2b("\x1e".join(route).encode(), digest_size=8)
-    return digest.hexdigest()

@@ -1,0 +1,47 @@
+"""`compare_runs` (one scenario) and `compare_scenarios` (many, corrected across them)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from agentdiff.diff.options import CompareOptions
+from agentdiff.models.trace import AgentTrace
+from agentdiff.scenario.analyze import Run, analyze_scenario, named_runs
+from agentdiff.scenario.judge import judge
+from agentdiff.scenario.report import RunsReport, ScenarioReport
+from agentdiff.stats_options import StatsOptions
+
+__all__ = ["compare_runs", "compare_scenarios"]
+
+
+def compare_runs(
+    baseline: Sequence[AgentTrace | Run],
+    candidate: Sequence[AgentTrace | Run],
+    *,
+    scenario: str = "scenario",
+    options: CompareOptions | None = None,
+    stats: StatsOptions | None = None,
+) -> ScenarioReport:
+    """N baseline runs against M candidate runs of one scenario, with its verdict."""
+    stats = stats or StatsOptions()
+    draft = analyze_scenario(
+        scenario, named_runs(baseline), named_runs(candidate), options or CompareOptions(), stats
+    )
+    return judge([draft], stats).scenarios[0]
+
+
+def compare_scenarios(
+    scenarios: Mapping[str, tuple[Sequence[AgentTrace | Run], Sequence[AgentTrace | Run]]],
+    *,
+    options: CompareOptions | None = None,
+    stats: StatsOptions | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> RunsReport:
+    """Many scenarios, corrected across them (Benjamini–Hochberg with Tarone's exclusion)."""
+    stats = stats or StatsOptions()
+    options = options or CompareOptions()
+    drafts = [
+        analyze_scenario(name, named_runs(base), named_runs(cand), options, stats)
+        for name, (base, cand) in sorted(scenarios.items())
+    ]
+    return judge(drafts, stats, sources)
