@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from agentdiff import CompareOptions, compare
+from agentdiff.config import SETTINGS
 from agentdiff.gate import RULES, GateThresholds, evaluate_gate, verdict
-from agentdiff.models.report import Delta, Deltas, GateResult, GateViolation, LoopFinding
+from agentdiff.models.report import (
+    Delta,
+    Deltas,
+    DiffReport,
+    GateResult,
+    GateViolation,
+    LoopFinding,
+)
+from tests.diff.builders import tools
 
 
 def _delta(base: float | None, cand: float | None) -> Delta:
@@ -21,14 +31,24 @@ def _deltas(**given: tuple[float | None, float | None]) -> Deltas:
     return Deltas(**fields)
 
 
-def _gate(divergence=0.0, loops=(), tool_counts=None, thresholds=None, **deltas) -> GateResult:
-    return evaluate_gate(
-        divergence=divergence,
-        loops=list(loops),
-        deltas=_deltas(**deltas),
-        tool_counts=tool_counts or {},
-        thresholds=thresholds or GateThresholds(),
+_PLAIN = compare(tools(("a", {})), tools(("a", {}), prefix="c"))
+
+
+def _report(divergence=0.0, loops=(), tool_counts=None, **deltas) -> DiffReport:
+    """A report with the given findings (everything else: two identical one-call runs)."""
+    candidate = _PLAIN.candidate.model_copy(update={"tool_counts": tool_counts or {}})
+    return _PLAIN.model_copy(
+        update={
+            "divergence": divergence,
+            "loops": list(loops),
+            "deltas": _deltas(**deltas),
+            "candidate": candidate,
+        }
     )
+
+
+def _gate(thresholds=None, **findings) -> GateResult:
+    return evaluate_gate(_report(**findings), thresholds or GateThresholds())
 
 
 def _rules(items: list[GateViolation]) -> list[str]:
@@ -42,7 +62,7 @@ def test_defaults_table():
     t = GateThresholds()
     assert (t.max_divergence, t.max_cost_increase, t.max_token_increase) == (0.5, 25.0, 25.0)
     assert (t.max_latency_increase, t.max_new_errors, t.allow_loops) == (50.0, None, False)
-    assert t.max_tool_repeats is None
+    assert (t.max_tool_repeats, t.max_changed_calls) == (None, None)
 
 
 def test_clean_run_passes_in_plain_words():
@@ -136,4 +156,58 @@ def test_every_rule_is_known():
         latency_ms=(1, 9),
         errors=(0, 1),
     )
-    assert set(_rules(result.violations + result.warnings)) == set(RULES)
+    assert set(_rules(result.violations + result.warnings)) | {"changed_calls"} == {
+        r.name for r in RULES
+    }
+
+
+def test_changed_calls_warn_naming_them_and_fail_past_a_limit():
+    base = tools(("geocode", {"city": "Paris"}), ("get_weather", {"lat": 1}))
+    cand = tools(("geocode", {"city": "Lyon"}), ("get_weather", {"lat": 2}), prefix="c")
+    report = compare(base, cand)
+    assert (report.divergence, report.changed_calls) == (0.0, 2)
+    assert report.first_divergence is None
+    assert report.first_change is not None and report.first_change.candidate.name == "geocode"
+    (warning,) = [w for w in report.gate.warnings if w.rule == "changed_calls"]
+    assert (warning.rule, warning.message) == (
+        "changed_calls",
+        "2 calls changed arguments: geocode, get_weather",
+    )
+    assert "alternate route" not in verdict(report.gate).lower()
+    assert verdict(report.gate).endswith("Trajectory within budget. Calls changed, not blocking.")
+    capped = evaluate_gate(report, GateThresholds(max_changed_calls=1))
+    assert [v.message for v in capped.violations] == [
+        "2 calls changed arguments: geocode, get_weather (limit 1)"
+    ]
+    assert evaluate_gate(report, GateThresholds(max_changed_calls=2)).passed
+
+
+def test_status_changes_are_named_as_status():
+    base = tools(("geocode", {"city": "Paris"}))
+    cand = tools(("geocode", {"city": "Paris"}, "error"), prefix="c")
+    report = compare(base, cand)
+    assert [w.message for w in report.gate.warnings if w.rule == "changed_calls"] == [
+        "1 call changed status: geocode"
+    ]
+
+
+def test_the_gate_reruns_from_a_report_read_back_from_json():
+    base = tools(("a", {}), ("b", {"n": 1}))
+    cand = tools(("a", {}), ("x", {}), ("b", {"n": 2}), *[("poll", {})] * 3, prefix="c")
+    report = compare(base, cand)
+    again = DiffReport.model_validate_json(report.to_json())
+    assert again.report_version == "2"
+    assert evaluate_gate(again, GateThresholds()) == report.gate
+    strict = GateThresholds(max_divergence=0.05, max_tool_repeats=2, max_changed_calls=0)
+    assert (
+        evaluate_gate(again, strict)
+        == compare(base, cand, options=CompareOptions(gate=strict)).gate
+    )
+
+
+def test_every_rule_has_its_setting_in_config_and_thresholds():
+    names = {s.name for s in SETTINGS if s.section == "gate"}
+    assert [r.setting for r in RULES] == [s.name for s in SETTINGS if s.section == "gate"]
+    assert [r.name for r in RULES][:4] == ["loop", "cost", "tokens", "divergence"]
+    assert names == set(GateThresholds.model_fields)
+    assert all(r.help and r.warned for r in RULES)

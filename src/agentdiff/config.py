@@ -1,6 +1,7 @@
 """Configuration: every setting declared once, resolved as flag > environment > file > default.
 
-`SETTINGS` is the one table. Each row names a setting of `[gate]` (the `GateThresholds` fields),
+`SETTINGS` is the one table. Each row names a setting of `[gate]` (one per rule of
+`agentdiff.gate.RULES`: the `GateThresholds` fields),
 `[compare]` (the `CompareOptions` knobs), `[report]` or `[stats]` (the `StatsOptions` of N-vs-M
 runs); from it come the CLI flag (`--max-divergence`), the environment variable
 (`AGENTDIFF_MAX_DIVERGENCE`; `AGENTDIFF_STATS_<KEY>` for `[stats]`) and the file key
@@ -29,7 +30,7 @@ from pydantic import ValidationError
 from agentdiff.config_kinds import FLAG, GLOBS, INT, NAMES, NUMBER, PATTERNS, Kind, choice
 from agentdiff.diff.options import CompareOptions
 from agentdiff.errors import ConfigError
-from agentdiff.gate import GateThresholds
+from agentdiff.gate import RULES, GateThresholds
 from agentdiff.stats_options import StatsOptions
 
 if sys.version_info >= (3, 11):
@@ -78,14 +79,11 @@ class Setting:
         return ENV_PREFIX + infix + self.name.upper()
 
 
+_GATE_KINDS = {"number": NUMBER, "int": INT, "flag": FLAG}
+
 SETTINGS: tuple[Setting, ...] = (
-    Setting("max_divergence", "gate", NUMBER, "Fail when divergence (0-1) exceeds this."),
-    Setting("max_cost_increase", "gate", NUMBER, "Fail when cost rises more than this %."),
-    Setting("max_token_increase", "gate", NUMBER, "Fail when total tokens rise more than this %."),
-    Setting("max_latency_increase", "gate", NUMBER, "Warn when latency rises more than this %."),
-    Setting("max_new_errors", "gate", INT, "Fail on more than N new errors (default: warn)."),
-    Setting("allow_loops", "gate", FLAG, "Report loops but never fail on them."),
-    Setting("max_tool_repeats", "gate", INT, "Fail when any tool is called more than N times."),
+    # the gate's settings come from its rule table, one per rule
+    *(Setting(rule.setting, "gate", _GATE_KINDS[rule.kind], rule.help) for rule in RULES),
     Setting("detect_loops", "compare", FLAG, "Scan the candidate for repeated tool calls."),
     Setting(
         "strict_tool_signatures", "compare", FLAG, "Match steps only with the same input keys."

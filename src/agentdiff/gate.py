@@ -1,22 +1,30 @@
-"""The CI gate: thresholds in, a verdict with hard violations and soft warnings out.
+"""The CI gate: one table of rules; a report and thresholds in, a verdict out.
 
-Defaults (one table, shared by the CLI, the Python API and the pytest plugin):
+Each `Rule` names the `GateThresholds` setting it reads, how it evaluates a `DiffReport`, and
+its words. `evaluate_gate(report, thresholds)` re-runs the gate from a report alone (tool counts
+and cost coverage live in the report), so a report read back from JSON can be re-gated with other
+thresholds. Config, CLI flags (`--max-changed-calls`), JUnit test cases and the verdict words
+all read `RULES`; a new rule is one entry here plus its `GateThresholds` field.
 
-=========================  =========  ==========================================================
-rule                       severity   default
-=========================  =========  ==========================================================
-new or grown loop          hard       fails (``allow_loops=True``: reported, never fails)
-divergence                 hard       > 0.5 fails; any divergence within budget is a soft
-                                      "alternate route" warning
-cost increase (%)          hard       > 25 fails, when known on both sides (0 → more fails too);
-                                      unknown on either side → an "unknown" warning, never a pass;
-                                      partly priced on either side (some model turns without a
-                                      cost) → a "partial" warning, never judged
-total-token increase (%)   hard       > 25 fails, as for cost
-latency increase (%)       soft       > 50 warns
-new errors                 soft       any warns (``max_new_errors=N``: more than N fails)
-tool repeats               hard       off (``max_tool_repeats=N``: any tool called > N times fails)
-=========================  =========  ==========================================================
+=================  ========  =====================  ===========================================
+rule               severity  setting                default
+=================  ========  =====================  ===========================================
+loop               hard      allow_loops            a new or grown loop fails (``True``:
+                                                    reported, never fails)
+divergence         hard      max_divergence         > 0.5 fails; steps inserted or deleted
+                                                    within budget are a soft "alternate route"
+changed_calls      soft      max_changed_calls      calls on the same route with other
+                                                    arguments or status warn, naming them
+                                                    (``N``: more than N fail)
+cost               hard      max_cost_increase      > 25 % fails when known on both sides
+                                                    (0 → more fails too); unknown or partly
+                                                    priced on a side → a warning, never judged
+tokens             hard      max_token_increase     > 25 % fails, as for cost
+latency            soft      max_latency_increase   > 50 % warns
+errors             soft      max_new_errors         any new error warns (``N``: more than N
+                                                    fail)
+tool_repeats       hard      max_tool_repeats       off (``N``: a tool called > N times fails)
+=================  ========  =====================  ===========================================
 
 `verdict(result)` says the outcome in plain words, for every renderer and for
 `assert_no_regressions`: "No loops. No cost spike. Trajectory within budget." or
@@ -25,34 +33,22 @@ tool repeats               hard       off (``max_tool_repeats=N``: any tool call
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentdiff.models.report import (
     CostCoverage,
     Delta,
-    Deltas,
+    DiffReport,
     GateResult,
     GateViolation,
-    LoopFinding,
+    Op,
 )
 
-__all__ = ["RULES", "GateThresholds", "evaluate_gate", "verdict"]
-
-RULES = ("loop", "divergence", "cost", "tokens", "latency", "errors", "tool_repeats")
-"""Every rule the gate checks, in report order (`GateViolation.rule` is one of these)."""
-
-_PASS_WORDS: dict[str, tuple[str | None, str]] = {
-    # rule: (said when the rule is quiet, said when it only warned)
-    "loop": ("No loops.", "Loops seen, not blocking."),
-    "cost": ("No cost spike.", "Cost unknown or partly priced, not checked."),
-    "tokens": (None, "Tokens unknown, not checked."),
-    "divergence": ("Trajectory within budget.", "Alternate route, within budget."),
-    "errors": (None, "New errors, within limit."),
-    "latency": (None, "Slower, within limit."),
-    "tool_repeats": (None, "Tool repeats within limit."),
-}
+__all__ = ["RULES", "GateThresholds", "Rule", "changed_calls_words", "evaluate_gate", "verdict"]
 
 
 class GateThresholds(BaseModel):
@@ -61,6 +57,7 @@ class GateThresholds(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_divergence: float | None = Field(default=0.5, ge=0, le=1)
+    max_changed_calls: int | None = Field(default=None, ge=0)
     max_cost_increase: float | None = Field(default=25.0, ge=0)
     max_token_increase: float | None = Field(default=25.0, ge=0)
     max_latency_increase: float | None = Field(default=50.0, ge=0)
@@ -69,170 +66,247 @@ class GateThresholds(BaseModel):
     max_tool_repeats: int | None = Field(default=None, ge=1)
 
 
-def evaluate_gate(
-    *,
-    divergence: float,
-    loops: list[LoopFinding],
-    deltas: Deltas,
-    tool_counts: Mapping[str, int],
-    thresholds: GateThresholds,
-    cost_coverage: tuple[CostCoverage | None, CostCoverage | None] = (None, None),
-) -> GateResult:
-    """Apply `thresholds` to the findings of one comparison.
-
-    `cost_coverage` is (baseline, candidate) from the summaries: a cost that covers only some
-    model turns on either side is reported, never judged.
-    """
-    hard: list[GateViolation] = []
-    soft: list[GateViolation] = []
-    _loops(loops, thresholds, hard, soft)
-    _divergence(divergence, thresholds, hard, soft)
-    if not _partial_cost(deltas.cost_usd, cost_coverage, thresholds, soft):
-        _percent_rule("cost", deltas.cost_usd, thresholds.max_cost_increase, hard, soft)
-    _percent_rule("tokens", deltas.total_tokens, thresholds.max_token_increase, hard, soft)
-    _latency(deltas.latency_ms, thresholds, soft)
-    _errors(deltas.errors, thresholds, hard, soft)
-    _tool_repeats(tool_counts, thresholds, hard)
-    return GateResult(passed=not hard, violations=hard, warnings=soft)
+Findings = tuple[list[str], list[str]]
+"""What a rule found: (hard violation messages, soft warning messages)."""
 
 
-def _loops(
-    loops: list[LoopFinding],
-    t: GateThresholds,
-    hard: list[GateViolation],
-    soft: list[GateViolation],
-) -> None:
-    for loop in loops:
+@dataclass(frozen=True)
+class Rule:
+    """One gate rule: the setting it reads, how it judges a report, and its words."""
+
+    name: str
+    """`GateViolation.rule` of what it finds; the JUnit test case."""
+    severity: Literal["hard", "soft"]
+    """The worst it does at its default setting's kind of value (hard: can fail the gate)."""
+    setting: str
+    """The `GateThresholds` field it reads (also the config key, `--flag` and env variable)."""
+    kind: Literal["number", "int", "flag"]
+    """How the setting is written in config and on the command line."""
+    help: str
+    """The setting's one-line help."""
+    check: Callable[[DiffReport, GateThresholds], Findings]
+    quiet: str | None
+    """Verdict words when the rule found nothing (None: say nothing)."""
+    warned: str
+    """Verdict words when it only warned."""
+
+
+def _loop(report: DiffReport, t: GateThresholds) -> Findings:
+    hard: list[str] = []
+    soft: list[str] = []
+    for loop in report.loops:
         label = " → ".join(loop.names)
+        kind = loop.kind.replace("_", " ")
         if not loop.new:
-            soft.append(
-                GateViolation(
-                    rule="loop",
-                    message=(
-                        f"known {loop.kind.replace('_', ' ')} {label} ×{loop.repetitions} "
-                        "(the baseline has it too)"
-                    ),
-                )
-            )
+            soft.append(f"known {kind} {label} ×{loop.repetitions} (the baseline has it too)")
             continue
         grown = f", baseline ×{loop.baseline_repetitions}" if loop.baseline_repetitions else ""
-        finding = GateViolation(
-            rule="loop",
-            message=(f"tool {loop.kind.replace('_', ' ')} {label} ×{loop.repetitions}{grown}"),
-        )
-        (soft if t.allow_loops else hard).append(finding)
+        (soft if t.allow_loops else hard).append(f"tool {kind} {label} ×{loop.repetitions}{grown}")
+    return hard, soft
 
 
-def _divergence(
-    divergence: float, t: GateThresholds, hard: list[GateViolation], soft: list[GateViolation]
-) -> None:
+def _divergence(report: DiffReport, t: GateThresholds) -> Findings:
+    divergence, limit = report.divergence, t.max_divergence
     if divergence <= 0:
-        return
-    limit = t.max_divergence
+        return [], []
     if limit is not None and divergence > limit:
-        hard.append(
-            GateViolation(
-                rule="divergence",
-                message=(f"trajectory divergence {divergence:.2f} exceeds {limit:.2f}"),
-            )
-        )
-    else:
-        soft.append(
-            GateViolation(
-                rule="divergence",
-                message=(f"alternate route: divergence {divergence:.2f} within budget"),
-            )
-        )
+        return [f"trajectory divergence {divergence:.2f} exceeds {limit:.2f}"], []
+    return [], [f"alternate route: divergence {divergence:.2f} within budget"]
 
 
-def _percent_rule(
-    what: str,
-    delta: Delta,
-    limit: float | None,
-    hard: list[GateViolation],
-    soft: list[GateViolation],
-) -> None:
+_CHANGED = (("argument", "arguments"), ("status", "status"), ("content", "content"))
+
+
+def changed_calls_words(report: DiffReport) -> str | None:
+    """`2 calls changed arguments: geocode, get_weather` (None: no call changed)."""
+    changed = [e for e in report.alignment if e.op is Op.CHANGE]
+    if not changed:
+        return None
+    kinds = {c.kind for e in changed for c in e.changes}
+    what = " or ".join(words for kind, words in _CHANGED if kind in kinds)
+    names = sorted({e.candidate.name for e in changed if e.candidate is not None})
+    count = len(changed)
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")  # noqa: PLR2004
+    noun = "call" if count == 1 else "calls"
+    return f"{count} {noun} changed {what or 'behaviour'}: {shown}"
+
+
+def _changed_calls(report: DiffReport, t: GateThresholds) -> Findings:
+    words = changed_calls_words(report)
+    if words is None:
+        return [], []
+    limit = t.max_changed_calls
+    if limit is not None and report.changed_calls > limit:
+        return [f"{words} (limit {limit})"], []
+    return [], [words]
+
+
+def _percent(what: str, delta: Delta, limit: float | None) -> Findings:
     if limit is None:
-        return
+        return [], []
     if delta.baseline is None or delta.candidate is None:
-        soft.append(
-            GateViolation(
-                rule=what,
-                message=f"{what} unknown on {_unknown_sides(delta)}; {what} gate not checked",
-            )
-        )
-        return
+        return [], [f"{what} unknown on {_unknown_sides(delta)}; {what} gate not checked"]
     if delta.pct is not None and delta.pct > limit:
-        hard.append(
-            GateViolation(rule=what, message=(f"{what} up {delta.pct:.1f}% (limit {limit:g}%)"))
-        )
-    elif delta.baseline == 0 and delta.candidate > 0:
-        hard.append(
-            GateViolation(
-                rule=what,
-                message=f"{what} up from 0 to {delta.candidate:g} (limit {limit:g}%)",
-            )
-        )
+        return [f"{what} up {delta.pct:.1f}% (limit {limit:g}%)"], []
+    if delta.baseline == 0 and delta.candidate > 0:
+        return [f"{what} up from 0 to {delta.candidate:g} (limit {limit:g}%)"], []
+    return [], []
+
+
+def _cost(report: DiffReport, t: GateThresholds) -> Findings:
+    partial = _partial_cost(
+        report.deltas.cost_usd,
+        (report.baseline.cost_coverage, report.candidate.cost_coverage),
+        t,
+    )
+    if partial is not None:
+        return [], [partial]
+    return _percent("cost", report.deltas.cost_usd, t.max_cost_increase)
 
 
 def _partial_cost(
-    delta: Delta,
-    coverage: tuple[CostCoverage | None, CostCoverage | None],
-    t: GateThresholds,
-    soft: list[GateViolation],
-) -> bool:
-    """Warn (and say so) when a known cost leaves some model turns unpriced on either side."""
+    delta: Delta, coverage: tuple[CostCoverage | None, CostCoverage | None], t: GateThresholds
+) -> str | None:
+    """The warning when a known cost leaves some model turns unpriced on either side."""
     partial = [
         f"{c} on the {side}"
         for side, c in zip(("baseline", "candidate"), coverage, strict=True)
         if c is not None and c.partial
     ]
     if t.max_cost_increase is None or not partial or None in (delta.baseline, delta.candidate):
-        return False
+        return None
     change = "" if delta.pct is None else f" ({delta.pct:+.1f}% on what is priced)"
-    soft.append(
-        GateViolation(
-            rule="cost",
-            message=f"cost partly priced ({'; '.join(partial)}){change}; cost gate not judged",
-        )
-    )
-    return True
+    return f"cost partly priced ({'; '.join(partial)}){change}; cost gate not judged"
 
 
-def _latency(delta: Delta, t: GateThresholds, soft: list[GateViolation]) -> None:
-    limit = t.max_latency_increase
+def _tokens(report: DiffReport, t: GateThresholds) -> Findings:
+    return _percent("tokens", report.deltas.total_tokens, t.max_token_increase)
+
+
+def _latency(report: DiffReport, t: GateThresholds) -> Findings:
+    limit, delta = t.max_latency_increase, report.deltas.latency_ms
     if limit is not None and delta.pct is not None and delta.pct > limit:
-        soft.append(
-            GateViolation(
-                rule="latency", message=(f"latency up {delta.pct:.1f}% (limit {limit:g}%)")
-            )
-        )
+        return [], [f"latency up {delta.pct:.1f}% (limit {limit:g}%)"]
+    return [], []
 
 
-def _errors(
-    delta: Delta, t: GateThresholds, hard: list[GateViolation], soft: list[GateViolation]
-) -> None:
-    new = int(delta.delta or 0)
+def _errors(report: DiffReport, t: GateThresholds) -> Findings:
+    new = int(report.deltas.errors.delta or 0)
     if new <= 0:
-        return
+        return [], []
     message = f"{new} new error{'s' if new > 1 else ''} in the candidate"
     if t.max_new_errors is not None and new > t.max_new_errors:
-        hard.append(GateViolation(rule="errors", message=f"{message} (limit {t.max_new_errors})"))
-    else:
-        soft.append(GateViolation(rule="errors", message=message))
+        return [f"{message} (limit {t.max_new_errors})"], []
+    return [], [message]
 
 
-def _tool_repeats(counts: Mapping[str, int], t: GateThresholds, hard: list[GateViolation]) -> None:
-    if t.max_tool_repeats is None:
-        return
-    for name, count in sorted(counts.items()):
-        if count > t.max_tool_repeats:
-            hard.append(
-                GateViolation(
-                    rule="tool_repeats",
-                    message=(f"tool {name} called {count} times (limit {t.max_tool_repeats})"),
-                )
-            )
+def _tool_repeats(report: DiffReport, t: GateThresholds) -> Findings:
+    limit = t.max_tool_repeats
+    if limit is None:
+        return [], []
+    counts = report.candidate.tool_counts
+    return [
+        f"tool {name} called {count} times (limit {limit})"
+        for name, count in sorted(counts.items())
+        if count > limit
+    ], []
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "loop",
+        "hard",
+        "allow_loops",
+        "flag",
+        "Report loops but never fail on them.",
+        _loop,
+        "No loops.",
+        "Loops seen, not blocking.",
+    ),
+    Rule(
+        "cost",
+        "hard",
+        "max_cost_increase",
+        "number",
+        "Fail when cost rises more than this %.",
+        _cost,
+        "No cost spike.",
+        "Cost unknown or partly priced, not checked.",
+    ),
+    Rule(
+        "tokens",
+        "hard",
+        "max_token_increase",
+        "number",
+        "Fail when total tokens rise more than this %.",
+        _tokens,
+        None,
+        "Tokens unknown, not checked.",
+    ),
+    Rule(
+        "divergence",
+        "hard",
+        "max_divergence",
+        "number",
+        "Fail when divergence (0-1: steps inserted or deleted) exceeds this.",
+        _divergence,
+        "Trajectory within budget.",
+        "Alternate route, within budget.",
+    ),
+    Rule(
+        "changed_calls",
+        "soft",
+        "max_changed_calls",
+        "int",
+        "Fail when more than N calls change arguments or status (default: warn).",
+        _changed_calls,
+        None,
+        "Calls changed, not blocking.",
+    ),
+    Rule(
+        "errors",
+        "soft",
+        "max_new_errors",
+        "int",
+        "Fail on more than N new errors (default: warn).",
+        _errors,
+        None,
+        "New errors, within limit.",
+    ),
+    Rule(
+        "latency",
+        "soft",
+        "max_latency_increase",
+        "number",
+        "Warn when latency rises more than this %.",
+        _latency,
+        None,
+        "Slower, within limit.",
+    ),
+    Rule(
+        "tool_repeats",
+        "hard",
+        "max_tool_repeats",
+        "int",
+        "Fail when any tool is called more than N times.",
+        _tool_repeats,
+        None,
+        "Tool repeats within limit.",
+    ),
+)
+"""Every rule the gate checks, in report order (also the order of the verdict's words)."""
+
+
+def evaluate_gate(report: DiffReport, thresholds: GateThresholds | None = None) -> GateResult:
+    """Apply `thresholds` (default: the defaults) to `report` with every rule of `RULES`."""
+    thresholds = thresholds or GateThresholds()
+    hard: list[GateViolation] = []
+    soft: list[GateViolation] = []
+    for rule in RULES:
+        broken, warned = rule.check(report, thresholds)
+        hard.extend(GateViolation(rule=rule.name, message=m) for m in broken)
+        soft.extend(GateViolation(rule=rule.name, message=m) for m in warned)
+    return GateResult(passed=not hard, violations=hard, warnings=soft)
 
 
 def _unknown_sides(delta: Delta) -> str:
@@ -245,5 +319,5 @@ def verdict(result: GateResult) -> str:
     if not result.passed:
         return "Blocked by: " + "; ".join(v.message for v in result.violations)
     warned = {w.rule for w in result.warnings}
-    words = [warn if rule in warned else quiet for rule, (quiet, warn) in _PASS_WORDS.items()]
+    words = [rule.warned if rule.name in warned else rule.quiet for rule in RULES]
     return " ".join(w for w in words if w)

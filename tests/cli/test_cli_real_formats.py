@@ -30,7 +30,7 @@ def test_compare_identical_runs_exits_0_with_zero_divergence(pair):
     )
     assert result.exit_code == 0, result.stderr
     report = orjson.loads(result.stdout)
-    assert report["report_version"] == "1"
+    assert report["report_version"] == "2"
     assert report["divergence"] == 0.0
     assert report["first_divergence"] is None
 

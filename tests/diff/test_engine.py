@@ -23,8 +23,10 @@ def test_changed_argument_is_a_change_with_a_field_path():
     assert [(c.path, c.kind, c.baseline, c.candidate) for c in change.changes] == [
         ("input_payload.city", "argument", "Paris", "Lyon")
     ]
-    assert report.first_divergence == change
-    assert report.divergence == pytest.approx(1 - 2 * 2 / 6)
+    # a change stays on the route (the spec matches on type + name): no divergence
+    assert report.first_divergence is None
+    assert report.first_change == change
+    assert (report.divergence, report.changed_calls) == (0.0, 1)
 
 
 def test_status_difference_is_a_change():
@@ -73,10 +75,10 @@ def test_meaningful_id_like_values_still_count():
 def test_user_ignore_globs():
     base = tools(("search", {"q": "x", "meta": {"nonce": 1}}))
     cand = tools(("search", {"q": "x", "meta": {"nonce": 2}}), prefix="c")
-    assert compare(base, cand).divergence > 0
+    assert compare(base, cand).changed_calls == 1
     options = CompareOptions(ignore=("input_payload.*.nonce",))
-    assert compare(base, cand, options=options).divergence == 0.0
-    assert compare(base, cand, options=CompareOptions(ignore=("**.nonce",))).divergence == 0.0
+    assert compare(base, cand, options=options).changed_calls == 0
+    assert compare(base, cand, options=CompareOptions(ignore=("**.nonce",))).changed_calls == 0
 
 
 def test_llm_wording_is_content_not_divergence_unless_asked():
@@ -89,8 +91,11 @@ def test_llm_wording_is_content_not_divergence_unless_asked():
     content = next(e for e in report.alignment if e.changes)
     assert content.changes[0].kind == "content"
     strict = compare(base, cand, options=CompareOptions(compare_content=True))
-    assert strict.divergence > 0
-    assert strict.first_divergence.candidate.name == "final"
+    assert (strict.divergence, strict.changed_calls) == (0.0, 1)
+    assert strict.first_change.candidate.name == "final"
+    assert [w.message for w in strict.gate.warnings if w.rule == "changed_calls"] == [
+        "1 call changed content: final"
+    ]
 
 
 def test_tool_output_difference_is_content():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from itertools import repeat
 from operator import add, mul
@@ -11,15 +10,24 @@ from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
 from agentdiff.diff.groups import in_execution_order, reorders
 from agentdiff.diff.loops import Loop, find_loops, label_loops
-from agentdiff.diff.metrics import deltas, summarize
+from agentdiff.diff.metrics import deltas
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions, applied_thresholds
 from agentdiff.diff.order import MAX_DEPTH, Side, prepare
 from agentdiff.diff.recovery import later_attempts, recoveries
 from agentdiff.diff.signatures import Signer
+from agentdiff.diff.totals import side_totals
 from agentdiff.gate import evaluate_gate
 from agentdiff.gcpause import no_gc_pauses
-from agentdiff.models.report import ON_PATH, Aligned, Change, DiffReport, LoopFinding, Op
+from agentdiff.models.report import (
+    ON_PATH,
+    Aligned,
+    Change,
+    DiffReport,
+    GateResult,
+    LoopFinding,
+    Op,
+)
 from agentdiff.models.trace import AgentTrace
 
 __all__ = ["compare"]
@@ -55,26 +63,12 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
     entries = _entries(pairs, moved, b_side, c_side, normalizer, options)
     ops = [e.op for e in entries]
     sizes = len(b_side.steps) + len(c_side.steps)
-    on_path = ops.count(Op.MATCH) + ops.count(Op.REORDER)
-    divergence = 1.0 - 2.0 * on_path / sizes if sizes else 0.0
+    off_route = ops.count(Op.INSERT) + ops.count(Op.DELETE)
+    divergence = off_route / sizes if sizes else 0.0  # = 1 - 2·pairs / sizes
     b_attempts, c_attempts = later_attempts(b_side), later_attempts(c_side)
-    b_sum = summarize(
-        baseline, options.prices, b_side.wall_clock, b_side.refs, _retried(b_attempts)
-    )
-    c_sum = summarize(
-        candidate, options.prices, c_side.wall_clock, c_side.refs, _retried(c_attempts)
-    )
-    loops = _loops(b_side, c_side) if options.detect_loops else []
-    found_deltas = deltas(b_sum, c_sum)
-    gate = evaluate_gate(
-        divergence=divergence,
-        loops=loops,
-        deltas=found_deltas,
-        tool_counts=Counter(c_side.refs[i].name for i in c_side.call),
-        thresholds=options.gate,
-        cost_coverage=(b_sum.cost_coverage, c_sum.cost_coverage),
-    )
-    # every part is validated (summaries, gate) or built from validated steps (alignment)
+    b_sum = side_totals(baseline, b_side, options.prices, b_attempts)
+    c_sum = side_totals(candidate, c_side, options.prices, c_attempts)
+    # every part is validated (summaries) or built from validated steps (alignment)
     report = DiffReport.model_construct(
         baseline=b_sum,
         candidate=c_sum,
@@ -82,14 +76,17 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
         content_changes=sum(
             any(c.kind == "content" for c in e.changes) for e in entries if e.changes
         ),
+        changed_calls=ops.count(Op.CHANGE),
         first_divergence=next((e for e in entries if e.op not in ON_PATH), None),
+        first_change=next((e for e in entries if e.op in _DIFFERS), None),
         alignment=entries,
-        loops=loops,
+        loops=_loops(b_side, c_side) if options.detect_loops else [],
         recovery=recoveries(pairs, ops, c_side, c_attempts),
-        deltas=found_deltas,
-        gate=gate,
+        deltas=deltas(b_sum, c_sum),
+        gate=GateResult(passed=True),
         thresholds=applied_thresholds(options),
     )
+    report.gate = evaluate_gate(report, options.gate)
     return report.attach_traces(baseline, candidate)
 
 
@@ -151,8 +148,7 @@ def _op(changes: list[Change], moved: bool, options: CompareOptions) -> Op:
     return Op.MATCH
 
 
-def _retried(attempts: dict[int, int | None]) -> int:
-    return sum(later is not None for later in attempts.values())
+_DIFFERS = frozenset((Op.CHANGE, Op.INSERT, Op.DELETE))
 
 
 def _loops(b_side: Side, c_side: Side) -> list[LoopFinding]:

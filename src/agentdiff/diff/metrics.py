@@ -43,11 +43,13 @@ def summarize(
     wall_clock: tuple[float, float] | None,
     refs: Sequence[StepRef] | None = None,
     retries: int = 0,
+    tool_counts: dict[str, int] | None = None,
 ) -> Summary:
     """The totals of one trace; `wall_clock` = (earliest start, latest end) in epoch seconds.
 
     `errors` counts failed attempts (status `error` or `retry`); `retries` is given by the
-    caller: the failed attempts that were attempted again (`recovery.later_attempts`).
+    caller: the failed attempts that were attempted again (`recovery.later_attempts`), as
+    are `tool_counts` (calls per tool name).
 
     `refs`, the `StepRef`s of the trace's steps when the caller has them, are counted instead
     of the steps (the same types and statuses; small records are faster to walk).
@@ -70,6 +72,7 @@ def summarize(
         model_turns=len(turns),
         errors=statuses[StepStatus.ERROR.value] + statuses[StepStatus.RETRY.value],
         retries=retries,
+        tool_counts=tool_counts or {},
         abandoned=statuses[StepStatus.ABANDONED.value],
         prompt_tokens=prompt,
         completion_tokens=completion,

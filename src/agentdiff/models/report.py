@@ -1,7 +1,9 @@
 """The diff report: pure, versioned data that every renderer and the gate read.
 
 `DiffReport.to_json()` is a stable contract (`report_version`); its JSON Schema is published by
-`agentdiff schema report` and committed under `schema/`. The report also keeps both traces (not
+`agentdiff schema report` and committed under `schema/`. Version 2 counts `change` on the route
+(divergence measures inserted and deleted steps only) and adds `first_change`, `changed_calls`,
+retry outcomes and tool counts. The report also keeps both traces (not
 serialized) so renderers can show payloads and the DAG without recomputing anything.
 """
 
@@ -36,7 +38,7 @@ __all__ = [
     "Threshold",
 ]
 
-REPORT_VERSION = "1"
+REPORT_VERSION = "2"
 ERROR_CHARS = 2000
 """Longest error message a `StepRef` keeps (the full one stays in the trace)."""
 
@@ -51,8 +53,9 @@ class Op(str, Enum):
     REORDER = "reorder"
 
 
-ON_PATH = frozenset((Op.MATCH, Op.REORDER))
-"""Ops that keep the candidate on the baseline's path (they count as agreement)."""
+ON_PATH = frozenset((Op.MATCH, Op.REORDER, Op.CHANGE))
+"""Ops that keep the candidate on the baseline's route: the spec matches steps on type + name
+(`change` is the same step with other arguments or status). Only inserts and deletes leave it."""
 
 
 class _Record(BaseModel):
@@ -260,6 +263,8 @@ class Summary(_Record):
     cost_estimated: bool
     cost_coverage: CostCoverage | None = None
     latency_ms: float | None
+    tool_counts: dict[str, int] = Field(default_factory=dict)
+    """Calls per tool name (the `tool_repeats` gate rule reads it)."""
 
 
 class GateViolation(_Record):
@@ -297,8 +302,15 @@ class DiffReport(BaseModel):
     baseline: Summary
     candidate: Summary
     divergence: float
+    """1 − 2·U / (|B| + |C|), U = the pairs (match, reorder or change): how much of both runs
+    lies off the shared route (steps inserted or deleted). 0 when only arguments changed."""
     content_changes: int
+    changed_calls: int = 0
+    """Pairs whose behaviour differs on the same route (`change`: other arguments or status)."""
     first_divergence: Aligned | None
+    """The first insert or delete: where the candidate leaves the baseline's route."""
+    first_change: Aligned | None = None
+    """The first entry whose behaviour differs (a change, insert or delete)."""
     alignment: list[Aligned]
     loops: list[LoopFinding]
     recovery: list[Recovery]

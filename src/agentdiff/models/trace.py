@@ -11,6 +11,22 @@ Conventions every adapter follows:
   `{"value": ...}` (see `agentdiff.adapters._kit.payloads.as_payload`).
 - **Source ids are kept.** The source's own ids (span ids, run ids, message ids) stay in
   `metadata` when they are not the step id. `trace.metadata["source_format"]` names the adapter.
+- **Step metadata the diff engine reads** (every other key is kept and shown, never compared):
+
+  ===============  ==========================================================================
+  key              meaning
+  ===============  ==========================================================================
+  ``started_at``   ISO 8601 UTC start (or epoch seconds): orders siblings, and two siblings
+                   whose ``[started_at, ended_at]`` windows overlap ran concurrently
+  ``ended_at``     ISO 8601 UTC end; without it a step has no window (sequential)
+  ``turn_id``      the model message that issued a tool call: sibling calls with the same
+                   ``turn_id`` are one concurrent turn (a different order is a ``reorder``),
+                   different ids are different turns, whatever the timing
+  ``model``        the model of an LLM/model turn, for cost estimates (also ``model_name``,
+                   ``llm.model_name``, ``gen_ai.response.model``, ``gen_ai.request.model``,
+                   ``ls_model_name``; first found wins)
+  ===============  ==========================================================================
+
 - **Lenient on dangling parents.** A `parent_id` that points at no step is kept as written, the
   step is treated as a root (by `to_networkx` and the diff engine) and the trace records a
   warning under `metadata["warnings"]`. Duplicate step ids and parent cycles are errors.

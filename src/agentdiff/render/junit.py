@@ -53,7 +53,7 @@ def render_junit(report: DiffReport, options: RenderOptions) -> str:
     ):
         ET.SubElement(properties, "property", name=name, value=_xml_text(value))
     thresholds = [f"thresholds: {line}" for line in view.thresholds]
-    for rule in RULES:
+    for rule in (r.name for r in RULES):
         case = ET.SubElement(suite, "testcase", classname=f"{SUITE}.gate", name=rule)
         broken = [message for name, message in view.violations if name == rule]
         if broken:

@@ -368,16 +368,27 @@ def _refs(report: DiffReport) -> dict[str, tuple[int, StepRef]]:
 
 
 def first_divergence_line(report: DiffReport) -> str:
-    """Where the runs first part ways, e.g. `first divergence: row 6, + get_weather [error]`."""
+    """Where the runs first part ways, e.g. `first divergence: row 6, + get_weather [error]`.
+
+    On the same route with changed calls: `same route; first change: row 4, ~ geocode`.
+    """
     index = first_index(report)
-    if index is None:
+    if index is not None:
+        return f"first divergence: {_row_words(report, index)}"
+    change = report.first_change
+    if change is None:
         return "same path"
+    changed = next(i for i, e in enumerate(report.alignment) if e is change or e == change)
+    return f"same route; first change: {_row_words(report, changed)}"
+
+
+def _row_words(report: DiffReport, index: int) -> str:
     entry = report.alignment[index]
     ref = entry.candidate or entry.baseline
     label = "" if ref is None else text(ref.name, 60)
     if ref is not None and ref.status is not StepStatus.SUCCESS:
         label += f" [{ref.status.value}]"
-    return f"first divergence: row {index + 1}, {MARKERS[entry.op.value]} {label}"
+    return f"row {index + 1}, {MARKERS[entry.op.value]} {label}"
 
 
 def loop_lines(report: DiffReport) -> list[str]:
