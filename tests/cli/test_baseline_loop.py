@@ -286,3 +286,15 @@ def test_approve_never_writes_over_its_own_candidate(tmp_path):
     result = cli("approve", str(candidate), "--baseline", str(candidate))
     assert result.exit_code == 2
     assert candidate.read_bytes() == before
+
+
+def test_approve_picks_one_trace_of_a_multi_trace_candidate(tmp_path):
+    both = two_trace_file(tmp_path)
+    baseline = tmp_path / "weather.json"
+    unpicked = cli("approve", str(both), "--baseline", str(baseline))
+    assert unpicked.exit_code == 2
+    assert "--trace-id" in unpicked.output
+    picked = cli("approve", str(both), "--baseline", str(baseline), "--trace-id",
+                 "4d367e6aa60c9ba67d597ffa1d072b9c")  # fmt: skip
+    assert picked.exit_code == 0, picked.output
+    assert load_trace(baseline).trace_id == "4d367e6aa60c9ba67d597ffa1d072b9c"

@@ -19,7 +19,7 @@ import typer
 
 from agentdiff.baselines import VIA_APPROVE, approval_blockers, replaced_provenance, save_baseline
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors
-from agentdiff.cli.options import AdapterOpt
+from agentdiff.cli.options import AdapterOpt, TraceIdOpt
 from agentdiff.cli.settings import setting_flags
 from agentdiff.config import load_options
 from agentdiff.diff import compare as compare_traces
@@ -83,13 +83,14 @@ def approve(
         bool, typer.Option("--force", help="Approve even when the gate fails or a loop is new.")
     ] = False,
     adapter: AdapterOpt = None,
+    trace_id: TraceIdOpt = None,
     *,
     flags: Mapping[str, object],
 ) -> None:
     """Compare CANDIDATE with the baseline and make it the new baseline, with provenance."""
     check_output_path(Path(os.path.realpath(baseline)), [candidate])  # fail before comparing
     options = load_options(flags).options
-    cand = load_trace(candidate, adapter)
+    cand = load_trace(candidate, adapter, trace_id=trace_id)
     replaced_provenance(baseline)  # refuse a multi-trace file before comparing
     if not baseline.exists():
         record = save_baseline(baseline, cand, via=VIA_APPROVE, reason=reason, candidate=candidate)
