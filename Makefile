@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-CAPTURE_SOURCES ?= langchain openai_agents langfuse crewai crewai_legacy genai runs_pool
+CAPTURE_SOURCES ?= langchain openai_agents langfuse crewai crewai_legacy genai runs_pool claude_code codex
 
 .PHONY: demo test install install-dev lint typecheck pytest fixtures bench schema clean
 

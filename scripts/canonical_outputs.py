@@ -32,7 +32,8 @@ def fixture_files() -> list[Path]:
     return sorted(
         p
         for manifest in REAL.glob("*/manifest.json")
-        for p in manifest.parent.glob("*/*.json")
+        for pattern in ("*/*.json", "*/*.jsonl")
+        for p in manifest.parent.glob(pattern)
         if not p.name.endswith(".facts.json")
     )
 

@@ -14,6 +14,13 @@ COOKBOOKS = Path(__file__).resolve().parents[1] / "cookbooks"
 # cookbook → what its output must contain: substrings; `re:` a regex, `not:` must be absent,
 # `N×` a substring that appears exactly N times
 EXPECTED: dict[str, list[str]] = {
+    "ingestion_claude_code.py": [
+        "format: claude_code",
+        "tool_call Agent",
+        "retry storm Bash ×4 (new)",
+        "re:error in Bash \\(row \\d+\\): retried → succeeded",
+        "retry storm exec_command ×4 (new)",
+    ],
     "ingestion_crewai.py": [
         "format: crewai, agents: Weather Researcher, Travel Advisor, 1832 tokens",
         r"re:routing +Weather Researcher/weather_research",
@@ -107,13 +114,13 @@ EXPECTED: dict[str, list[str]] = {
         "gate passed: False",
     ],
     "suite_from_fixtures.py": [
-        "scenarios: 306 baseline, 306 candidate",
+        "scenarios: 324 baseline, 324 candidate",
         r"re:(?m)^\d+ passed · \d+ regressed$",
-        r"re:(?m)^  identical +pass +34$",
-        r"re:(?m)^  loop +regressed +34$",
-        r"re:(?m)^  identical-vs-loop +regressed +34$",
-        r"re:(?m)^  identical-vs-reworded +pass +34$",
-        "scenarios blocked by a tool loop: 68",
+        r"re:(?m)^  identical +pass +36$",
+        r"re:(?m)^  loop +regressed +36$",
+        r"re:(?m)^  identical-vs-loop +regressed +36$",
+        r"re:(?m)^  identical-vs-reworded +pass +36$",
+        "scenarios blocked by a tool loop: 72",
         "LocalCluster: 2 workers",
         "LocalCluster suite.json identical to the local one: True",
     ],

@@ -56,7 +56,9 @@ def load_trace(
     try:
         with no_gc_pauses():
             document = read_document(path, limits)
-            return parse_trace_data(document, adapter_name, trace_id=trace_id, limits=limits)
+            return parse_trace_data(
+                document, adapter_name, trace_id=trace_id, limits=limits, source=Path(path)
+            )
     except AgentDiffError as exc:
         raise exc.with_source(path) from exc.__cause__
 
@@ -146,10 +148,17 @@ def parse_trace_data(
     *,
     trace_id: str | None = None,
     limits: Limits | None = None,
+    source: Path | None = None,
 ) -> AgentTrace:
-    """Build an `AgentTrace` from a parsed document (a dict or a list), within `limits`."""
+    """Build an `AgentTrace` from a parsed document (a dict or a list), within `limits`.
+
+    `source` is the file it came from, so an adapter can add the files beside it that hold the
+    rest of the run (`BaseAdapter.with_companions`).
+    """
     limits = limits or Limits.resolve()
     adapter = _choose_adapter(data, adapter_name)
+    if source is not None:
+        data = adapter.with_companions(source, data)
     data = _select_trace(adapter, data, trace_id)
     try:
         trace = adapter.from_dict(data)

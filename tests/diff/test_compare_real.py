@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -86,11 +87,13 @@ def test_detour_is_one_block_of_inserts_with_the_extra_tool(pair):
 def test_loop_is_flagged_new_and_fails_the_gate(pair):
     report = _compare(pair)
     facts = pair.facts("candidate")["tool_calls"]
-    looped = Counter(c["name"] for c in facts).most_common(1)[0]
+    # the same call (tool and arguments) repeated: a shell tool's other commands are other calls
+    calls = Counter((c["name"], json.dumps(c["arguments"], sort_keys=True)) for c in facts)
+    (name, _), repeated = calls.most_common(1)[0]
     assert len(report.loops) == 1, report.loops
     loop = report.loops[0]
-    assert [n.rsplit("/", 1)[-1] for n in loop.names] == [looped[0]]
-    assert loop.repetitions == looped[1]
+    assert [n.rsplit("/", 1)[-1] for n in loop.names] == [name]
+    assert loop.repetitions == repeated
     assert loop.new
     assert not report.gate.passed
     assert any(v.rule == "loop" for v in report.gate.violations)

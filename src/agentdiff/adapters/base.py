@@ -2,11 +2,13 @@
 
 An adapter is a class with a cheap `detect(data)` sniff (look at top-level keys and a few items,
 never parse the whole document) and a `from_dict(data)` that builds an `AgentTrace`. Sources
-that can hold several runs in one document also implement `trace_ids` and `select_trace`.
+that can hold several runs in one document also implement `trace_ids` and `select_trace`;
+sources that spread one run over several files implement `with_companions`.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from agentdiff.models.trace import AgentTrace
@@ -33,6 +35,11 @@ class BaseAdapter:
     def detect(cls, data: Any) -> bool:  # noqa: ARG003 - the default claims nothing
         """Return True when `data` looks like this format. Must be cheap and never raise."""
         return False
+
+    @classmethod
+    def with_companions(cls, path: Path, data: Any) -> Any:  # noqa: ARG003 - most formats are one file
+        """`data` plus what files beside `path` add to it (e.g. sub-agent transcripts)."""
+        return data
 
     @classmethod
     def trace_ids(cls, data: Any) -> list[str]:  # noqa: ARG003 - single-trace formats

@@ -41,6 +41,8 @@ BUILTIN_ADAPTERS: tuple[str, ...] = (
     "agentdiff.adapters.crewai:CrewAIAdapter",
     "agentdiff.adapters.langgraph:LangGraphAdapter",
     "agentdiff.adapters.openinference:OpenInferenceAdapter",
+    "agentdiff.adapters.claude_code:ClaudeCodeAdapter",
+    "agentdiff.adapters.codex:CodexAdapter",
 )
 """Built-in adapters as `module:Class`, in detection priority (first claim wins)."""
 

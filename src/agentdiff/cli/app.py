@@ -20,6 +20,7 @@ from agentdiff.cli import (
     results,
     runs,
     schema,
+    sessions,
     suite,
 )
 from agentdiff.cli.errors import state
@@ -70,6 +71,7 @@ app.command("suite")(suite.suite)
 app.command("results")(results.results)
 app.command("compare-runs")(runs.compare_runs_command)
 app.command("routes")(runs.routes_command)
+app.command("sessions")(sessions.sessions)
 
 
 def main() -> None:

@@ -27,7 +27,7 @@ from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout
 from agentdiff.cli.settings import compare_flags
 from agentdiff.config import ResolvedConfig, load_options
 from agentdiff.diff import compare as compare_traces
-from agentdiff.errors import AgentDiffError
+from agentdiff.errors import AgentDiffError, TraceFileError
 from agentdiff.files import check_output_path
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
@@ -35,6 +35,7 @@ from agentdiff.provenance import stale_warning
 from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render
 from agentdiff.render.text import one_line
 from agentdiff.render.view import verdict_line
+from agentdiff.sessions import resolve_path, resolve_reference
 
 __all__ = ["compare"]
 
@@ -71,8 +72,14 @@ def _check_outputs(
 @handle_errors
 @compare_flags
 def compare(
-    baseline: Annotated[Path, typer.Argument(help="The baseline trace file.", readable=False)],
-    candidate: Annotated[Path, typer.Argument(help="The candidate trace file.", readable=False)],
+    baseline: Annotated[
+        Path,
+        typer.Argument(help="The baseline trace file (or claude:ID, codex:ID).", readable=False),
+    ],
+    candidate: Annotated[
+        Path,
+        typer.Argument(help="The candidate trace file (or claude:ID, codex:ID).", readable=False),
+    ],
     adapter: AdapterOpt = None,
     baseline_adapter: Annotated[str | None, typer.Option(help="Adapter for the baseline.")] = None,
     candidate_adapter: Annotated[
@@ -118,6 +125,10 @@ def compare(
     flags: Mapping[str, object],
 ) -> None:
     """Compare two runs; exit 1 when the gate fails, 2 on bad input or config."""
+    if update_baseline and resolve_reference(str(baseline)) is not None:
+        msg = "--update-baseline needs a baseline file, not a session reference"
+        raise TraceFileError(msg, hint="convert the session first: agentdiff convert REF -o FILE")
+    baseline, candidate = resolve_path(baseline), resolve_path(candidate)
     targets = parse_targets(output, str(fmt.value), RENDERERS)
     inputs = [baseline, candidate]
     _check_outputs(targets, baseline, candidate, update_baseline)

@@ -18,6 +18,7 @@ from agentdiff.cli.options import (
 )
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
+from agentdiff.sessions import resolve_path
 
 __all__ = ["convert"]
 
@@ -38,6 +39,7 @@ def convert(
     from agentdiff.cli.output import to_stdout, write_output  # noqa: PLC0415 - fast --help
     from agentdiff.files import check_output_path  # noqa: PLC0415
 
+    file = resolve_path(file)
     if output is not None and not to_stdout(output):
         check_output_path(output, [file])
     limits = Limits.resolve(max_input_size, max_steps)

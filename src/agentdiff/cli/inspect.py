@@ -17,6 +17,7 @@ from agentdiff.loader import load_trace
 from agentdiff.redact import Redactor
 from agentdiff.render.tree import trace_tree
 from agentdiff.render.view import redacting
+from agentdiff.sessions import resolve_path
 
 __all__ = ["inspect"]
 
@@ -47,7 +48,7 @@ def inspect(
 ) -> None:
     """Show the step tree (type, name, status, latency, tokens) and totals of FILE."""
     limits = Limits.resolve(max_input_size, max_steps)
-    trace = load_trace(file, adapter, trace_id=trace_id, limits=limits)
+    trace = load_trace(resolve_path(file), adapter, trace_id=trace_id, limits=limits)
     totals = trace_totals(trace)
     if fmt is InspectFormat.json:
         steps = [

@@ -18,7 +18,11 @@ __all__ = [
 
 TraceFile = Annotated[
     Path,
-    typer.Argument(help="A trace file (.json, .jsonl, .gz).", show_default=False, readable=False),
+    typer.Argument(
+        help="A trace file (.json, .jsonl, .gz), or a session: claude:ID, codex:ID.",
+        show_default=False,
+        readable=False,
+    ),
 ]
 AdapterOpt = Annotated[
     str | None,

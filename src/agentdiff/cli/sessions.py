@@ -1,0 +1,97 @@
+"""`agentdiff sessions [DIR]`: recent Claude Code and Codex sessions, to pick two to compare."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from agentdiff.cli.errors import handle_errors
+from agentdiff.sessions import SessionInfo, list_sessions
+
+__all__ = ["sessions"]
+
+
+class SessionsFormat(str, Enum):
+    """Output formats of `sessions`."""
+
+    terminal = "terminal"
+    json = "json"
+
+
+def _row(info: SessionInfo) -> list[str]:
+    tokens = "?" if info.total_tokens is None else f"{info.total_tokens:,}"
+    cost = "?" if info.cost_usd is None else f"${info.cost_usd:.4f}"
+    if info.error:
+        return [f"{info.agent}:{info.session_id}", "-", "-", "-", "-", "-", info.error]
+    return [
+        f"{info.agent}:{info.session_id}",
+        info.project or "-",
+        (info.started_at or "-")[:16].replace("T", " "),
+        str(info.steps),
+        tokens,
+        cost,
+        "",
+    ]
+
+
+def _json(info: SessionInfo) -> dict[str, object]:
+    return {
+        "reference": f"{info.agent}:{info.session_id}",
+        "agent": info.agent,
+        "session_id": info.session_id,
+        "path": str(info.path),
+        "project": info.project,
+        "started_at": info.started_at,
+        "steps": info.steps,
+        "total_tokens": info.total_tokens,
+        "cost_usd": info.cost_usd,
+        "error": info.error,
+    }
+
+
+@handle_errors
+def sessions(
+    directory: Annotated[
+        Path | None,
+        typer.Argument(help="Look here instead of ~/.claude and ~/.codex.", show_default=False),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", "-n", min=1, help="How many, newest first.")
+    ] = 20,
+    fmt: Annotated[SessionsFormat, typer.Option("--format", "-f")] = SessionsFormat.terminal,
+) -> None:
+    """List recent coding-agent sessions; compare two with `agentdiff compare claude:ID claude:ID`.
+
+    Claude Code sessions are found under $CLAUDE_CONFIG_DIR (default ~/.claude), Codex rollouts
+    under $CODEX_HOME (default ~/.codex).
+    """
+    found = list_sessions(directory, limit=limit)
+    if fmt is SessionsFormat.json:
+        typer.echo(orjson.dumps([_json(i) for i in found], option=orjson.OPT_INDENT_2).decode())
+        return
+    console = Console(highlight=False, emoji=False)
+    if not found:
+        console.print("no sessions found", markup=False)
+        return
+    table = Table(box=None)
+    table.add_column(
+        "reference",
+        no_wrap=True,
+        min_width=max(len(r.agent) + len(r.session_id) + 1 for r in found),
+    )
+    table.add_column("project", overflow="ellipsis", no_wrap=True)
+    table.add_column("started", no_wrap=True, min_width=16)
+    for name, width in (("steps", 5), ("tokens", 9), ("cost", 8)):
+        table.add_column(name, justify="right", no_wrap=True, min_width=width)
+    table.add_column("", overflow="fold")
+    for info in found:
+        table.add_row(*_row(info))
+    # never hide a column: a narrow terminal wraps long lines instead
+    console.width = max(console.width, 130)
+    console.print(table, markup=False)
