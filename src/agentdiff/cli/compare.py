@@ -69,6 +69,14 @@ def _check_outputs(
         check_output_path(Path(os.path.realpath(baseline)), [candidate])
 
 
+def _input_files(baseline: Path, candidate: Path, update_baseline: bool) -> tuple[Path, Path]:
+    """The two files, with `claude:ID` / `codex:ID` session references resolved."""
+    if update_baseline and resolve_reference(str(baseline)) is not None:
+        msg = "--update-baseline needs a baseline file, not a session reference"
+        raise TraceFileError(msg, hint="convert the session first: agentdiff convert REF -o FILE")
+    return resolve_path(baseline), resolve_path(candidate)
+
+
 @handle_errors
 @compare_flags
 def compare(
@@ -125,10 +133,7 @@ def compare(
     flags: Mapping[str, object],
 ) -> None:
     """Compare two runs; exit 1 when the gate fails, 2 on bad input or config."""
-    if update_baseline and resolve_reference(str(baseline)) is not None:
-        msg = "--update-baseline needs a baseline file, not a session reference"
-        raise TraceFileError(msg, hint="convert the session first: agentdiff convert REF -o FILE")
-    baseline, candidate = resolve_path(baseline), resolve_path(candidate)
+    baseline, candidate = _input_files(baseline, candidate, update_baseline)
     targets = parse_targets(output, str(fmt.value), RENDERERS)
     inputs = [baseline, candidate]
     _check_outputs(targets, baseline, candidate, update_baseline)
