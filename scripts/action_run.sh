@@ -3,15 +3,17 @@
 #
 # Inputs (environment):  INPUT_MODE    compare (default) or suite (see action_suite.sh)
 #                        INPUT_BASELINE, INPUT_CANDIDATE  trace files (required)
-#                        INPUT_ARGS    extra `agentdiff compare` flags, split on whitespace
-#                                      (e.g. "--allow-loops --max-cost-increase 40")
+#                        INPUT_ARGS    extra `agentdiff compare` flags, split like a shell would
+#                                      (quotes work; a YAML block with one flag per line too);
+#                                      --update-baseline, -o/--output and --help are refused
 #                        AGENTDIFF     the command to run (default: agentdiff)
-#                        PYTHON        a Python to read the JSON report (default: python3)
+#                        PYTHON        a Python for scripts/action_helper.py (default: python3)
 #                        INPUT_COMMENT "true": post/update the sticky PR comment (needs
 #                                      INPUT_GITHUB_TOKEN; see scripts/action_comment.py)
-# Writes: the Markdown report to $GITHUB_STEP_SUMMARY (appended), `passed` and `divergence`
-#         to $GITHUB_OUTPUT. Exit code: agentdiff's own (0 ok, 1 regression, 2 bad input);
-#         a comment that cannot be posted is a warning, never a failed gate.
+# Writes: the Markdown report (or the input error) to $GITHUB_STEP_SUMMARY (appended), `passed`
+#         and `divergence` (rounded to 4 digits) to $GITHUB_OUTPUT. One comparison run writes
+#         both the JSON and the Markdown report. Exit code: agentdiff's own (0 ok, 1 regression,
+#         2 bad input); a comment that cannot be posted is a warning, never a failed gate.
 set -uo pipefail
 
 baseline="${INPUT_BASELINE:?input 'baseline' is required}"
@@ -20,7 +22,7 @@ agentdiff="${AGENTDIFF:-agentdiff}"
 python="${PYTHON:-python3}"
 summary="${GITHUB_STEP_SUMMARY:-/dev/null}"
 outputs="${GITHUB_OUTPUT:-/dev/null}"
-read -r -a extra <<< "${INPUT_ARGS:-}"
+helper="$(dirname "$0")/action_helper.py"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
@@ -32,37 +34,37 @@ comment() {  # the sticky PR comment, when asked for
   fi
 }
 
+input_error() {  # $1: exit status; the error lines are in $work/stderr
+  cat "$work/stderr" >&2
+  "$python" "$helper" error "$work/stderr" "$1" > "$work/error.md"
+  cat "$work/error.md" >> "$summary"
+  comment "$work/error.md"
+  echo "passed=false" >> "$outputs"
+  exit "$1"
+}
+
+if ! "$python" "$helper" split > "$work/args" 2> "$work/stderr"; then
+  input_error 2
+fi
+extra=()
+while IFS= read -r -d '' token; do extra+=("$token"); done < "$work/args"
+
 if [ "${INPUT_MODE:-compare}" = suite ]; then
   # the same inputs, naming folders of runs: every scenario judged (exits with its status)
   source "$(dirname "$0")/action_suite.sh"
 fi
 
 "$agentdiff" compare "$baseline" "$candidate" ${extra[@]+"${extra[@]}"} \
-  --format json --output "$work/report.json"
+  --output "json=$work/report.json" --output "markdown=$work/report.md" 2> "$work/stderr"
 status=$?
 
-if [ "$status" -gt 1 ]; then
-  {
-    echo "## ⚠️ AgentDiff could not compare the runs"
-    echo
-    echo "\`agentdiff compare\` exited with $status (bad input or configuration); see the step log."
-  } > "$work/error.md"
-  cat "$work/error.md" >> "$summary"
-  comment "$work/error.md"
-  echo "passed=false" >> "$outputs"
-  exit "$status"
+if [ "$status" -gt 1 ] || [ ! -s "$work/report.json" ]; then
+  input_error "$([ "$status" -gt 1 ] && echo "$status" || echo 2)"
 fi
+cat "$work/stderr" >&2
 
-"$agentdiff" compare "$baseline" "$candidate" ${extra[@]+"${extra[@]}"} \
-  --format markdown --output "$work/report.md"
 cat "$work/report.md" >> "$summary"
 cat "$work/report.md"
 comment "$work/report.md"
-
-divergence="$("$python" -c 'import json, sys; print(json.load(open(sys.argv[1]))["divergence"])' "$work/report.json")"
-if [ "$status" -eq 0 ]; then passed=true; else passed=false; fi
-{
-  echo "passed=$passed"
-  echo "divergence=$divergence"
-} >> "$outputs"
+"$python" "$helper" outputs "$work/report.json" "$status" >> "$outputs"
 exit "$status"

@@ -17,7 +17,13 @@ SCRIPT = ROOT / "scripts" / "action_run.sh"
 REAL = ROOT / "tests" / "fixtures" / "real" / "langfuse"
 
 
-def run_action(tmp_path: Path, scenario: str, args: str = "", candidate: Path | None = None):
+def run_action(
+    tmp_path: Path,
+    scenario: str,
+    args: str = "",
+    candidate: Path | None = None,
+    agentdiff: str | None = None,
+):
     summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
     summary.write_text("previous step\n")
     env = {k: v for k, v in os.environ.items() if k not in {s.env for s in SETTINGS}}
@@ -30,6 +36,8 @@ def run_action(tmp_path: Path, scenario: str, args: str = "", candidate: Path | 
         GITHUB_STEP_SUMMARY=str(summary),
         GITHUB_OUTPUT=str(outputs),
     )
+    if agentdiff is not None:
+        env["AGENTDIFF"] = agentdiff
     done = subprocess.run(
         ["bash", str(SCRIPT)],
         env=env,
@@ -78,6 +86,58 @@ def test_bad_input_is_reported_not_hidden(tmp_path):
     assert "file not found" in done.stderr
     assert "could not compare" in summary
     assert outputs == {"passed": "false"}
+    assert "missing.json: file not found" in summary
+
+
+def test_args_are_split_like_a_shell_and_a_yaml_block_works(tmp_path):
+    block = "--allow-loops\n--max-cost-increase 'off'\n--ignore \"input_payload.a b\"\n"
+    done, _, outputs = run_action(tmp_path, "loop", block + "--max-token-increase off")
+    assert done.returncode == 0, done.stderr
+    assert outputs["passed"] == "true"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "--update-baseline",
+        "-o report.md",
+        "--output=report.md",
+        "-oreport.md",
+        "--allow-loops --help",
+        "-h",
+        "--ignore 'unclosed",
+    ],
+)
+def test_args_the_action_owns_are_refused_in_the_summary(tmp_path, args):
+    done, summary, outputs = run_action(tmp_path, "identical", args)
+    assert done.returncode == 2
+    assert "input &#x27;args&#x27;" in summary or "input 'args'" in summary
+    assert "error: input 'args'" in done.stderr
+    assert outputs == {"passed": "false"}
+
+
+def test_one_comparison_run_writes_both_reports(tmp_path):
+    calls = tmp_path / "calls.txt"
+    wrapper = tmp_path / "agentdiff-counting"
+    wrapper.write_text(
+        f'#!/usr/bin/env bash\necho run >> "{calls}"\nexec "{Path(sys.executable).parent}/agentdiff" "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    done, summary, outputs = run_action(tmp_path, "loop", agentdiff=str(wrapper))
+    assert done.returncode == 1
+    assert calls.read_text() == "run\n"
+    assert "## ❌ AgentDiff: FAILED" in summary
+    assert len(outputs["divergence"].split(".")[1]) <= 4
+
+
+def test_hostile_error_text_stays_quoted_in_the_summary(tmp_path):
+    evil = tmp_path / "<img src=x onerror=alert(1)>\x1b[31m.json"
+    evil.write_text("{")
+    done, summary, _ = run_action(tmp_path, "loop", candidate=evil)
+    assert done.returncode == 2
+    assert "<img" not in summary
+    assert "&lt;img" in summary
+    assert "\x1b" not in summary.replace("\\x1b", "")
 
 
 def test_action_yml_wires_the_script_and_io():
