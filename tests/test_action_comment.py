@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -236,3 +237,22 @@ def test_action_yml_wires_the_comment_inputs():
     assert env["INPUT_COMMENT"] == "${{ inputs.comment }}"
     assert env["INPUT_COMMENT_KEY"] == "${{ inputs.comment-key }}"
     assert env["INPUT_GITHUB_TOKEN"] == "${{ inputs.github-token }}"  # noqa: S105
+
+
+def test_suite_mode_posts_the_suite_report_as_the_sticky_comment(tmp_path, github):
+    for side in ("baseline", "candidate"):
+        folder = tmp_path / side
+        folder.mkdir()
+        shutil.copy(REAL / "identical" / f"{side}.json", folder / "weather.json")
+    done = run_action(
+        tmp_path,
+        github,
+        INPUT_MODE="suite",
+        INPUT_BASELINE=str(tmp_path / "baseline"),
+        INPUT_CANDIDATE=str(tmp_path / "candidate"),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    [comment] = github.marked()
+    assert comment["body"].startswith("<!-- agentdiff:report -->\n")
+    assert "## ✅ AgentDiff suite: PASSED" in comment["body"]
+    assert "**1 passed**" in comment["body"]
