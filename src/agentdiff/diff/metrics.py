@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
 
-from agentdiff.diff.pricing import ModelPrice, estimate_cost
+from agentdiff.diff.pricing import ModelPrice, cache_counts, estimate_cost
 from agentdiff.models.report import CostCoverage, Delta, Deltas, StepRef, Summary
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
@@ -152,7 +152,7 @@ def _cost(
     if trace.total_tokens and trace.total_tokens.estimated_cost_usd is not None:
         return trace.total_tokens.estimated_cost_usd, False, len(turns)
     given: list[float] = []
-    per_model: dict[str | None, list[int]] = {}  # model: [prompt, completion, turns]
+    per_model: dict[str | None, list[int]] = {}  # model: [prompt, completion, turns, read, write]
     for step in turns:
         usage = step.tokens
         if usage is None:
@@ -160,13 +160,16 @@ def _cost(
         if usage.estimated_cost_usd is not None:
             given.append(usage.estimated_cost_usd)
         elif usage.prompt_tokens is not None and usage.completion_tokens is not None:
-            sums = per_model.setdefault(_model(step), [0, 0, 0])
+            sums = per_model.setdefault(_model(step), [0, 0, 0, 0, 0])
+            read, write = cache_counts((step.metadata or {}).get("usage"))
             sums[0] += usage.prompt_tokens
             sums[1] += usage.completion_tokens
             sums[2] += 1
+            sums[3] += read
+            sums[4] += write
     costs, priced = list(given), len(given)
-    for model, (prompt, completion, count) in per_model.items():
-        guess = estimate_cost(model, prompt, completion, prices)
+    for model, (prompt, completion, count, read, write) in per_model.items():
+        guess = estimate_cost(model, prompt, completion, prices, read, write)
         if guess is not None:
             costs.append(guess)
             priced += count
