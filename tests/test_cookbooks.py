@@ -30,7 +30,7 @@ EXPECTED: dict[str, list[str]] = {
         "same tool calls True",
         "divergence from the kickoff dump 0.00",
         r"re:error in Weather Researcher/get_weather \(row \d+\): retried → succeeded; back on the baseline path after 2 steps",
-        "loop Weather Researcher/get_weather ×4 (new)",
+        r"re:Weather Researcher/get_weather ×4 at rows \d+–\d+ \(loop, new\): these \d+ extra steps carry \+[\d,]+ of \+[\d,]+ tokens",
     ],
     "ingestion_langfuse.py": [
         "json ",
@@ -40,7 +40,7 @@ EXPECTED: dict[str, list[str]] = {
         "4×adapter=langfuse steps=10 tokens=572",
         "tool_call get_weather",
         r"re:tool_call get_weather +error .*weather service unavailable \(HTTP 503\), please retry",
-        "loop get_weather ×4 (new)",
+        r"re:get_weather ×4 at rows \d+–\d+ \(loop, new\)",
     ],
     "ingestion_langgraph.py": [
         "format: langgraph",
@@ -51,7 +51,7 @@ EXPECTED: dict[str, list[str]] = {
         "6×same tool calls True",
         "not:same tool calls False",
         "first divergence: row 3, + web_search",
-        "loop get_weather ×4 (new)",
+        r"re:get_weather ×4 at rows \d+–\d+ \(loop, new\)",
     ],
     "ingestion_openai_agents.py": [
         "export  adapter=openai_agents steps=13 tokens=3421",
@@ -75,7 +75,7 @@ EXPECTED: dict[str, list[str]] = {
         "final output: It is 65.1°F in Paris right now",
         # the Deltas table of loop
         r"re:tool calls +2 +5 .*\nLLM calls +3 +6 .*\nmodel turns +3 +6 .*\n.*\n.*\n.*\ntotal tokens +1,532 +4,136",
-        "loop get_weather ×4 (new)",
+        r"re:get_weather ×4 at rows \d+–\d+ \(loop, new\)",
         r"re:error in get_weather \(row \d+\): retried → succeeded; back on the baseline path after 8 steps",
     ],
     "baseline_workflow.py": [
@@ -86,7 +86,7 @@ EXPECTED: dict[str, list[str]] = {
         "no baseline yet: baselines/weather.json created from runs/candidate/1.json",
         "provenance: by Grace Hopper <grace@example.com>, commit is v1: True, reason: first baseline",
         "$ agentdiff compare  (exit 1)",
-        "loop get_weather ×4 (new)",
+        r"re:get_weather ×4 at rows \d+–\d+ \(loop, new\)",
         "$ agentdiff approve (refused)  (exit 1)",
         "not approved: new tool loop get_weather ×4",
         "$ agentdiff approve --force  (exit 0)",
@@ -128,7 +128,7 @@ EXPECTED: dict[str, list[str]] = {
         "tool_call geocode",
         "tool_call web_search",
         "OTLP JSON Lines loads the same tool calls: True",
-        "loop get_weather ×4 (new)",
+        r"re:get_weather ×4 at rows \d+–\d+ \(loop, new\)",
         "baseline: 6 steps, 715 tokens",
     ],
 }

@@ -48,7 +48,7 @@ def test_the_whole_loop(tmp_path):
     assert project.record().returncode == 0
     regressed = project.agentdiff("compare", BASELINE, CANDIDATE)
     assert regressed.returncode == 1
-    assert "loop get_weather ×4 (new)" in regressed.stdout
+    assert "get_weather ×4 at rows" in regressed.stdout and "(loop, new)" in regressed.stdout
     before = (tmp_path / BASELINE).read_bytes()
     refused = project.agentdiff("approve", CANDIDATE, "--baseline", BASELINE)
     assert refused.returncode == 1

@@ -14,7 +14,7 @@ def test_verdict_first_then_findings_then_details():
     assert lines[0] == "## ❌ AgentDiff: FAILED"
     assert lines[2].startswith("**Blocked by: tool loop get\\_weather ×4")
     assert "- loop get\\_weather ×4 \\(new\\)" not in text
-    assert "- loop get\\_weather ×4 (new)" in text
+    assert "- get\\_weather ×4 at rows 6–13 (loop, new): these 6 extra steps carry" in text
     assert text.count("<details>") == text.count("</details>") == 3
     assert text.index("Gate details") < text.index("Aligned steps")
 

@@ -24,7 +24,7 @@ def test_first_divergence_and_markers_are_shown():
     row = next(line for line in text.splitlines() if "first divergence" in line and "◀" in line)
     assert row.split()[:3] == ["8", "+", "get_weather"]
     assert "Findings" in text
-    assert "loop get_weather ×4 (new)" in text
+    assert "get_weather ×4 at rows 6–13 (loop, new): these 6 extra steps carry +877 of +873" in text
     assert re.search(r"^cost\s+\$0\.000081\s+\$0\.000240", text, re.MULTILINE)
 
 

@@ -8,6 +8,7 @@ from operator import add, mul
 
 from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
+from agentdiff.diff.findings import report_findings
 from agentdiff.diff.groups import in_execution_order, reorders
 from agentdiff.diff.loops import Loop, find_loops, label_loops
 from agentdiff.diff.metrics import deltas
@@ -87,7 +88,9 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
         thresholds=applied_thresholds(options),
     )
     report.gate = evaluate_gate(report, options.gate)
-    return report.attach_traces(baseline, candidate)
+    report.attach_traces(baseline, candidate)
+    report.findings = report_findings(report)
+    return report
 
 
 def _align(b_side: Side, c_side: Side) -> list[Pair]:

@@ -17,13 +17,15 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from itertools import compress
 from operator import attrgetter
 
 from agentdiff.diff.pricing import ModelPrice, cache_counts, estimate_cost
 from agentdiff.models.report import CostCoverage, Delta, Deltas, StepRef, Summary
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
-__all__ = ["MODEL_KEYS", "deltas", "summarize"]
+__all__ = ["MODEL_KEYS", "deltas", "own_tokens", "summarize"]
 
 MODEL_KEYS = (
     "model",
@@ -89,14 +91,31 @@ _STATUS_OF = attrgetter("status._value_")
 _PROMPT = attrgetter("prompt_tokens")
 _COMPLETION = attrgetter("completion_tokens")
 _TOTAL = attrgetter("total_tokens")
+_STEP_ID = attrgetter("step_id")
 
 
-def _model_turns(trace: AgentTrace) -> list[TraceStep]:
-    """The steps that are calls to a model, whatever step type they map to."""
+def own_tokens(trace: AgentTrace, ids: AbstractSet[str]) -> dict[str, int]:
+    """Step id → own total tokens of the steps in `ids` that the totals count (model turns)."""
+    owned = {}
+    steps = trace.steps
+    chosen = list(compress(steps, map(ids.__contains__, map(_STEP_ID, steps)))) if ids else []
+    for step in _model_turns(trace, chosen):
+        usage = step.tokens
+        if usage is not None:
+            total = usage.total_tokens
+            if total is None:
+                total = _add(usage.prompt_tokens, usage.completion_tokens)
+            if total is not None:
+                owned[step.step_id] = total
+    return owned
+
+
+def _model_turns(trace: AgentTrace, steps: list[TraceStep] | None = None) -> list[TraceStep]:
+    """The steps (of `steps`, default all) that are calls to a model, whatever their type."""
     llm, tool = StepType.LLM_CALL, StepType.TOOL_CALL
     return [
         s
-        for s in trace.steps
+        for s in (trace.steps if steps is None else steps)
         if s.step_type is llm
         or (
             s.step_type is not tool

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentdiff.diff.pricing import DEFAULT_PRICES, ModelPrice
-from agentdiff.gate import GateThresholds
+from agentdiff.gate import RULES, GateThresholds
 from agentdiff.models.report import Threshold
 
 __all__ = ["CompareOptions", "applied_thresholds"]
@@ -36,14 +36,17 @@ class CompareOptions(BaseModel):
 
 
 def applied_thresholds(options: CompareOptions) -> list[Threshold]:
-    """Every gate setting with its value and where that value came from."""
+    """Every gate setting in rule-table order, with the rule reading it, its value and source."""
     gate = options.gate
     given = gate.model_fields_set
+    by_setting = {rule.setting: rule.name for rule in RULES}
+    names = [*by_setting, *(n for n in type(gate).model_fields if n not in by_setting)]
     return [
         Threshold(
             setting=name,
+            rule=by_setting.get(name),
             value=getattr(gate, name),
             source=options.sources.get(name) or ("argument" if name in given else "default"),
         )
-        for name in type(gate).model_fields
+        for name in names
     ]

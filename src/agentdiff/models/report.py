@@ -28,6 +28,8 @@ __all__ = [
     "Delta",
     "Deltas",
     "DiffReport",
+    "Effect",
+    "Finding",
     "GateResult",
     "GateViolation",
     "LoopFinding",
@@ -177,6 +179,58 @@ class LoopFinding(_Record):
     kind: Literal["loop", "retry_storm"] = "loop"
 
 
+class Effect(_Record):
+    """What a finding's own steps measurably carry (read off those steps, never estimated)."""
+
+    steps: int
+    """Steps the finding adds to the candidate (negative: removes from the baseline)."""
+    tokens: int | None
+    """Those steps' own total tokens (model turns only, as in the totals), signed like `steps`;
+    `None` when none of them reports tokens."""
+    of_tokens: float | None
+    """The comparison's whole total-token change, for "+N of +M tokens"."""
+
+
+FindingKind = Literal[
+    "first_divergence",
+    "first_change",
+    "loop",
+    "retry_storm",
+    "added_steps",
+    "removed_steps",
+    "changed_calls",
+    "error",
+    "content",
+]
+
+
+class Finding(_Record):
+    """One thing a reader should know first, with its evidence (rows are 1-based alignment rows).
+
+    `kind` says what: the first divergence or first change, a loop or retry storm, a run of
+    added or removed steps, calls whose arguments changed, a failed attempt, changed content.
+    """
+
+    kind: FindingKind
+    rows: list[int]
+    step_ids: list[str]
+    tool: str | None = None
+    """The tool (or step) name concerned; loops join their window with " → "."""
+    count: int = 0
+    """Repetitions of a loop, steps of a run, calls changed, steps with changed content."""
+    new: bool | None = None
+    """For loops: not already in the baseline at this size."""
+    outcome: str | None = None
+    """For errors: `retried_succeeded`, `retried_still_failing` or `gave_up`."""
+    back_after: int | None = None
+    """For errors: candidate steps until the run was back on the baseline path."""
+    message: str | None = None
+    """For errors: the step's error message."""
+    counted: bool | None = None
+    """For content: whether the changes counted as behaviour (`compare_content`)."""
+    effect: Effect | None = None
+
+
 class Recovery(_Record):
     """What became of one failed attempt (status `error` or `retry`) of the candidate."""
 
@@ -279,6 +333,8 @@ class Threshold(_Record):
 
     setting: str
     """A `GateThresholds` field, e.g. `max_divergence`."""
+    rule: str | None = None
+    """The gate rule that reads it (`GateViolation.rule`), e.g. `divergence`."""
     value: float | int | bool | None
     """`None`: the rule was switched off."""
     source: str
@@ -318,6 +374,8 @@ class DiffReport(BaseModel):
     gate: GateResult
     thresholds: list[Threshold] = Field(default_factory=list)
     """The gate settings that applied, each with where it came from."""
+    findings: list[Finding] = Field(default_factory=list)
+    """What a reader should know first, each with its evidence (see `Finding`)."""
 
     _baseline_trace: AgentTrace | None = PrivateAttr(default=None)
     _candidate_trace: AgentTrace | None = PrivateAttr(default=None)

@@ -1,34 +1,35 @@
 """The one view model every renderer reads: `report_view(report, options)` → `ReportView`.
 
-This module decides the words and is the only place where text from a trace is prepared for
-display: every name, id, message and value passes `text()` (one line, control characters
-escaped) or `block()` (line breaks kept) exactly once, here, and payloads and changed values
-pass `shown_value()` before they are written as JSON. The three redact secrets first (see
-`agentdiff.redact`; `RenderOptions.redact`), with the redactor `redacting()` sets: `render()`
-and `report_view()` set it from the options, and it redacts with the defaults otherwise.
-Renderers add markup and cut to the width they have; they never recompute anything or touch
-trace strings themselves.
+It decides what is shown: rows and folds, each side's name, type, status, latency, tokens and
+error, each changed field, the sentences (`render.sentences`) and the deltas. Every string from a
+trace is prepared by `render.prepare` (`text()` / `block()`) while the view is built; renderers
+add markup and cut to the width they have, and never recompute or touch trace strings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
 
 from agentdiff.gate import verdict
-from agentdiff.models.report import Aligned, DiffReport, Op, StepRef, Summary, Threshold
+from agentdiff.models.report import Aligned, DiffReport, Op, StepRef, Summary
 from agentdiff.models.trace import StepStatus, TraceStep
-from agentdiff.redact import Redactor
 from agentdiff.render.measures import DELTA_ROWS, count, format_delta, ms, pair, plural
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.rows import Row, first_index, rows
-from agentdiff.render.text import clip, multiline, one_line, payload_json, short_json
+from agentdiff.render.prepare import ERROR_CHARS, block, redacting, shown_value, text
+from agentdiff.render.rows import Row, rows
+from agentdiff.render.sentences import (
+    MARKERS,
+    error_lines,
+    findings,
+    first_divergence_line,
+    loop_lines,
+    threshold_lines,
+)
+from agentdiff.render.text import payload_json, short_json
 from agentdiff.render.window import Window, windows
 
 __all__ = [
+    "ERROR_CHARS",
     "MARKERS",
     "ChangeView",
     "ReportView",
@@ -36,6 +37,8 @@ __all__ = [
     "SideView",
     "StepView",
     "block",
+    "findings",
+    "first_divergence_line",
     "redacting",
     "report_view",
     "shown_value",
@@ -43,55 +46,11 @@ __all__ = [
     "verdict_line",
 ]
 
-MARKERS: dict[str, str] = {
-    Op.MATCH.value: "=",
-    Op.CHANGE.value: "~",
-    Op.INSERT.value: "+",
-    Op.DELETE.value: "-",
-    Op.REORDER.value: "↕",
-    "fold": "…",
-}
-ERROR_CHARS = 300
-"""Longest error message shown inline (the HTML step details show more)."""
 VALUE_CHARS = 20_000
 """Longest changed value kept for windowing."""
 PAYLOAD_CHARS = 3000
 """Longest payload shown in the HTML step details (less when many rows share the budget)."""
 MIN_PAYLOAD = 120
-
-
-_DEFAULT_REDACTOR = Redactor()
-_REDACTOR: ContextVar[Redactor | None] = ContextVar("agentdiff_redactor", default=None)
-
-
-def _redactor() -> Redactor:
-    return _REDACTOR.get() or _DEFAULT_REDACTOR
-
-
-@contextmanager
-def redacting(redactor: Redactor) -> Iterator[None]:
-    """Within the block, `text()`, `block()` and `shown_value()` redact with `redactor`."""
-    token = _REDACTOR.set(redactor)
-    try:
-        yield
-    finally:
-        _REDACTOR.reset(token)
-
-
-def text(value: object, limit: int | None = None) -> str:
-    """Text from a trace, ready to show on one line (optionally cut to `limit` characters)."""
-    prepared = one_line(_redactor().text(str(value)))
-    return prepared if limit is None else clip(prepared, limit)
-
-
-def block(value: object, limit: int) -> str:
-    """Multi-line text from a trace (line breaks kept, everything else escaped), cut."""
-    return clip(multiline(_redactor().text(str(value))), limit)
-
-
-def shown_value(value: Any, path: str = "") -> Any:
-    """A payload or changed value (found at dotted `path`) with its secrets redacted."""
-    return _redactor().at(path, value)
 
 
 @dataclass(frozen=True)
@@ -230,7 +189,6 @@ class ReportView:
     errors: list[str]
     deltas: list[tuple[str, str, str, str, str]]
     report_version: str
-    content_note: str | None = None
     legend: str = "= match, ~ change, + insert, - delete, ↕ reorder, … folded unchanged steps"
 
 
@@ -358,143 +316,10 @@ def _side(label: str, summary: Summary) -> SideView:
     )
 
 
-def _refs(report: DiffReport) -> dict[str, tuple[int, StepRef]]:
-    """Candidate step id → (row number, ref)."""
-    return {
-        e.candidate.step_id: (i + 1, e.candidate)
-        for i, e in enumerate(report.alignment)
-        if e.candidate is not None
-    }
-
-
-def first_divergence_line(report: DiffReport) -> str:
-    """Where the runs first part ways, e.g. `first divergence: row 6, + get_weather [error]`.
-
-    On the same route with changed calls: `same route; first change: row 4, ~ geocode`.
-    """
-    index = first_index(report)
-    if index is not None:
-        return f"first divergence: {_row_words(report, index)}"
-    change = report.first_change
-    if change is None:
-        return "same path"
-    changed = next(i for i, e in enumerate(report.alignment) if e is change or e == change)
-    return f"same route; first change: {_row_words(report, changed)}"
-
-
-def _row_words(report: DiffReport, index: int) -> str:
-    entry = report.alignment[index]
-    ref = entry.candidate or entry.baseline
-    label = "" if ref is None else text(ref.name, 60)
-    if ref is not None and ref.status is not StepStatus.SUCCESS:
-        label += f" [{ref.status.value}]"
-    return f"row {index + 1}, {MARKERS[entry.op.value]} {label}"
-
-
-def loop_lines(report: DiffReport) -> list[str]:
-    """One line per loop in the candidate: what repeats, how often, new or known."""
-    lines = []
-    for loop in report.loops:
-        names = " → ".join(text(n, 40) for n in loop.names)
-        state = "new" if loop.new else f"known, baseline ×{loop.baseline_repetitions}"
-        lines.append(f"{loop.kind.replace('_', ' ')} {names} ×{loop.repetitions} ({state})")
-    return lines
-
-
-_OUTCOMES = {
-    "retried_succeeded": "retried → succeeded",
-    "retried_still_failing": "retried → still failing",
-    "gave_up": "gave up",
-}
-
-
-def _way_back(steps: int | None, recovered: bool) -> str:
-    if not recovered or steps is None:
-        return "never back on the baseline path"
-    if steps == 0:
-        return "on the baseline path"
-    return f"back on the baseline path after {plural(steps, 'step')}"
-
-
-def error_lines(report: DiffReport) -> list[str]:
-    """One sentence per failed candidate attempt: its retry, the way back, and its message."""
-    refs = _refs(report)
-    lines = []
-    for rec in report.recovery:
-        row, ref = refs.get(rec.error_step_id, (0, None))
-        name = text(ref.name if ref else rec.error_step_id, 60)
-        where = f" (row {row})" if row else ""
-        back = _way_back(rec.steps_to_recover, rec.recovered)
-        message = ref.error_message if ref is not None else None
-        said = f': "{text(message, ERROR_CHARS)}"' if message else ""
-        lines.append(f"error in {name}{where}: {_OUTCOMES[rec.outcome]}; {back}{said}")
-    return lines
-
-
-def _content_note(report: DiffReport) -> str | None:
-    n = report.content_changes
-    if not n:
-        return None
-    uncounted = sum(
-        e.op is not Op.CHANGE and any(c.kind == "content" for c in e.changes)
-        for e in report.alignment
-        if e.changes
-    )
-    what = f"content changed in {plural(n, 'step')} (LLM text or tool output)"
-    if uncounted:
-        return f"{what} — not counted; --compare-content counts {'it' if n == 1 else 'them'}"
-    return f"{what} — counted as changes (--compare-content)"
-
-
-def _threshold_value(item: Threshold) -> str:
-    value = item.value
-    if value is None:
-        return "off"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    suffix = "%" if item.setting.endswith("_increase") else ""
-    return f"{value:g}{suffix}"
-
-
-def threshold_lines(report: DiffReport) -> list[str]:
-    """The gate settings that applied, grouped by where they came from (defaults last)."""
-    by_source: dict[str, list[str]] = {}
-    for item in report.thresholds:
-        by_source.setdefault(item.source, []).append(f"{item.setting} {_threshold_value(item)}")
-    order = sorted(by_source, key=lambda source: source == "default")
-    return [f"{', '.join(by_source[s])} ({text(s)})" for s in order]
-
-
 def _deltas(report: DiffReport) -> list[tuple[str, str, str, str, str]]:
     return [
         (label, *format_delta(getattr(report.deltas, name), fmt)) for name, label, fmt in DELTA_ROWS
     ]
-
-
-def findings(report: DiffReport) -> list[str]:
-    """The short list under the verdict: divergence, loops, errors, content, cost and tokens."""
-    found = [f"divergence {report.divergence:.2f}, {first_divergence_line(report)}"]
-    found.extend(loop_lines(report))
-    found.extend(error_lines(report))
-    note = _content_note(report)
-    if note:
-        found.append(note)
-    for name, label, fmt in DELTA_ROWS[-3:]:
-        base, cand, _, pct = format_delta(getattr(report.deltas, name), fmt)
-        coverage = _coverage(report) if name == "cost_usd" else ""
-        found.append(f"{label} {base} → {cand} ({pct}){coverage}")
-    return found
-
-
-def _coverage(report: DiffReport) -> str:
-    """`; partly priced: 4 of 5 model turns priced on the candidate`, when a cost is partial."""
-    sides = (("baseline", report.baseline), ("candidate", report.candidate))
-    partial = [
-        f"{s.cost_coverage} on the {name}"
-        for name, s in sides
-        if s.cost_coverage and s.cost_coverage.partial
-    ]
-    return f"; partly priced: {', '.join(partial)}" if partial else ""
 
 
 def report_view(
@@ -545,5 +370,4 @@ def _view(
         errors=error_lines(report),
         deltas=_deltas(report),
         report_version=report.report_version,
-        content_note=_content_note(report),
     )

@@ -1,0 +1,239 @@
+"""Findings: what a reader should know first, each with its evidence, read off a finished report.
+
+In order: where the runs first part ways, each loop, each run of added or removed steps, the
+calls whose arguments changed, each failed attempt and its outcome, and content that changed.
+Each names its alignment rows (1-based), step ids and tool, and — for added or removed steps —
+the tokens those steps carry themselves (`Effect`), summed from their own token counts the way
+the totals are, so "these 6 extra steps carry +873 of +873 tokens" is measured, never guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from operator import attrgetter
+
+from agentdiff.diff.metrics import own_tokens
+from agentdiff.models.report import (
+    Aligned,
+    DiffReport,
+    Effect,
+    Finding,
+    LoopFinding,
+    Op,
+    StepRef,
+)
+
+__all__ = ["report_findings"]
+
+
+_OP = attrgetter("op")
+
+
+class _Rows:
+    """One scan of the alignment: the rows every finding needs, and the steps' own tokens."""
+
+    def __init__(self, report: DiffReport) -> None:
+        self.report = report
+        self.entries = entries = report.alignment
+        needed = {i for loop in report.loops for i in loop.step_ids}
+        needed.update(rec.error_step_id for rec in report.recovery)
+        ops = list(map(_OP, entries))
+        self.inserts = [row for row, op in enumerate(ops, 1) if op is Op.INSERT]
+        self.deletes = [row for row, op in enumerate(ops, 1) if op is Op.DELETE]
+        self.added = {entries[r - 1].candidate.step_id for r in self.inserts}  # type: ignore[union-attr]
+        self.removed = {entries[r - 1].baseline.step_id for r in self.deletes}  # type: ignore[union-attr]
+        self.changed: list[int] = []
+        self.content: list[int] = []
+        for row, entry in enumerate(entries, 1):
+            if entry.changes:
+                kinds = {c.kind for c in entry.changes}
+                if entry.op is Op.CHANGE:
+                    self.changed.append(row)
+                if "content" in kinds:
+                    self.content.append(row)
+        self.cand_row = (
+            {
+                e.candidate.step_id: row
+                for row, e in enumerate(entries, 1)
+                if e.candidate is not None and e.candidate.step_id in needed
+            }
+            if needed
+            else {}
+        )
+        self.of_tokens = report.deltas.total_tokens.delta
+        self._tokens: tuple[dict[str, int], dict[str, int]] | None = None
+
+    def _own(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Own tokens of the added (candidate) and removed (baseline) steps, by step id."""
+        if self._tokens is None:
+            base, cand = self.report.baseline_trace, self.report.candidate_trace
+            self._tokens = (
+                own_tokens(cand, self.added) if cand is not None else {},
+                own_tokens(base, self.removed) if base is not None else {},
+            )
+        return self._tokens
+
+    def effect(self, rows: list[int]) -> Effect:
+        """The steps the rows add or remove, and the tokens those steps carry themselves."""
+        added, removed = self._own()
+        steps = 0
+        tokens: int | None = None
+        for row in rows:
+            entry = self.entries[row - 1]
+            if entry.op is Op.INSERT and entry.candidate is not None:
+                steps += 1
+                own = added.get(entry.candidate.step_id)
+            elif entry.op is Op.DELETE and entry.baseline is not None:
+                steps -= 1
+                own = removed.get(entry.baseline.step_id)
+                own = None if own is None else -own
+            else:
+                continue
+            if own is not None:
+                tokens = own if tokens is None else tokens + own
+        return Effect(steps=steps, tokens=tokens, of_tokens=self.of_tokens)
+
+
+def _ref(entry: Aligned) -> StepRef | None:
+    return entry.candidate or entry.baseline
+
+
+NAMES_SHOWN = 3
+"""Distinct step names a run's `tool` lists before `…`."""
+
+
+def _names(refs: list[StepRef | None]) -> str:
+    names = list(dict.fromkeys(ref.name for ref in refs if ref is not None))
+    shown = ", ".join(names[:NAMES_SHOWN])
+    return shown + (", …" if len(names) > NAMES_SHOWN else "")
+
+
+def _first(report: DiffReport) -> Iterator[Finding]:
+    """The first divergence (insert/delete), and the first change when it comes earlier."""
+    marks = (
+        ("first_change", report.first_change),
+        ("first_divergence", report.first_divergence),
+    )
+    for kind, first in marks:
+        if first is None:
+            continue
+        row = next(i for i, e in enumerate(report.alignment) if e is first or e == first) + 1
+        if kind == "first_change" and row == _row_of(report.first_divergence, report):
+            continue  # the first change is the first divergence: one finding says it
+        ref = _ref(first)
+        yield Finding(
+            kind=kind,
+            rows=[row],
+            step_ids=[ref.step_id] if ref else [],
+            tool=ref.name if ref else None,
+            count=1,
+        )
+
+
+def _row_of(entry: Aligned | None, report: DiffReport) -> int | None:
+    if entry is None:
+        return None
+    return next(i for i, e in enumerate(report.alignment) if e is entry or e == entry) + 1
+
+
+def _loop(loop: LoopFinding, rows: _Rows) -> Finding:
+    found = sorted(rows.cand_row[i] for i in loop.step_ids if i in rows.cand_row)
+    span = list(range(found[0], found[-1] + 1)) if found else []
+    after = span[-1] if span else 0
+    while after < len(rows.entries) and rows.entries[after].op is Op.INSERT:
+        after += 1  # the turns that follow the last repeat belong to the loop too
+        span.append(after)
+    return Finding(
+        kind=loop.kind,
+        rows=span,
+        step_ids=list(loop.step_ids),
+        tool=" → ".join(loop.names),
+        count=loop.repetitions,
+        new=loop.new,
+        effect=rows.effect(span),
+    )
+
+
+def _runs(rows: list[int], taken: set[int]) -> Iterator[list[int]]:
+    """Maximal runs of consecutive row numbers in `rows`, leaving out `taken` ones."""
+    run: list[int] = []
+    for row in rows:
+        if row in taken:
+            continue
+        if run and row != run[-1] + 1:
+            yield run
+            run = []
+        run.append(row)
+    if run:
+        yield run
+
+
+def _steps_run(rows: _Rows, run: list[int], added: bool) -> Finding:
+    refs = [_ref(rows.entries[r - 1]) for r in run]
+    return Finding(
+        kind="added_steps" if added else "removed_steps",
+        rows=run,
+        step_ids=[ref.step_id for ref in refs if ref is not None],
+        tool=_names(refs),
+        count=len(run),
+        effect=rows.effect(run),
+    )
+
+
+def _changed_calls(rows: _Rows) -> Iterator[Finding]:
+    changed = rows.changed
+    if not changed:
+        return
+    refs = [_ref(rows.entries[r - 1]) for r in changed]
+    yield Finding(
+        kind="changed_calls",
+        rows=changed,
+        step_ids=[ref.step_id for ref in refs if ref is not None],
+        tool=_names(refs),
+        count=len(changed),
+    )
+
+
+def _errors(rows: _Rows) -> Iterator[Finding]:
+    for rec in rows.report.recovery:
+        row = rows.cand_row.get(rec.error_step_id)
+        ref = rows.entries[row - 1].candidate if row else None
+        yield Finding(
+            kind="error",
+            rows=[row] if row else [],
+            step_ids=[rec.error_step_id],
+            tool=ref.name if ref else None,
+            count=1,
+            outcome=rec.outcome,
+            back_after=rec.steps_to_recover if rec.recovered else None,
+            message=ref.error_message if ref else None,
+        )
+
+
+def _content(rows: _Rows) -> Iterator[Finding]:
+    changed = rows.content
+    if not changed:
+        return
+    counted = all(rows.entries[r - 1].op is Op.CHANGE for r in changed)
+    yield Finding(
+        kind="content",
+        rows=changed,
+        step_ids=[ref.step_id for r in changed if (ref := _ref(rows.entries[r - 1]))],
+        count=len(changed),
+        counted=counted,
+    )
+
+
+def report_findings(report: DiffReport) -> list[Finding]:
+    """Every finding of `report` (whose traces are attached, for token attribution)."""
+    rows = _Rows(report)
+    found = list(_first(report))
+    loops = [_loop(loop, rows) for loop in report.loops]
+    found += loops
+    taken = {r for loop in loops for r in loop.rows}
+    found += [_steps_run(rows, run, added=True) for run in _runs(rows.inserts, taken)]
+    found += [_steps_run(rows, run, added=False) for run in _runs(rows.deletes, taken)]
+    found += _changed_calls(rows)
+    found += _errors(rows)
+    found += _content(rows)
+    return found

@@ -1,0 +1,122 @@
+"""Findings: kind, rows, step ids, tool, counts and token effects read off the steps themselves."""
+
+from __future__ import annotations
+
+import orjson
+
+from agentdiff import compare
+from agentdiff.models.report import DiffReport, Op
+from agentdiff.render import render
+from tests.diff.builders import step, tools, trace
+
+
+def _turns(prefix: str, plan: list[tuple[str, dict[str, object], int]]) -> list:
+    """An LLM turn (with `tokens`) before each tool call, flat (no parents)."""
+    steps = []
+    for name, args, used in plan:
+        n = len(steps)
+        usage = {"prompt_tokens": used - 10, "completion_tokens": 10, "total_tokens": used}
+        steps.append(step(n, "llm_call", "model", prefix=prefix, tokens=usage))
+        steps.append(step(n + 1, "tool_call", name, prefix=prefix, input_payload=args))
+    return steps
+
+
+def _by_kind(report: DiffReport) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for finding in report.findings:
+        found.setdefault(finding.kind, []).append(finding)
+    return found
+
+
+def test_loop_rows_and_tokens_come_from_the_extra_steps_own_tokens():
+    base = trace(_turns("b", [("search", {"q": "x"}, 100), ("answer", {}, 50)]), "b")
+    looped = [("search", {"q": "x"}, 100)] * 4 + [("answer", {}, 50)]
+    cand = trace(_turns("c", [(n, a, 100 + 7 * i) for i, (n, a, _) in enumerate(looped)]), "c")
+    report = compare(base, cand)
+    (loop,) = _by_kind(report)["loop"]
+    assert loop.tool == "search" and loop.count == 4 and loop.new
+    inserted = [i + 1 for i, e in enumerate(report.alignment) if e.op is Op.INSERT]
+    assert set(inserted) <= set(loop.rows)
+    own = {s.step_id: s.tokens.total_tokens for s in cand.steps if s.tokens}
+    expected = sum(own.get(report.alignment[r - 1].candidate.step_id, 0) for r in inserted)
+    assert loop.effect.steps == len(inserted)
+    assert loop.effect.tokens == expected
+    assert loop.effect.of_tokens == report.deltas.total_tokens.delta
+    line = next(x for x in render(report, "terminal").splitlines() if "×4 at rows" in x)
+    assert f"these {len(inserted)} extra steps carry +{expected:,} of " in line
+
+
+def _flat(prefix: str, plan: list[tuple[str, str, int]]) -> list:
+    usage = lambda n: {"prompt_tokens": n, "completion_tokens": 0, "total_tokens": n}  # noqa: E731
+    return [
+        step(i, kind, name, prefix=prefix, tokens=usage(used) if used else None)
+        for i, (kind, name, used) in enumerate(plan)
+    ]
+
+
+def test_added_and_removed_runs_name_rows_and_carry_their_tokens():
+    base = _flat(
+        "b",
+        [
+            ("llm_call", "plan", 10),
+            ("tool_call", "a", 0),
+            ("llm_call", "check", 40),
+            ("tool_call", "gone", 0),
+            ("tool_call", "b", 0),
+        ],
+    )
+    cand = _flat(
+        "c",
+        [
+            ("llm_call", "plan", 10),
+            ("tool_call", "a", 0),
+            ("tool_call", "b", 0),
+            ("llm_call", "think", 30),
+            ("tool_call", "extra", 0),
+        ],
+    )
+    report = compare(trace(base, "b"), trace(cand, "c"))
+    found = _by_kind(report)
+    (removed,) = found["removed_steps"]
+    assert removed.count == 2 and removed.rows == [3, 4]
+    assert removed.effect.steps == -2 and removed.effect.tokens == -40  # "check" carried 40
+    assert removed.tool == "check, gone" and removed.step_ids == ["b2", "b3"]
+    (added,) = found["added_steps"]
+    assert added.rows == [6, 7] and added.step_ids == ["c3", "c4"]
+    assert added.effect.steps == 2 and added.effect.tokens == 30
+    assert added.effect.of_tokens == report.deltas.total_tokens.delta == -10
+    text = render(report, "terminal", width=200)
+    assert (
+        "2 steps removed at rows 3–4 (check, gone): these 2 steps carried −40 of −10 tokens" in text
+    )
+    assert "2 extra steps at rows 6–7 (think, extra): these 2 steps carry +30 of −10 tokens" in text
+
+
+def test_changed_calls_errors_and_content():
+    base = tools(("get", {"city": "Paris"}), ("put", {"v": 1}))
+    cand = tools(("get", {"city": "Rome"}), ("put", {"v": 1}, "error"), prefix="c")
+    report = compare(base, cand)
+    found = _by_kind(report)
+    (changed,) = found["changed_calls"]  # an argument and a status
+    assert changed.count == report.changed_calls == 2
+    assert changed.tool == "get, put" and changed.step_ids == ["c1", "c3"]
+    assert [report.alignment[r - 1].candidate.step_id for r in changed.rows] == ["c1", "c3"]
+    (error,) = found["error"]
+    assert error.step_ids == ["c3"] and error.tool == "put" and error.message == "boom"
+    assert error.outcome == "gave_up"
+    text = render(report, "markdown")
+    assert "2 calls changed (arguments, status) at rows 2, 4 (get, put)" in text
+    assert "error in put (row 4): gave up; " in text and '"boom"' in text
+
+
+def test_findings_are_in_the_json_contract():
+    report = compare(tools(("get", {"a": 1})), tools(("get", {"a": 2}), prefix="c"))
+    data = orjson.loads(report.to_json())
+    kinds = [f["kind"] for f in data["findings"]]
+    assert kinds[0] == "first_divergence" or "changed_calls" in kinds
+    assert DiffReport.model_validate(data).findings == report.findings
+
+
+def test_identical_runs_have_no_findings():
+    run = tools(("get", {"a": 1}), ("put", {"b": 2}))
+    assert compare(run, run).findings == []
