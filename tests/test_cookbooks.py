@@ -17,9 +17,9 @@ EXPECTED: dict[str, list[str]] = {
     "ingestion_claude_code.py": [
         "format: claude_code",
         "tool_call Agent",
-        "retry storm Bash ×4 (new)",
+        r"re:Bash ×4 at rows \d+–\d+ \(retry storm, new\)",
         "re:error in Bash \\(row \\d+\\): retried → succeeded",
-        "retry storm exec_command ×4 (new)",
+        r"re:exec_command ×4 at rows \d+–\d+ \(retry storm, new\)",
     ],
     "ingestion_crewai.py": [
         "format: crewai, agents: Weather Researcher, Travel Advisor, 1832 tokens",
