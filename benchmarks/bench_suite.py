@@ -211,7 +211,11 @@ def main_rss(work: Path, corpus: Corpus, n: int) -> dict[str, Any]:
 
 
 def cli_run(args: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of the whole process tree of `agentdiff ...`."""
+    """Wall seconds and peak memory (MB) of the whole process tree of `agentdiff ...`.
+
+    Memory is the sum of each process's PSS (proportional set size: pages shared by forked
+    workers counted once across them, not once per process as RSS would).
+    """
     import psutil
 
     command = [str(Path(sys.executable).with_name("agentdiff")), *args]
@@ -223,7 +227,7 @@ def cli_run(args: list[str], cwd: Path) -> tuple[float, float]:
         while process.poll() is None:
             try:
                 tree = [process, *process.children(recursive=True)]
-                total = sum(p.memory_info().rss for p in tree if p.is_running())
+                total = sum(p.memory_full_info().pss for p in tree if p.is_running())
             except psutil.Error:
                 continue
             peak[0] = max(peak[0], total / 2**20)
@@ -400,7 +404,7 @@ def measure(work: Path, *, quick: bool, yardstick: bool, dask: bool = True) -> l
         Line(
             f"`agentdiff suite --results`, {large:,} scenarios ({2 * large:,} runs)",
             "≤ 60 s, ≤ 1 GB",
-            f"{wall_huge:.1f} s, peak {peak:,.0f} MB (all processes)",
+            f"{wall_huge:.1f} s, peak {peak:,.0f} MB (PSS, all processes)",
             wall_huge <= 60 and peak <= 1024,
         )
     )

@@ -6,9 +6,11 @@ listen on 127.0.0.1 with ephemeral ports and are stopped by the tests.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -39,8 +41,22 @@ def _same(a: Path, b: Path) -> None:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
+def _hold_port_8787() -> socket.socket:
+    """Take the scheduler's default HTTP port, as another cluster on the machine may have."""
+    holder = socket.socket()
+    with contextlib.suppress(OSError):  # someone else holds it: the same situation
+        holder.bind(("127.0.0.1", 8787))
+        holder.listen()
+    return holder
+
+
 def test_local_cluster_matches_serial(fixture_sets, serial, tmp_path):
-    with local_cluster(2) as cluster, distributed.Client(cluster) as client:
+    # warnings are errors here: the cluster must not fall back from a busy port 8787 with one
+    with (
+        _hold_port_8787(),
+        local_cluster(2) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         assert len(client.scheduler_info()["workers"]) == 2
         options = SuiteOptions(
             backend=DaskBackend(client), batch_seconds=0.01, results=str(tmp_path)

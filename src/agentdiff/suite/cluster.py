@@ -34,13 +34,17 @@ def _distributed() -> Any:
 
 
 def local_cluster(workers: int) -> Any:
-    """A `LocalCluster` of `workers` processes, one thread each, on 127.0.0.1, no dashboard."""
+    """A `LocalCluster` of `workers` processes, one thread each, on 127.0.0.1.
+
+    The scheduler's HTTP server takes an ephemeral port: with no address it would try 8787 and
+    only warn and move when another cluster holds it.
+    """
     return _distributed().LocalCluster(
         n_workers=workers,
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",
         silence_logs=40,
     )
 

@@ -10,15 +10,26 @@ to the suite roots. Timings and host details are kept apart (`timings`, written 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from agentdiff.files import write_atomically
-from agentdiff.models.report import Delta, GateViolation
-from agentdiff.scenario.report import ScenarioReport
+from agentdiff.suite.rows import (
+    VERDICTS,
+    FirstDivergence,
+    OpCounts,
+    PairSummary,
+    Rows,
+    RunError,
+    RunLocation,
+    ScenarioRow,
+    StepName,
+    Verdict,
+)
 
 __all__ = [
     "SUITE_REPORT_VERSION",
@@ -27,6 +38,7 @@ __all__ = [
     "FirstDivergence",
     "OpCounts",
     "PairSummary",
+    "Rows",
     "RunError",
     "RunLocation",
     "RunSetInfo",
@@ -39,112 +51,9 @@ __all__ = [
 
 SUITE_REPORT_VERSION = "1"
 
-Verdict = Literal["pass", "regressed", "improved", "inconclusive", "error", "added", "removed"]
-VERDICTS: tuple[Verdict, ...] = (
-    "pass",
-    "regressed",
-    "improved",
-    "inconclusive",
-    "error",
-    "added",
-    "removed",
-)
-"""Every scenario verdict, in the order counts are shown.
-
-`added`: only the candidate has the scenario (never fails). `removed`: only the baseline has it
-and `allow_missing` is on (otherwise that is an `error`: usually a crashed run). `improved` and
-`inconclusive` come from the N-vs-M statistics of scenarios with several runs on a side.
-"""
-
 
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class RunLocation(_Record):
-    """Which run: its id, its source relative to its side's root, the trace picked from it."""
-
-    run: str
-    source: str
-    trace_id: str | None = None
-
-
-class StepName(_Record):
-    """A step named by type and name."""
-
-    step_type: str
-    name: str
-
-
-class FirstDivergence(_Record):
-    """Where the candidate first left the baseline's path (position in the alignment)."""
-
-    position: int
-    op: str
-    baseline: StepName | None
-    candidate: StepName | None
-
-
-class OpCounts(_Record):
-    """How many alignment entries of each kind."""
-
-    match: int = 0
-    change: int = 0
-    insert: int = 0
-    delete: int = 0
-    reorder: int = 0
-
-
-class PairSummary(_Record):
-    """One comparison that ran: a candidate run against its (nearest) baseline run."""
-
-    baseline: RunLocation
-    candidate: RunLocation
-    route_distance: float
-    """1 − 2·LCS / (|a| + |b|) over the runs' step signatures (0 = same route)."""
-    divergence: float
-    passed: bool
-    first_divergence: FirstDivergence | None
-    ops: OpCounts
-    deltas: dict[str, Delta]
-    """steps, tool_calls, errors, total_tokens, cost_usd, latency_ms (pct in percent)."""
-    new_loops: list[str]
-    violations: list[GateViolation]
-    warnings: list[GateViolation]
-
-
-class RunError(_Record):
-    """A run that could not be loaded (or a scenario side with no run)."""
-
-    side: Literal["baseline", "candidate"]
-    run: str | None
-    source: str | None
-    message: str
-
-
-class ScenarioRow(_Record):
-    """Everything the suite says about one scenario."""
-
-    scenario: str
-    verdict: Verdict
-    baseline_runs: int
-    candidate_runs: int
-    overrides: dict[str, Any] = Field(default_factory=dict)
-    """Gate settings this scenario overrides (from a manifest's `[[scenario]]`)."""
-    pairs: list[PairSummary] = Field(default_factory=list)
-    """Each candidate run against its nearest baseline run, in candidate run order."""
-    deciding: int | None = None
-    """Index in `pairs` of the pair that decides the verdict (the first failing one, else the
-    most divergent one)."""
-    errors: list[RunError] = Field(default_factory=list)
-    stats: ScenarioReport | None = None
-    """With several runs on a side: the N-vs-M tests, routes and verdict (`agentdiff.scenario`);
-    its verdict is the row's."""
-
-    @property
-    def pair(self) -> PairSummary | None:
-        """The deciding pair, if any comparison ran."""
-        return None if self.deciding is None else self.pairs[self.deciding]
 
 
 class Threshold(_Record):
@@ -212,18 +121,32 @@ class SuiteReport(BaseModel):
     only: list[str] = Field(default_factory=list)
     allow_missing: bool = False
     counts: Counts
-    scenarios: list[ScenarioRow]
+    scenarios: Sequence[ScenarioRow]
+    """One row per scenario in key order (kept as `Rows`: compact, parsed when read)."""
 
     _timings: dict[str, Any] = PrivateAttr(default_factory=dict)
     _pages: dict[str, str] = PrivateAttr(default_factory=dict)
 
+    @field_validator("scenarios", mode="after")
+    @classmethod
+    def _compact(cls, rows: Sequence[ScenarioRow]) -> Rows:
+        return rows if isinstance(rows, Rows) else Rows.of(rows)
+
     @staticmethod
-    def count(rows: list[ScenarioRow]) -> Counts:
-        """The counts of `rows` by verdict."""
+    def count(verdicts: Iterable[str]) -> Counts:
+        """Scenarios by verdict."""
         tally = dict.fromkeys(_COUNT_FIELD.values(), 0)
-        for row in rows:
-            tally[_COUNT_FIELD[row.verdict]] += 1
-        return Counts(scenarios=len(rows), **tally)
+        total = 0
+        for verdict in verdicts:
+            tally[_COUNT_FIELD[verdict]] += 1
+            total += 1
+        return Counts(scenarios=total, **tally)
+
+    @property
+    def rows(self) -> Rows:
+        """The scenario rows (compact; `rows.having("regressed")` parses only those)."""
+        rows = self.scenarios
+        return rows if isinstance(rows, Rows) else Rows.of(rows)
 
     @property
     def passed(self) -> bool:
@@ -256,7 +179,7 @@ class SuiteReport(BaseModel):
 
     def scenario(self, key: str) -> ScenarioRow:
         """The row of scenario `key` (KeyError if the suite has none)."""
-        for row in self.scenarios:
+        for row in self.rows:
             if row.scenario == key:
                 return row
         raise KeyError(key)
@@ -265,10 +188,12 @@ class SuiteReport(BaseModel):
         """The JSON contract as Python data."""
         return self.model_dump(mode="json")
 
-    def to_json(self, *, indent: bool = True) -> str:
-        """The JSON contract (`report_version` first)."""
-        option = orjson.OPT_INDENT_2 if indent else 0
-        return orjson.dumps(self.model_dump(mode="json"), option=option).decode()
+    def to_json(self) -> str:
+        """The JSON contract (`report_version` first), one scenario row per line."""
+        head = orjson.dumps(self.model_dump(mode="json", exclude={"scenarios"}))
+        blobs = self.rows.blobs
+        body = b"[\n" + b",\n".join(blobs) + b"\n]" if blobs else b"[]"
+        return (head[:-1] + b',"scenarios":' + body + b"}").decode()
 
     def timings_json(self) -> str:
         """The timings document (`timings.json`)."""

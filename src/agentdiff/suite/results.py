@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from agentdiff.errors import ConfigError
@@ -19,6 +20,7 @@ from agentdiff.files import write_atomically
 from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
 from agentdiff.suite.refs import is_url
 from agentdiff.suite.report import SuiteReport
+from agentdiff.suite.rows import Rows, ScenarioRow, row_json
 from agentdiff.suite.tables import join_parts, open_binary
 
 __all__ = ["finish_results", "load_results", "query_results", "write_parquet"]
@@ -116,15 +118,38 @@ def load_results(folder: str | Path) -> SuiteReport:
     if path.is_dir():
         path /= SUITE_FILE
     try:
-        return SuiteReport.model_validate_json(path.read_bytes())
+        document = orjson.loads(path.read_bytes())
     except OSError as exc:
         msg = f"cannot read saved results: {exc.strerror or exc}"
         raise ConfigError(msg, source=path, hint="pass a folder written by --results") from None
+    except orjson.JSONDecodeError as exc:
+        raise ConfigError(f"not a suite report: invalid JSON: {exc}", source=path) from None
+    if not isinstance(document, dict):
+        raise ConfigError("not a suite report: expected a JSON object", source=path)
+    rows = document.pop("scenarios", None)
+    try:
+        header = SuiteReport.model_validate({**document, "scenarios": []})
+        # one row at a time, kept compact: a saved 50,000-scenario suite stays small in memory
+        blobs: list[bytes] = []
+        verdicts: list[str] = []
+        for row in _row_list(rows):
+            checked = ScenarioRow.model_validate(row)
+            blobs.append(row_json(checked))
+            verdicts.append(checked.verdict)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"]))
         msg = f"not a suite report: {where}: {first['msg']}"
         raise ConfigError(msg, source=path) from None
+    return header.model_copy(update={"scenarios": Rows(blobs, verdicts)})
+
+
+def _row_list(rows: Any) -> list[Any]:
+    if not isinstance(rows, list):
+        raise ValidationError.from_exception_data(
+            "SuiteReport", [{"type": "list_type", "loc": ("scenarios",), "input": rows}]
+        )
+    return rows
 
 
 def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:

@@ -19,9 +19,10 @@ from agentdiff.config import COMPARE_SETTINGS, SETTINGS
 from agentdiff.scenario.judge import judge
 from agentdiff.suite.options import SuiteOptions
 from agentdiff.suite.plan import choose_backend, estimate_seconds, make_batches, plan_jobs
-from agentdiff.suite.report import RunSetInfo, ScenarioRow, SuiteReport, Threshold
+from agentdiff.suite.report import RunSetInfo, SuiteReport, Threshold
+from agentdiff.suite.rows import Rows, ScenarioRow, row_json
 from agentdiff.suite.runset import RunSet
-from agentdiff.suite.task import BatchResult, TaskContext, run_batch
+from agentdiff.suite.task import BatchResult, RowOut, TaskContext, run_batch
 
 __all__ = ["Progress", "run_suite"]
 
@@ -57,7 +58,8 @@ def run_suite(
     ran = time.perf_counter()
     rows.sort(key=lambda row: row.scenario)
     rows, tarone = _judge_statistics(rows, options)
-    report = SuiteReport(
+    verdicts = [row.verdict for row in rows]
+    report = SuiteReport.model_construct(
         name=options.name or f"{baseline.label} vs {candidate.label}",
         baseline=_info(baseline),
         candidate=_info(candidate),
@@ -65,8 +67,8 @@ def run_suite(
         scenario_overrides=[{"match": o.match, **o.settings} for o in options.overrides],
         only=list(options.only),
         allow_missing=options.allow_missing,
-        counts=SuiteReport.count(rows),
-        scenarios=rows,
+        counts=SuiteReport.count(verdicts),
+        scenarios=Rows([row.json for row in rows], verdicts),
         stats=options.stats.model_dump(mode="json"),
         tarone_threshold=tarone,
     )
@@ -83,6 +85,7 @@ def run_suite(
         plan_s=round(planned - started, 4),
         run_s=round(ran - planned, 4),
         task_s=round(sum(r.seconds for r in results), 4),
+        task_cpu_s=round(sum(r.cpu_seconds for r in results), 4),
         stopped_early=len(rows) < len(jobs),
         host=_host(),
     )
@@ -95,29 +98,30 @@ def run_suite(
 
 
 def _judge_statistics(
-    rows: list[ScenarioRow], options: SuiteOptions
-) -> tuple[list[ScenarioRow], float | None]:
-    """Settle the multi-run scenarios together (Benjamini–Hochberg with Tarone across them)."""
-    drafts = [row.stats for row in rows if row.stats is not None]
-    if not drafts:
+    rows: list[RowOut], options: SuiteOptions
+) -> tuple[list[RowOut], float | None]:
+    """Settle the multi-run scenarios together (Benjamini–Hochberg with Tarone across them).
+
+    Only their rows are parsed; every other row stays as the JSON its task sent.
+    """
+    multi = [i for i, row in enumerate(rows) if row.multi_run]
+    if not multi:
         return rows, None
+    parsed = {i: ScenarioRow.model_validate_json(rows[i].json) for i in multi}
+    drafts = [draft for i in multi if (draft := parsed[i].stats) is not None]
     judged = judge(drafts, options.stats, options.sources)
-    settled = iter(judged.scenarios)
-    out = []
-    for row in rows:
-        if row.stats is None:
-            out.append(row)
-            continue
-        scenario = next(settled)
+    out = list(rows)
+    for i, scenario in zip(multi, judged.scenarios, strict=True):
         verdict = scenario.verdict.value
-        out.append(row.model_copy(update={"stats": scenario, "verdict": verdict}))
+        settled = parsed[i].model_copy(update={"stats": scenario, "verdict": verdict})
+        out[i] = RowOut(settled.scenario, verdict, True, row_json(settled))
     return out, judged.tarone_threshold
 
 
 def _collect(
     stream: object, total: int, options: SuiteOptions, progress: Progress | None
-) -> tuple[list[ScenarioRow], list[BatchResult]]:
-    rows: list[ScenarioRow] = []
+) -> tuple[list[RowOut], list[BatchResult]]:
+    rows: list[RowOut] = []
     results: list[BatchResult] = []
     iterator = iter(stream)  # type: ignore[call-overload]
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from agentdiff.diff import CompareOptions, compare
 from agentdiff.diff.metrics import summarize
@@ -25,7 +25,14 @@ from agentdiff.scenario.profile import profile_run
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.load import load_runs
 from agentdiff.suite.refs import RunRef
-from agentdiff.suite.report import (
+from agentdiff.suite.routes import (
+    nearest_run,
+    route_distance,
+    route_from_refs,
+    route_id,
+    route_of,
+)
+from agentdiff.suite.rows import (
     FirstDivergence,
     OpCounts,
     PairSummary,
@@ -34,17 +41,11 @@ from agentdiff.suite.report import (
     ScenarioRow,
     StepName,
     Verdict,
-)
-from agentdiff.suite.routes import (
-    nearest_run,
-    route_distance,
-    route_from_refs,
-    route_id,
-    route_of,
+    row_json,
 )
 from agentdiff.suite.tables import TableWriter
 
-__all__ = ["Batch", "BatchResult", "ScenarioJob", "TaskContext", "run_batch"]
+__all__ = ["Batch", "BatchResult", "RowOut", "ScenarioJob", "TaskContext", "run_batch"]
 
 Side = Literal["baseline", "candidate"]
 _DELTAS = ("steps", "tool_calls", "errors", "total_tokens", "cost_usd", "latency_ms")
@@ -88,14 +89,26 @@ class Batch:
     context: TaskContext
 
 
+class RowOut(NamedTuple):
+    """One scenario's row as a task sends it back: its JSON, with what the client sorts by."""
+
+    scenario: str
+    verdict: str
+    multi_run: bool
+    """The row carries an N-vs-M draft (`stats`), settled across scenarios by the client."""
+    json: bytes
+
+
 @dataclass
 class BatchResult:
-    """What one task sends back: small rows only."""
+    """What one task sends back: small rows only, as JSON."""
 
     index: int
-    rows: list[ScenarioRow]
+    rows: list[RowOut]
     pages: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """CPU time of the task's process (wall minus waiting for a core, on a busy machine)."""
     pairs: int = 0
 
 
@@ -115,19 +128,21 @@ class _Run:
 
 def run_batch(batch: Batch) -> BatchResult:
     """Judge every scenario of `batch` (never raises for a bad input: that is an error row)."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     ctx = batch.context
     writer = TableWriter(ctx.results, batch.index) if ctx.results else None
     result = BatchResult(index=batch.index, rows=[])
     for job in batch.jobs:
         row, reports = _scenario(job, ctx, writer)
-        result.rows.append(row)
+        out = RowOut(row.scenario, row.verdict, row.stats is not None, row_json(row))
+        result.rows.append(out)
         result.pairs += len(reports)
         if ctx.pages and row.verdict == "regressed" and row.deciding is not None:
             result.pages[row.scenario] = _page(reports[row.deciding])
     if writer is not None:
         writer.close()
     result.seconds = time.perf_counter() - start
+    result.cpu_seconds = time.process_time() - cpu
     return result
 
 

@@ -9,6 +9,7 @@ deciding pair in a sandboxed frame. jinja2 (the `html` extra) autoescapes every 
 
 from __future__ import annotations
 
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +43,15 @@ def render_suite_html(report: SuiteReport, options: RenderOptions | None = None)
     views = scenario_views(report)
     sections = [view for group in _ORDER for view in views[group]]
     anchors = {view.row.scenario: f"s{number}" for number, view in enumerate(sections, 1)}
-    passing = [row for row in report.scenarios if row.verdict == "pass"]
+    passing = list(islice(report.rows.having("pass"), options.max_rows))
     context: dict[str, Any] = {
         "report": report,
         "summary": summary_line(report),
         "sections": sections[: options.max_rows],
         "hidden_sections": max(0, len(sections) - options.max_rows),
         "anchors": anchors,
-        "passing": passing[: options.max_rows],
-        "hidden_passing": max(0, len(passing) - options.max_rows),
+        "passing": passing,
+        "hidden_passing": report.counts.passed - len(passing),
         "pages": report.pair_pages,
         "one_line": one_line,
     }

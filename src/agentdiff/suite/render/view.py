@@ -134,14 +134,11 @@ def _headline(row: ScenarioRow) -> str:
 
 def scenario_views(report: SuiteReport) -> dict[str, list[ScenarioView]]:
     """Rows to show, grouped: regressed (by severity), errors, removed, added."""
-    groups: dict[str, list[ScenarioRow]] = {
-        "regressed": by_severity(report.scenarios),
-        "error": [r for r in report.scenarios if r.verdict == "error"],
-        "inconclusive": [r for r in report.scenarios if r.verdict == "inconclusive"],
-        "improved": [r for r in report.scenarios if r.verdict == "improved"],
-        "removed": [r for r in report.scenarios if r.verdict == "removed"],
-        "added": [r for r in report.scenarios if r.verdict == "added"],
-    }
+    names = ("regressed", "error", "inconclusive", "improved", "removed", "added")
+    groups: dict[str, list[ScenarioRow]] = {name: [] for name in names}
+    for row in report.rows.having(*groups):  # passing rows are never parsed
+        groups[row.verdict].append(row)
+    groups["regressed"] = by_severity(groups["regressed"])
     return {
         group: [ScenarioView(row, _headline(row), _findings(row)) for row in rows]
         for group, rows in groups.items()
