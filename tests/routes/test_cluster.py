@@ -186,3 +186,11 @@ def test_encoding_many_runs_keeps_exact_variants_once() -> None:
     assert len(routes.encoded) == len(set(encoded)) <= 4
     assert len(routes.cluster_of) == 200
     assert routes.route(routes.variant_of[0]) == runs[0]
+
+
+def test_codec_ids_and_decoding_match_the_label_definitions() -> None:
+    codec = RouteCodec()
+    for route in (PLAN_A, PLAN_B, [], ["tool_call\x1fx"] * 3):
+        encoded = codec.encode(route)
+        assert codec.route_id(encoded) == route_id(route)
+        assert codec.decode(encoded) == list(route)

@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from operator import mul
 
 from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
 from agentdiff.models.trace import AgentTrace
-from agentdiff.routes.encode import RouteCodec, route_id, route_of
+from agentdiff.routes.encode import RouteCodec, route_of
 from agentdiff.routes.linkage import average_linkage, distance_matrix, leader_clusters
 
 __all__ = ["LINKAGE_LIMIT", "RouteCluster", "RouteMap", "cluster_routes", "encode_runs"]
@@ -103,7 +104,7 @@ def cluster_encoded(codec: RouteCodec, per_run: list[str], threshold: float) -> 
             first[route] = i
             count[route] = 0
         count[route] += 1
-    ids = {route: route_id(codec.decode(route)) for route in first}
+    ids = {route: codec.route_id(route) for route in first}
     distinct = sorted(first, key=lambda r: (-count[r], ids[r]))
     weights = [count[r] for r in distinct]
     if len(distinct) <= LINKAGE_LIMIT:
@@ -142,10 +143,11 @@ def _medoids_sampled(labels: list[int], routes: list[str], weights: list[int]) -
     for label, group in members.items():
         sample = group[:MEDOID_SAMPLE]
         targets = [routes[j] for j in sample]
+        mass = [weights[j] for j in sample]
         cost = []
         for i in group[:MEDOID_CANDIDATES]:
             dist = map(partial(Indel.normalized_distance, routes[i]), targets)
-            cost.append((sum(d * weights[j] for d, j in zip(dist, sample, strict=True)), i))
+            cost.append((sum(map(mul, dist, mass)), i))
         medoids[label] = min(cost)[1]
     return medoids
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentdiff.routes.route import route_id, route_of
+from agentdiff.routes.route import ROUTE_SEPARATOR, route_id, route_of, route_text_id
 
 __all__ = ["RouteCodec", "label_name", "route_id", "route_of"]
 
@@ -31,6 +31,8 @@ class RouteCodec:
     def __init__(self) -> None:
         self._codes: dict[str, str] = {}
         self.labels: list[str] = []
+        self._table: dict[int, str] = {}
+        """code point → label + separator, for `str.translate` (C speed)."""
 
     def encode(self, route: Sequence[str]) -> str:
         """The route as a string of one character per step."""
@@ -44,17 +46,22 @@ class RouteCodec:
                     self.labels.append(label)
             return "".join(map(codes.__getitem__, route))
 
+    def joined(self, encoded: str) -> str:
+        """The route's labels joined by `ROUTE_SEPARATOR` (what its id hashes)."""
+        if len(self._table) != len(self.labels):
+            self._table = {ord(c): label + ROUTE_SEPARATOR for label, c in self._codes.items()}
+        return encoded.translate(self._table)[:-1]
+
     def decode(self, encoded: str) -> list[str]:
         """The labels of an encoded route."""
-        return [self.labels[_index(ch)] for ch in encoded]
+        return self.joined(encoded).split(ROUTE_SEPARATOR) if encoded else []
+
+    def route_id(self, encoded: str) -> str:
+        """`route_id` of an encoded route, without decoding it."""
+        return route_text_id(self.joined(encoded))
 
     def _next(self) -> str:
         point = len(self.labels)
         if point >= _SURROGATES.start:
             point += len(_SURROGATES)
         return chr(point)
-
-
-def _index(ch: str) -> int:
-    point = ord(ch)
-    return point - len(_SURROGATES) if point >= _SURROGATES.stop else point

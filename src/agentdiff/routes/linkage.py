@@ -25,8 +25,19 @@ _INF = float("inf")
 
 
 def distance_matrix(routes: Sequence[str]) -> list[array[float]]:
-    """Indel distances between every two encoded routes (rows as `array('d')`)."""
-    return [array("d", map(partial(Indel.normalized_distance, a), routes)) for a in routes]
+    """Indel distances between every two encoded routes (rows as `array('d')`).
+
+    Only the upper triangle is computed (rapidfuzz, C speed); the lower one is copied.
+    """
+    rows: list[array[float]] = []
+    for i, a in enumerate(routes):
+        lower = [rows[j][i] for j in range(i)]
+        upper = map(partial(Indel.normalized_distance, a), routes[i + 1 :])
+        row = array("d", lower)
+        row.append(0.0)
+        row.extend(upper)
+        rows.append(row)
+    return rows
 
 
 def average_linkage(
@@ -80,9 +91,9 @@ def _merge(
     merged[gone] = _INF
     rows[keep] = merged
     for k in live:
-        rows[k][gone] = _INF
-        if k != keep:
-            rows[k][keep] = merged[k]
+        row = rows[k]
+        row[gone] = _INF
+        row[keep] = merged[k]
     rows[gone] = array("d")
     size[keep] = wk + wg
 

@@ -21,7 +21,15 @@ from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef
 from agentdiff.models.trace import AgentTrace, TraceStep
 
-__all__ = ["nearest_run", "route_distance", "route_from_refs", "route_id", "route_of"]
+__all__ = [
+    "ROUTE_SEPARATOR",
+    "nearest_run",
+    "route_distance",
+    "route_from_refs",
+    "route_id",
+    "route_of",
+    "route_text_id",
+]
 
 
 def _label(step: StepRef | TraceStep, inputs: TraceStep | None, strict: bool) -> str:
@@ -63,7 +71,15 @@ def nearest_run(route: Sequence[Hashable], others: Sequence[Sequence[Hashable]])
     return distances.index(min(distances))
 
 
+ROUTE_SEPARATOR = "\x1e"
+"""Joins a route's labels into the text its id is a hash of."""
+
+
 def route_id(route: Sequence[str]) -> str:
     """A stable short id of a route (the same in every process and on every machine)."""
-    digest = hashlib.blake2b("\x1e".join(route).encode(), digest_size=8)
-    return digest.hexdigest()
+    return route_text_id(ROUTE_SEPARATOR.join(route))
+
+
+def route_text_id(joined: str) -> str:
+    """`route_id` of a route given as its labels joined by `ROUTE_SEPARATOR`."""
+    return hashlib.blake2b(joined.encode(), digest_size=8).hexdigest()

@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from agentdiff.diff.options import CompareOptions
 from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
-from agentdiff.scenario.checks import Draft, metric_test, rate_test, threshold_for
+from agentdiff.scenario.checks import Draft, metric_test, rate_band, rate_test, threshold_for
 from agentdiff.scenario.invariants import new_loops, runs_with_new_loops
 from agentdiff.scenario.pairs import gate_failures, nearest_rows, nearest_runs
 from agentdiff.scenario.profile import METRICS, RunProfile, profile_run
 from agentdiff.scenario.report import NearestRun, RunRow, ScenarioReport, StatTest, Verdict
 from agentdiff.scenario.routing import route_scenario
-from agentdiff.stats import beyond_range, holm
+from agentdiff.stats import beyond_range, holm, min_p
 from agentdiff.stats_options import StatsOptions
 
 __all__ = ["Run", "analyze_profiles", "analyze_scenario", "named_runs"]
@@ -85,12 +85,12 @@ def analyze_profiles(
             else nearest_runs(baseline, candidate, routing.nearest, distances, options)
         )
         if n > 1:
-            gate_base = gate_failures(baseline, routing.baseline_nearest, options)
-            gate_cand = sum(not row.gate_passed for row in nearest)
-            gate = rate_test("runs failing the per-pair gate", gate_base, n, gate_cand, m)
+            gate = _gate_rate(baseline, nearest, routing.baseline_nearest, options)
             if gate is not None:
                 drafts.append(gate)
     drafts += routing.tests
+    if all(d.p == d.p_better == 1.0 and d.name == _GATE for d in drafts):
+        drafts = []  # every run agrees on everything: there is nothing to test
     tests = _corrected(drafts, stats)
     invariants = new_loops(b_prof, c_prof) if stats.loops == "invariant" else []
     findings = [i.message for i in invariants] if not options.gate.allow_loops else []
@@ -121,6 +121,41 @@ def analyze_profiles(
             _run_row("baseline" if i < n else "candidate", r, names[cluster_of[i]])
             for i, r in enumerate([*b_prof, *c_prof])
         ],
+    )
+
+
+_GATE = "runs failing the per-pair gate"
+
+
+def _gate_rate(
+    baseline: Sequence[Run],
+    nearest: Sequence[NearestRun],
+    baseline_nearest: Sequence[int | None],
+    options: CompareOptions,
+) -> Draft | None:
+    """Runs failing the per-pair gate: candidate vs nearest baseline run, baseline vs nearest other.
+
+    The baseline's own pairs are compared only when a candidate run fails: otherwise the
+    candidate cannot be worse (p = 1), and the test is kept with p = 1 both ways (conservative:
+    the family Holm corrects for does not depend on the outcome).
+    """
+    n, m = len(baseline), len(nearest)
+    failing = sum(not row.gate_passed for row in nearest)
+    name = _GATE
+    if failing:
+        base = gate_failures(baseline, baseline_nearest, options)
+        return rate_test(name, base, n, failing, m)
+    note = "no candidate run fails the gate (the baseline's own pairs were not compared)"
+    return Draft(
+        name=name,
+        method="fisher exact",
+        p=1.0,
+        p_better=1.0,
+        min_p=min_p(n, m),
+        candidate=rate_band(0, m),
+        worse_enough=False,
+        better_enough=False,
+        note=note,
     )
 
 
