@@ -90,6 +90,18 @@ def _turns(project: str) -> dict[str, list[Turn]]:
     }
 
 
+FOLLOWUP = "Thanks. How many lines does app/main.py have?"
+FOLLOWUP_TURNS: list[Turn] = [
+    [("Bash", {"command": "wc -l app/main.py", "description": "Count lines"})],
+    "app/main.py has 3 lines.",
+]
+COMPACT_SUMMARY = (
+    "<analysis>The user asked where parse_config is defined and how long its file is.</analysis>\n"
+    "<summary>parse_config is defined in app/config.py (9 lines); tests are in tests/.</summary>"
+)
+RESUMED = ((TASK, "baseline"), ("/compact", "baseline"), (FOLLOWUP, "baseline"))
+"""The resumed session: the task, a compaction, then a follow-up in the same session."""
+
 SUB_TURNS: list[Turn] = [
     [("Glob", {"pattern": "tests/**/*.py"})],
     "The only test file is tests/test_config.py.",
@@ -106,6 +118,7 @@ class Recorder:
         self.responses: list[dict[str, Any]] = []
         self.results: dict[str, dict[str, Any]] = {}
         self.counter = 0
+        self.compactions = 0
 
     def next_id(self, prefix: str) -> str:
         with self.lock:
@@ -151,11 +164,24 @@ def _record_results(messages: list[dict[str, Any]]) -> None:
         )
 
 
+def _since_followup(messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The messages from the resumed session's follow-up prompt on, if it is there."""
+    for index, message in enumerate(messages):
+        if message.get("role") == "user" and FOLLOWUP in _user_texts([message]):
+            return messages[index:]
+    return None
+
+
 def _plan(body: dict[str, Any]) -> tuple[str, list[Call] | str]:
     """Who is asking (main, sub or side) and what to answer, from the request's shape."""
     messages = body.get("messages", [])
     tools = {t.get("name") for t in body.get("tools", [])}
     text = _user_texts(messages[:2])
+    if "<summary>" in _user_texts(messages[-1:]):
+        return "compaction", COMPACT_SUMMARY
+    followup = _since_followup(messages)
+    if followup is not None and "Bash" in tools:
+        return "main", FOLLOWUP_TURNS[min(_assistant_turns(followup), len(FOLLOWUP_TURNS) - 1)]
     if TASK in text and "Bash" in tools:
         script = _turns(REC.project)[REC.variant]
         return "main", script[min(_assistant_turns(messages), len(script) - 1)]
@@ -270,7 +296,10 @@ def _events(role: str, body: dict[str, Any], plan: list[Call] | str) -> list[tup
         ),
         ("message_stop", {"type": "message_stop"}),
     ]
-    if role != "side":
+    if role == "compaction":
+        with REC.lock:
+            REC.compactions += 1
+    if role not in ("side", "compaction"):
         with REC.lock:
             REC.responses.append(
                 {
@@ -327,13 +356,22 @@ def _scrub(text: str, project: Path, config: Path) -> str:
     )
 
 
-def run_side(cli: Path, base_url: str, variant: str, out: Path, stem: str) -> None:
-    """Run one session of the real CLI and keep its transcript and facts."""
+def run_side(
+    cli: Path,
+    base_url: str,
+    variant: str,
+    out: Path,
+    stem: str,
+    prompts: tuple[tuple[str, str], ...] = (),
+) -> None:
+    """Run one session of the real CLI (resumed for each further prompt); keep what it wrote."""
+    prompts = prompts or ((TASK, variant),)
     with tempfile.TemporaryDirectory() as tmp:
         project, config, home = Path(tmp, "project"), Path(tmp, "config"), Path(tmp, "home")
         make_project(project)
         home.mkdir()
         REC.variant, REC.project, REC.responses, REC.results = variant, str(project), [], {}
+        REC.compactions = 0
         env = {
             "PATH": os.environ["PATH"],
             "HOME": str(home),
@@ -347,24 +385,29 @@ def run_side(cli: Path, base_url: str, variant: str, out: Path, stem: str) -> No
             "IS_SANDBOX": "1",
             "DISABLE_ERROR_REPORTING": "1",
         }
-        done = subprocess.run(
-            [
-                str(cli),
-                "-p",
-                TASK,
-                "--allowedTools",
-                "Bash,Grep,Glob,Read,Agent",
-                "--output-format",
-                "json",
-            ],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        result = json.loads(done.stdout.strip().splitlines()[-1])
+        result: dict[str, Any] = {}
+        for prompt, script in prompts:
+            REC.variant = script
+            resume = ["--resume", str(result["session_id"])] if result else []
+            done = subprocess.run(
+                [
+                    str(cli),
+                    "-p",
+                    *resume,
+                    prompt,
+                    "--allowedTools",
+                    "Bash,Grep,Glob,Read,Agent",
+                    "--output-format",
+                    "json",
+                ],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+            result = json.loads(done.stdout.strip().splitlines()[-1])
         sessions = sorted(config.glob("projects/*/*.jsonl"))
         if len(sessions) != 1:
             raise SystemExit(f"{variant}: expected one session file, found {sessions}")
@@ -382,6 +425,8 @@ def run_side(cli: Path, base_url: str, variant: str, out: Path, stem: str) -> No
                     _scrub(file.read_text(encoding="utf-8"), project, config), encoding="utf-8"
                 )
         facts = _facts(variant, stem, result, session.stem, project, config)
+        facts["prompts"] = [p for p, _ in prompts if not p.startswith("/")]
+        facts["compaction_calls"] = REC.compactions
         write_json(out / f"{stem}.facts.json", facts)
 
 
@@ -448,6 +493,10 @@ def main(fixtures_root: str) -> None:
             for side in SIDES:
                 run_side(cli, base_url, variant_of(scenario, side), out, side)
                 print(f"{SOURCE}/{scenario}/{side}: ok")
+        resumed = Path(fixtures_root) / "claude_code_sessions"
+        resumed.mkdir(parents=True, exist_ok=True)
+        run_side(cli, base_url, "baseline", resumed, "resumed", RESUMED)
+        print(f"{SOURCE} resumed and compacted session: ok")
     finally:
         server.shutdown()
     manifest = {

@@ -6,6 +6,7 @@ a scripted model server; every fact below was recorded in that server or from th
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +181,22 @@ def test_auto_detection_picks_the_adapter_and_no_other_claims_the_file(name: str
         data = read_document(path)
         assert [a.name for a in adapters.values() if a.detect(data)] == [name]
         assert (load_trace(path).metadata or {})["source_format"] == name
+
+
+def test_a_resumed_and_compacted_claude_session_is_one_chronological_trace() -> None:
+    folder = SOURCES["claude_code"].folder.parent / "claude_code_sessions"
+    facts = json.loads((folder / "resumed.facts.json").read_text(encoding="utf-8"))
+    trace = load_trace(folder / "resumed.session.jsonl")
+    prompts = [s for s in trace.steps if s.name == "user prompt"]
+    assert [s.input_payload["prompt"] for s in prompts] == facts["prompts"]
+    compactions = [s for s in trace.steps if s.name == "compaction"]
+    assert len(compactions) == facts["compaction_calls"] == 1
+    assert compactions[0].input_payload["trigger"] == "manual"
+    assert prompts[0].step_index < compactions[0].step_index < prompts[1].step_index
+    assert [s.name for s in tool_steps(trace)] == [c["name"] for c in facts["tool_calls"]]
+    assert len(_llm(trace)) == facts["llm_calls"]
+    assert trace.total_tokens is not None
+    assert trace.total_tokens.total_tokens == facts["total_tokens"]
+    assert trace.final_output == {"text": facts["final_output"]}
+    started = [str((s.metadata or {}).get("started_at")) for s in trace.steps]
+    assert started == sorted(started)

@@ -17,7 +17,10 @@ Mapping:
 - a `tool_result` block → that call's output; `is_error` → status error with the result text
   (one line) as the message;
 - sub-agent records (`isSidechain`) → nested under the `Agent` / `Task` call that started them
-  (by `agentId`, else under the newest unanswered one).
+  (by `agentId`, else under the newest unanswered one);
+- a `compact_boundary` system record → thought `compaction` (its `compactMetadata` as input);
+  the summary the CLI then writes as a user record, meta notes and slash-command echoes
+  (`/compact`) are not prompts.
 
 `parentUuid` only chains each record to the one before it, so it is not used for the DAG.
 Records are de-duplicated by `uuid` and read in time order, so resumed sessions (which copy
@@ -46,6 +49,10 @@ from agentdiff.timeparse import duration_ms, iso_utc, parse_iso, timing_metadata
 __all__ = ["ClaudeCodeAdapter"]
 
 _KINDS = frozenset({"user", "assistant", "summary", "system", "attachment", "queue-operation"})
+_NOT_PROMPTS = ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")
+"""User records that are not the user's words: CLI notes, the compaction summary."""
+_CLI_TEXT = ("<command-name>", "<local-command-", "<command-message>")
+"""Slash commands (`/compact`, …) and their output, echoed into the transcript by the CLI."""
 _SUB_TOOLS = frozenset({"Agent", "Task"})
 _PROMPT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
 _SNIFF = 8
@@ -133,7 +140,7 @@ def _on_user(builder: _Builder, record: dict[str, Any], when: datetime | None) -
     if results:
         for block in results:
             _on_result(builder, block, record.get("toolUseResult"), when)
-    elif lane == "main" and not record.get("isMeta"):
+    elif lane == "main" and _is_prompt(record, _text_of(content)):
         text = _text_of(content)
         builder.prompts.append(text)
         step = builder.add(
@@ -146,6 +153,28 @@ def _on_user(builder: _Builder, record: dict[str, Any], when: datetime | None) -
         )
         builder.prompt_id = step.step_id
     builder.last_time[lane] = when
+
+
+def _is_prompt(record: dict[str, Any], text: str) -> bool:
+    return not any(record.get(flag) for flag in _NOT_PROMPTS) and not text.lstrip().startswith(
+        _CLI_TEXT
+    )
+
+
+def _on_system(builder: _Builder, record: dict[str, Any], when: datetime | None) -> None:
+    """A compaction: the CLI summarised the conversation so far (one chronological trace)."""
+    if record.get("subtype") != "compact_boundary" or _lane(record) != "main":
+        return
+    meta = record.get("compactMetadata")
+    builder.add(
+        record.get("uuid"),
+        StepType.THOUGHT,
+        "compaction",
+        builder.prompt_id,
+        input_payload=meta if isinstance(meta, dict) else {},
+        output_payload={"content": str(record.get("content") or "")},
+        metadata=timing_metadata(when, when),
+    )
 
 
 def _on_result(builder: _Builder, block: dict[str, Any], rich: Any, when: datetime | None) -> None:
@@ -273,7 +302,7 @@ def _on_tool_use(
     builder.call_steps[str(block.get("id"))] = step.step_id
 
 
-_HANDLERS = {"user": _on_user, "assistant": _on_assistant}
+_HANDLERS = {"user": _on_user, "assistant": _on_assistant, "system": _on_system}
 
 
 def _records(data: list[Any]) -> list[tuple[datetime | None, int, dict[str, Any]]]:
