@@ -37,7 +37,6 @@ _BOM = b"\xef\xbb\xbf"
 STEPS_HINT = "raise the limit with --max-steps N or AGENTDIFF_MAX_STEPS"
 DEPTH_HINT = f"payloads may nest at most {MAX_DEPTH} levels; flatten or trim the deep value"
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
-_ADAPTER_BUGS = (KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError)
 
 
 def load_trace(
@@ -164,11 +163,6 @@ def parse_trace_data(
         trace = adapter.from_dict(data)
     except ValidationError as exc:
         raise TraceValidationError(_describe_validation(exc, adapter)) from None
-    except AgentDiffError:
-        raise
-    except _ADAPTER_BUGS as exc:
-        msg = f"not a valid {adapter.name} document: {type(exc).__name__}: {exc}"
-        raise TraceFormatError(msg, hint=f"is this really a {adapter.name} export?") from exc
     _check_trace_limits(trace, limits)
     meta = dict(trace.metadata or {})
     meta["source_format"] = adapter.name

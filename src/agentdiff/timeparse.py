@@ -43,7 +43,10 @@ def parse_iso(value: Any) -> datetime | None:
         parsed = datetime.fromisoformat(text)
     except ValueError:
         return _parse_compact(text)
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    try:
+        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    except OverflowError:  # an offset pushes it past year 1 or 9999: unknown
+        return None
 
 
 def _parse_compact(text: str) -> datetime | None:
@@ -63,7 +66,10 @@ def from_unix_nanos(value: Any) -> datetime | None:
     if nanos <= 0:
         return None
     seconds, rest = divmod(nanos, _NANOS_PER_SECOND)
-    return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=rest // 1000)
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=rest // 1000)
+    except (OverflowError, OSError, ValueError):  # past year 9999: unknown, not a crash
+        return None
 
 
 def from_unix_seconds(value: Any) -> datetime | None:
@@ -74,7 +80,10 @@ def from_unix_seconds(value: Any) -> datetime | None:
         return None
     if math.isnan(seconds) or seconds <= 0:
         return None
-    return datetime.fromtimestamp(seconds, tz=UTC)
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):  # past year 9999: unknown, not a crash
+        return None
 
 
 def parse_timestamp(value: Any) -> datetime | None:

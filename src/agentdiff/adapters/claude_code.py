@@ -135,8 +135,10 @@ def _open_sub_call(builder: _Builder) -> str | None:
 
 def _on_user(builder: _Builder, record: dict[str, Any], when: datetime | None) -> None:
     lane = _lane(record)
-    content = record.get("message", {}).get("content")
-    results = [b for b in content or [] if isinstance(b, dict) and b.get("type") == "tool_result"]
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    blocks = content if isinstance(content, list) else []
+    results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
     if results:
         for block in results:
             _on_result(builder, block, record.get("toolUseResult"), when)
@@ -199,7 +201,9 @@ def _on_result(builder: _Builder, block: dict[str, Any], rich: Any, when: dateti
 
 def _on_assistant(builder: _Builder, record: dict[str, Any], when: datetime | None) -> None:
     lane = _lane(record)
-    message = record.get("message") or {}
+    message = record.get("message")
+    if not isinstance(message, dict):
+        message = {}
     key = f"{lane}:{message.get('id') or record.get('uuid')}"
     llm = builder.messages.get(key)
     if llm is None:
@@ -208,7 +212,8 @@ def _on_assistant(builder: _Builder, record: dict[str, Any], when: datetime | No
     else:
         _extend_turn(builder, llm, when)
         llm = builder.steps[llm.step_index]
-    for block in message.get("content") or []:
+    blocks = message.get("content")
+    for block in blocks if isinstance(blocks, list) else []:
         if isinstance(block, dict):
             _on_block(builder, block, llm, message, when)
 
@@ -310,7 +315,8 @@ def _records(data: list[Any]) -> list[tuple[datetime | None, int, dict[str, Any]
     seen: set[str] = set()
     out = []
     for position, record in enumerate(data):
-        if not isinstance(record, dict) or record.get("type") not in _HANDLERS:
+        kind = record.get("type") if isinstance(record, dict) else None
+        if not isinstance(kind, str) or kind not in _HANDLERS:
             continue
         uuid = str(record.get("uuid") or position)
         if uuid in seen:
@@ -332,8 +338,9 @@ def _link_subagents(builder: _Builder, data: list[Any]) -> None:
         rich = record.get("toolUseResult") if isinstance(record, dict) else None
         if not isinstance(rich, dict) or not rich.get("agentId"):
             continue
-        content = record.get("message", {}).get("content") or []
-        for block in content:
+        message = record.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 builder.sub_parents[str(rich["agentId"])] = str(block.get("tool_use_id"))
 

@@ -233,6 +233,8 @@ def _on_event(builder: _Builder, payload: dict[str, Any], when: datetime | None)
 
 def _on_item(builder: _Builder, item: dict[str, Any], when: datetime | None) -> None:
     kind = item.get("type")
+    if not isinstance(kind, str):
+        return
     if kind == "message":
         _on_message(builder, item, when)
     elif kind == "reasoning":

@@ -148,4 +148,8 @@ def _token_usage(usage: Any) -> TokenUsage | None:
 
 
 def _content_hash(data: Any) -> str:
-    return hashlib.sha256(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
+    try:
+        encoded = orjson.dumps(data, option=orjson.OPT_SORT_KEYS, default=str)
+    except orjson.JSONEncodeError as exc:  # integers past 64 bits (only from Python callers)
+        raise TraceFormatError(f"a value cannot be written as JSON: {exc}") from None
+    return hashlib.sha256(encoded).hexdigest()[:16]

@@ -211,7 +211,7 @@ class LangfuseAdapter(BaseAdapter):
         """Distinct trace ids of a v2 list or OTLP document, in order of appearance."""
         if _is_v2_page(data) or _is_v2_list(data):
             ids = (field_of(o, "traceId") for o in _v2_items(data) if isinstance(o, dict))
-            return [str(i) for i in dict.fromkeys(ids) if i]
+            return list(dict.fromkeys(str(i) for i in ids if i))
         return documents.trace_ids(data) if _is_langfuse_otel(data) else []
 
     @classmethod

@@ -89,7 +89,8 @@ def _usage_candidates(run: dict[str, Any]) -> list[Any]:
 
 def _generation_usages(outputs: dict[str, Any]) -> list[Any]:
     found = []
-    for group in outputs.get("generations") or []:
+    generations = outputs.get("generations")
+    for group in generations if isinstance(generations, list) else []:
         for gen in group if isinstance(group, list) else [group]:
             message = gen.get("message") if isinstance(gen, dict) else None
             if isinstance(message, dict):
@@ -152,11 +153,13 @@ def requested_calls(runs: list[Run]) -> dict[str, str]:
     for run in runs:
         if _STEP_TYPES.get(str(run.raw.get("run_type"))) is not StepType.LLM_CALL:
             continue
-        for group in _dict(run.raw.get("outputs")).get("generations") or []:
+        generations = _dict(run.raw.get("outputs")).get("generations")
+        for group in generations if isinstance(generations, list) else []:
             for gen in group if isinstance(group, list) else [group]:
                 message = _dict(_dict(gen).get("message"))
                 body = _dict(message.get("kwargs")) or message
-                for call in body.get("tool_calls") or []:
+                calls = body.get("tool_calls")
+                for call in calls if isinstance(calls, list) else []:
                     if isinstance(call, dict) and call.get("id"):
                         found[str(call["id"])] = run.run_id
     return found

@@ -104,7 +104,8 @@ def _is_constructor(item: dict[str, Any]) -> bool:
 
 def _is_known_type_dump(item: dict[str, Any]) -> bool:
     kind = item.get("type")
-    return (kind in _ROLES or kind in _LANGCHAIN_ONLY_TYPES) and "content" in item
+    known = isinstance(kind, str) and (kind in _ROLES or kind in _LANGCHAIN_ONLY_TYPES)
+    return known and "content" in item
 
 
 _DIALECT_RULES: tuple[tuple[str, Callable[[dict[str, Any]], bool]], ...] = (
@@ -158,7 +159,7 @@ def _from_constructor(item: dict[str, Any], path: str) -> Fields | None:
     if not isinstance(kwargs, dict):
         msg = f"{path}.kwargs: expected an object with the message fields"
         raise TraceFormatError(msg)
-    class_name = str(item["id"][-1])
+    class_name = str(item["id"][-1]) if item["id"] else ""
     kind = kwargs.get("type") or _CLASS_TYPES.get(class_name)
     if not isinstance(kind, str):
         msg = f"{path}.id: {class_name!r} is not a LangChain message class"

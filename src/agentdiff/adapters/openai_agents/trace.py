@@ -45,8 +45,8 @@ class _Span:
             return None
         inner = self.data.get("data")
         kind = inner.get("sdk_span_type") if isinstance(inner, dict) else None
-        kind = kind if kind in _BOOKKEEPING else self.data.get("name")
-        return kind if kind in _BOOKKEEPING else None
+        kind = kind if isinstance(kind, str) and kind in _BOOKKEEPING else self.data.get("name")
+        return kind if isinstance(kind, str) and kind in _BOOKKEEPING else None
 
 
 # ---------------------------------------------------------------- parsing

@@ -14,6 +14,7 @@ from agentdiff.adapters.otel.otlp_json import (
     documents,
     is_otlp,
     otlp_raw_spans,
+    resource_spans,
     scopes,
 )
 from agentdiff.adapters.otel.span import flatten_attributes, normal_id
@@ -68,7 +69,7 @@ def sample_attribute_keys(data: Any) -> set[str]:
         if isinstance(attrs, dict):
             keys.update(flatten_attributes(attrs))
         elif isinstance(attrs, list):
-            keys.update(a.get("key", "") for a in attrs if isinstance(a, dict))
+            keys.update(str(a.get("key", "")) for a in attrs if isinstance(a, dict))
     return keys
 
 
@@ -76,12 +77,13 @@ def _sample(data: Any) -> list[dict[str, Any]]:
     if not is_otlp(data):
         return [s for s in (span_list(data) or [])[:_SAMPLE_SPANS] if isinstance(s, dict)]
     out: list[dict[str, Any]] = []
-    for doc in documents(data):
-        for rs in doc.get("resourceSpans") or []:
-            for ss in scopes(rs):
-                out.extend(s for s in ss.get("spans") or [] if isinstance(s, dict))
-                if len(out) >= _SAMPLE_SPANS:
-                    return out
+    try:
+        for raw in otlp_raw_spans(data):
+            out.append(raw)
+            if len(out) >= _SAMPLE_SPANS:
+                return out
+    except TraceFormatError:  # detection never raises; loading names the bad part
+        return out
     return out
 
 
@@ -103,8 +105,8 @@ def select_trace(data: Any, trace_id: str) -> Any:
 
 
 def _filter_document(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
-    resource_spans = []
-    for rs in doc.get("resourceSpans") or []:
+    kept_groups = []
+    for rs in resource_spans(doc):
         kept = [
             {
                 **ss,
@@ -117,5 +119,5 @@ def _filter_document(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
             for ss in scopes(rs)
         ]
         rest = {k: v for k, v in rs.items() if k != "instrumentationLibrarySpans"}
-        resource_spans.append({**rest, "scopeSpans": [ss for ss in kept if ss["spans"]]})
-    return {**doc, "resourceSpans": [rs for rs in resource_spans if rs["scopeSpans"]]}
+        kept_groups.append({**rest, "scopeSpans": [ss for ss in kept if ss["spans"]]})
+    return {**doc, "resourceSpans": [rs for rs in kept_groups if rs["scopeSpans"]]}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agentdiff.adapters._kit.shapes import items, mapping
 from agentdiff.adapters.otel.span import OtelSpan, enum_name, flatten_attributes, normal_id
 from agentdiff.errors import TraceFormatError
 from agentdiff.timeparse import from_unix_nanos
@@ -36,32 +37,43 @@ def is_otlp(data: Any) -> bool:
 
 def documents(data: Any) -> list[dict[str, Any]]:
     """The `TracesData` documents of an OTLP document or JSON Lines list."""
-    return data if isinstance(data, list) else [data]
+    found = data if isinstance(data, list) else [data]
+    return [mapping(doc, f"[{d}]") for d, doc in enumerate(found)]
 
 
-def scopes(resource_spans: dict[str, Any]) -> list[Any]:
+def resource_spans(doc: dict[str, Any], where: str = "") -> list[dict[str, Any]]:
+    """The `resourceSpans` entries of one document, each checked to be an object."""
+    found = items(doc.get("resourceSpans"), f"{where}.resourceSpans")
+    return [mapping(rs, f"{where}.resourceSpans[{r}]") for r, rs in enumerate(found)]
+
+
+def scopes(resource_spans: dict[str, Any], where: str = "") -> list[dict[str, Any]]:
     """The scope groups of one `resourceSpans` entry (`scopeSpans`, or the pre-1.0 name)."""
     found = resource_spans.get("scopeSpans") or resource_spans.get("instrumentationLibrarySpans")
-    return found or []
+    groups = items(found or None, f"{where}.scopeSpans")
+    return [mapping(ss, f"{where}.scopeSpans[{s}]") for s, ss in enumerate(groups)]
 
 
 def otlp_raw_spans(data: Any) -> Iterator[dict[str, Any]]:
     """Every span object of an OTLP document (or list of them), undecoded, in file order."""
-    for doc in documents(data):
-        for rs in doc.get("resourceSpans") or []:
-            for ss in scopes(rs):
-                yield from (s for s in ss.get("spans") or [] if isinstance(s, dict))
+    for d, doc in enumerate(documents(data)):
+        for r, rs in enumerate(resource_spans(doc, f"[{d}]")):
+            for s, ss in enumerate(scopes(rs, f"[{d}].resourceSpans[{r}]")):
+                where = f"[{d}].resourceSpans[{r}].scopeSpans[{s}].spans"
+                yield from (s for s in items(ss.get("spans"), where) if isinstance(s, dict))
 
 
 def decode_otlp(data: Any) -> list[OtelSpan]:
     """Every span of an OTLP document (or list of them), decoded."""
     spans = []
     for d, doc in enumerate(documents(data)):
-        for r, rs in enumerate(doc.get("resourceSpans") or []):
-            resource = _any_attributes((rs.get("resource") or {}).get("attributes") or [])
-            for s, ss in enumerate(scopes(rs)):
-                for i, raw in enumerate(ss.get("spans") or []):
-                    where = f"[{d}].resourceSpans[{r}].scopeSpans[{s}].spans[{i}]"
+        for r, rs in enumerate(resource_spans(doc, f"[{d}]")):
+            at = f"[{d}].resourceSpans[{r}]"
+            resource_doc = mapping(rs.get("resource"), f"{at}.resource")
+            resource = _any_attributes(resource_doc.get("attributes"), f"{at}.resource.attributes")
+            for s, ss in enumerate(scopes(rs, at)):
+                for i, raw in enumerate(items(ss.get("spans"), f"{at}.scopeSpans[{s}].spans")):
+                    where = f"{at}.scopeSpans[{s}].spans[{i}]"
                     spans.append(_decode_span(raw, resource, where))
     return spans
 
@@ -70,7 +82,7 @@ def _decode_span(raw: Any, resource: dict[str, Any], where: str) -> OtelSpan:
     if not isinstance(raw, dict) or not raw.get("spanId") or not raw.get("traceId"):
         msg = f"{where}: an OTLP span needs traceId and spanId"
         raise TraceFormatError(msg)
-    status = raw.get("status") or {}
+    status = mapping(raw.get("status"), f"{where}.status")
     return OtelSpan(
         trace_id=normal_id(raw["traceId"]),
         span_id=normal_id(raw["spanId"]),
@@ -81,38 +93,52 @@ def _decode_span(raw: Any, resource: dict[str, Any], where: str) -> OtelSpan:
         end=from_unix_nanos(raw.get("endTimeUnixNano")),
         status_code=enum_name(status.get("code"), STATUS, "STATUS_CODE_"),
         status_message=status.get("message") or None,
-        attributes=_any_attributes(raw.get("attributes") or []),
-        events=[_event(e) for e in raw.get("events") or [] if isinstance(e, dict)],
+        attributes=_any_attributes(raw.get("attributes"), f"{where}.attributes"),
+        events=[
+            _event(e, f"{where}.events[{n}]")
+            for n, e in enumerate(items(raw.get("events"), f"{where}.events"))
+            if isinstance(e, dict)
+        ],
         resource=resource,
     )
 
 
-def _event(raw: dict[str, Any]) -> dict[str, Any]:
+def _event(raw: dict[str, Any], where: str) -> dict[str, Any]:
     return {
         "name": raw.get("name"),
         "timestamp": from_unix_nanos(raw.get("timeUnixNano")),
-        "attributes": _any_attributes(raw.get("attributes") or []),
+        "attributes": _any_attributes(raw.get("attributes"), f"{where}.attributes"),
     }
 
 
-def _any_value(value: Any) -> Any:
+def _any_value(value: Any, where: str) -> Any:
     if not isinstance(value, dict):
         return value
     for key in ("stringValue", "boolValue", "doubleValue", "bytesValue"):
         if key in value:
             return value[key]
     if "intValue" in value:
-        return int(value["intValue"])
+        return _int_value(value["intValue"], f"{where}.intValue")
     if "arrayValue" in value:
-        return [_any_value(v) for v in (value["arrayValue"] or {}).get("values") or []]
+        values = items(mapping(value["arrayValue"], f"{where}.arrayValue").get("values"), where)
+        return [_any_value(v, f"{where}.arrayValue.values[{i}]") for i, v in enumerate(values)]
     if "kvlistValue" in value:
-        return _any_attributes((value["kvlistValue"] or {}).get("values") or [])
+        kvlist = mapping(value["kvlistValue"], f"{where}.kvlistValue")
+        return _any_attributes(kvlist.get("values"), f"{where}.kvlistValue.values")
     return None
 
 
-def _any_attributes(items: list[Any]) -> dict[str, Any]:
+def _int_value(value: Any, where: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        msg = f"{where}: expected an integer, got {type(value).__name__}"
+        raise TraceFormatError(msg) from None
+
+
+def _any_attributes(found: Any, where: str) -> dict[str, Any]:
     flat: dict[str, Any] = {}
-    for item in items:
+    for i, item in enumerate(items(found, where)):
         if isinstance(item, dict) and "key" in item:
-            flat[str(item["key"])] = _any_value(item.get("value"))
+            flat[str(item["key"])] = _any_value(item.get("value"), f"{where}[{i}].value")
     return flatten_attributes(flat)

@@ -287,7 +287,7 @@ def error_message(span: OtelSpan) -> str | None:
     """
     if span.status_code != "ERROR":
         return None
-    status = (span.status_message or "").strip()
+    status = str(span.status_message or "").strip()
     if status and "\n" not in status:
         return status
     event_message = next(

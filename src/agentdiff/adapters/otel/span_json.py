@@ -21,6 +21,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from agentdiff.adapters._kit.shapes import items, mapping
 from agentdiff.adapters.otel.otlp_json import KINDS, STATUS
 from agentdiff.adapters.otel.span import OtelSpan, enum_name, flatten_attributes, normal_id
 from agentdiff.errors import TraceFormatError
@@ -137,7 +138,7 @@ def _decode_span(raw: Any, index: int, divisor: float) -> OtelSpan:
     js = isinstance(raw.get("spanContext"), dict)
     status = raw.get("status") if isinstance(raw.get("status"), dict) else {}
     code = status.get("status_code") or status.get("code") or raw.get("status_code") or "UNSET"
-    attributes = flatten_attributes(raw.get("attributes") or {})
+    attributes = flatten_attributes(mapping(raw.get("attributes"), f"[{index}].attributes"))
     kind = raw.get("kind") if raw.get("kind") is not None else raw.get("span_kind")
     if isinstance(kind, str) and kind.upper() in OI_KIND_NAMES:
         attributes.setdefault("openinference.span.kind", kind.upper())
@@ -156,8 +157,17 @@ def _decode_span(raw: Any, index: int, divisor: float) -> OtelSpan:
         )
         or None,
         attributes=attributes,
-        events=[_event(e, divisor) for e in raw.get("events") or [] if isinstance(e, dict)],
-        resource=flatten_attributes((raw.get("resource") or {}).get("attributes") or {}),
+        events=[
+            _event(e, divisor)
+            for e in items(raw.get("events"), f"[{index}].events")
+            if isinstance(e, dict)
+        ],
+        resource=flatten_attributes(
+            mapping(
+                mapping(raw.get("resource"), f"[{index}].resource").get("attributes"),
+                f"[{index}].resource.attributes",
+            )
+        ),
     )
 
 
@@ -184,5 +194,5 @@ def _event(raw: dict[str, Any], divisor: float) -> dict[str, Any]:
     return {
         "name": raw.get("name"),
         "timestamp": _time(raw.get("timestamp", raw.get("time")), divisor),
-        "attributes": flatten_attributes(raw.get("attributes") or {}),
+        "attributes": flatten_attributes(mapping(raw.get("attributes"), "event.attributes")),
     }
