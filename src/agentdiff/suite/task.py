@@ -28,7 +28,6 @@ from agentdiff.suite.refs import RunRef
 from agentdiff.suite.routes import (
     nearest_run,
     route_distance,
-    route_from_refs,
     route_id,
     route_of,
 )
@@ -117,7 +116,7 @@ class _Run:
     location: RunLocation
     trace: AgentTrace
     route: list[str] | None = None
-    """Computed when needed: before comparing (several baseline runs) or from the alignment."""
+    """Computed once, when first needed (`agentdiff.routes.route.route_of`: canonical order)."""
     summary: Summary | None = None
 
     def route_of(self, strict: bool) -> list[str]:
@@ -162,8 +161,7 @@ def _scenario(
             report = compare(pick.trace, run.trace, options=options)
             pick.summary = pick.summary or report.baseline
             run.summary = report.candidate
-            _routes_from(report, pick, run, strict)
-            pairs.append(_pair(pick, run, report))
+            pairs.append(_pair(pick, run, report, strict))
             reports.append(report)
             if writer is not None:
                 writer.pair(job.scenario, pairs[-1], report)
@@ -219,18 +217,6 @@ def _nearest(run: _Run, base: list[_Run], strict: bool) -> int:
     return nearest_run(run.route_of(strict), [b.route_of(strict) for b in base])
 
 
-def _routes_from(report: DiffReport, base: _Run, cand: _Run, strict: bool) -> None:
-    """Both runs' routes off the alignment (each side is in execution order there)."""
-    for run, side, trace in (
-        (base, "baseline", report.baseline_trace),
-        (cand, "candidate", report.candidate_trace),
-    ):
-        if run.route is None:
-            refs = (getattr(e, side) for e in report.alignment)
-            steps = trace.step_map() if strict and trace is not None else None
-            run.route = route_from_refs((r for r in refs if r is not None), steps, strict=strict)
-
-
 def _load_side(
     refs: tuple[RunRef, ...], side: Side, root: str, errors: list[RunError]
 ) -> list[_Run]:
@@ -276,7 +262,7 @@ def _deciding(pairs: list[PairSummary]) -> int | None:
     return divergences.index(max(divergences))
 
 
-def _pair(base: _Run, cand: _Run, report: DiffReport) -> PairSummary:
+def _pair(base: _Run, cand: _Run, report: DiffReport, strict: bool) -> PairSummary:
     counts = {op.value: 0 for op in Op}
     for entry in report.alignment:
         counts[entry.op.value] += 1
@@ -285,7 +271,7 @@ def _pair(base: _Run, cand: _Run, report: DiffReport) -> PairSummary:
     return PairSummary(
         baseline=base.location,
         candidate=cand.location,
-        route_distance=route_distance(base.route or [], cand.route or []),
+        route_distance=route_distance(base.route_of(strict), cand.route_of(strict)),
         divergence=report.divergence,
         passed=report.passed,
         first_divergence=_first_divergence(report),
