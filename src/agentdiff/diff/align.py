@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain, repeat
-from typing import NamedTuple
+from operator import mul
 
 from rapidfuzz.distance import Indel, Levenshtein
 
@@ -42,7 +42,7 @@ LCS_CELLS = 400_000_000
 """Largest len(baseline) × len(candidate) solved by exact LCS (its table is cells/8 bytes)."""
 REPAIR_WINDOW = 64
 """How far the repair pass looks for a better partner on each side of a pair."""
-CHUNK = 2_000
+CHUNK = 500
 CHUNK_CELLS = 4 * CHUNK * CHUNK
 """Boxes larger than this are first cut at calls found once on each side (`CHUNK` apart)."""
 
@@ -52,11 +52,8 @@ _Block = tuple[int, int, int]
 """A common run: baseline start, candidate start, length."""
 
 
-class Pair(NamedTuple):
-    """One entry of the edit script: indexes into the baseline and candidate sequences."""
-
-    baseline: int | None
-    candidate: int | None
+Pair = tuple[int | None, int | None]
+"""One entry of the edit script: (baseline, candidate) positions; None on the side it lacks."""
 
 
 def lcs_length(b: list[int], c: list[int]) -> int:
@@ -64,21 +61,28 @@ def lcs_length(b: list[int], c: list[int]) -> int:
     return (len(b) + len(c) - Indel.distance(b, c)) // 2
 
 
-def align(tiers: Sequence[Keys], exact: Keys) -> list[Pair]:
-    """The edit script in sequence order (in each gap, deletes before inserts).
+def align(
+    tiers: Sequence[Keys],
+    exact: Callable[[], Keys],
+    maps: tuple[Sequence[int] | None, Sequence[int] | None] = (None, None),
+) -> list[Pair]:
+    """The edit script (in each gap, deletes before inserts).
 
-    `tiers` run from the most to the least specific keys; the last one is the base keys, whose
-    LCS length the number of pairs reaches. `exact` drives the repair pass.
+    The keys are in canonical order; `maps` give each canonical index's execution position on
+    each side (None: the same), and the script comes out in execution positions, in the
+    candidate's execution order. `tiers` run from the most to the least specific keys; the last
+    one is the base keys, whose LCS length the number of pairs reaches. `exact()` gives the
+    exact keys (canonical order) for the repair pass, only when it runs.
     """
     n, m = len(tiers[-1][0]), len(tiers[-1][1])
-    return _emit(_box(tiers, exact, (0, n, 0, m)), n, m)
+    return _emit(_box(tiers, exact, (0, n, 0, m)), n, m, *maps)
 
 
 _Box = tuple[int, int, int, int]
 """b0, b1, c0, c1: the baseline's [b0, b1) against the candidate's [c0, c1)."""
 
 
-def _box(tiers: Sequence[Keys], exact: Keys, box: _Box) -> list[_Block]:
+def _box(tiers: Sequence[Keys], exact: Callable[[], Keys], box: _Box) -> list[_Block]:
     """The common runs of one box: tiered, never fewer pairs than the base LCS of the box."""
     b0, b1, c0, c1 = box
     cells = (b1 - b0) * (c1 - c0)
@@ -91,7 +95,7 @@ def _box(tiers: Sequence[Keys], exact: Keys, box: _Box) -> list[_Block]:
         b_base, c_base = tiers[-1]
         paired = sum(block[2] for block in blocks)
         if paired < lcs_length(b_base[b0:b1], c_base[c0:c1]):
-            blocks = _best_of(blocks, _blocks(b_base, c_base, box), exact, box)
+            blocks = _best_of(blocks, _blocks(b_base, c_base, box), exact(), box)
     return blocks
 
 
@@ -164,7 +168,7 @@ def _unique_anchors(b: list[int], c: list[int], box: _Box) -> list[tuple[int, in
 
 
 def _chunked(
-    tiers: Sequence[Keys], exact: Keys, anchors: list[tuple[int, int]], box: _Box
+    tiers: Sequence[Keys], exact: Callable[[], Keys], anchors: list[tuple[int, int]], box: _Box
 ) -> list[_Block]:
     """Cut the box at anchors about `CHUNK` steps apart and align each piece on its own."""
     b0, b1, c0, c1 = box
@@ -291,16 +295,34 @@ def _nearest(exact: list[int], want: int, at: int, lo: int, hi: int) -> int | No
     return None
 
 
-def _emit(blocks: list[_Block], n: int, m: int) -> list[Pair]:
+def _emit(
+    blocks: list[_Block], n: int, m: int, b_map: Sequence[int] | None, c_map: Sequence[int] | None
+) -> list[Pair]:
+    """The edit script of `blocks` with indexes mapped through `b_map` / `c_map`.
+
+    The maps hold the execution position of each canonical index; a mapped script comes out in
+    the candidate's execution order (a delete stays right after the entry it followed).
+    """
+    bs_of = range if b_map is None else lambda lo, hi: map(b_map.__getitem__, range(lo, hi))
+    cs_of = range if c_map is None else lambda lo, hi: map(c_map.__getitem__, range(lo, hi))
     pairs: list[Pair] = []
-    extend, make = pairs.extend, Pair._make
+    keys: list[int] = []
+    extend, more = pairs.extend, keys.extend
     b_next = c_next = 0
     for bs, cs, length in [*blocks, (n, m, 0)]:
         if bs > b_next:
-            extend(map(make, zip(range(b_next, bs), repeat(None))))
+            extend(zip(bs_of(b_next, bs), repeat(None)))
+            if c_map is not None:
+                more(repeat(2 * c_map[c_next - 1] + 1 if c_next else -1, bs - b_next))
         if cs > c_next:
-            extend(map(make, zip(repeat(None), range(c_next, cs))))
+            extend(zip(repeat(None), cs_of(c_next, cs)))
+            if c_map is not None:
+                more(map(mul, cs_of(c_next, cs), repeat(2)))
         if length:
-            extend(map(make, zip(range(bs, bs + length), range(cs, cs + length), strict=True)))
+            extend(zip(bs_of(bs, bs + length), cs_of(cs, cs + length), strict=True))
+            if c_map is not None:
+                more(map(mul, cs_of(cs, cs + length), repeat(2)))
         b_next, c_next = bs + length, cs + length
-    return pairs
+    if c_map is None:
+        return pairs
+    return list(map(pairs.__getitem__, sorted(range(len(pairs)), key=keys.__getitem__)))

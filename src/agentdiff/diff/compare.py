@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from itertools import repeat
 from operator import add, mul
 
 from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
 from agentdiff.diff.findings import report_findings
-from agentdiff.diff.groups import in_execution_order, reorders
+from agentdiff.diff.groups import reorders
 from agentdiff.diff.loops import Loop, find_loops, label_loops
 from agentdiff.diff.metrics import deltas
 from agentdiff.diff.normalize import Normalizer
@@ -59,7 +60,7 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
     normalizer = Normalizer(options.ignore)
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
     b_side, c_side = prepare(baseline, signer), prepare(candidate, signer)
-    pairs = in_execution_order(_align(b_side, c_side), b_side, c_side)
+    pairs = _align(b_side, c_side)
     moved = reorders(pairs, b_side, c_side)
     entries = _entries(pairs, moved, b_side, c_side, normalizer, options)
     ops = [e.op for e in entries]
@@ -94,7 +95,7 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
 
 
 def _align(b_side: Side, c_side: Side) -> list[Pair]:
-    """The alignment over each side's canonical order (indexes into that order)."""
+    """The alignment over each side's canonical order, as execution positions."""
 
     def canonical(side: Side, keys: list[int]) -> list[int]:
         return keys if side.canon is None else list(map(keys.__getitem__, side.canon))
@@ -108,7 +109,8 @@ def _align(b_side: Side, c_side: Side) -> list[Pair]:
             tier(lambda s: _with_depth(s.base, s.depth)),
             tier(lambda s: s.base),
         ],
-        tier(lambda s: s.exact),
+        cache(lambda: tier(lambda s: s.exact)),
+        (b_side.canon, c_side.canon),
     )
 
 

@@ -1,9 +1,8 @@
-"""Concurrent groups after the alignment: execution order, identical partners, real reorders.
+"""Concurrent groups after the alignment: identical partners, real reorders.
 
-The alignment runs on each side's canonical order (`order.Side.canon`); here its pairs go back
-to execution positions and the edit script into the candidate's execution order (a delete stays
-right after the entry it followed). Inside each pair of concurrent groups (a candidate group
-whose steps pair with one baseline group):
+The alignment runs on each side's canonical order (`order.Side.canon`) and hands back execution
+positions in the candidate's execution order. Inside each pair of concurrent groups (a candidate
+group whose steps pair with one baseline group):
 
 - same-name partners are re-chosen so that identical calls pair with each other (a fan-out
   issued in another order pairs call by call, not as a run of argument changes);
@@ -21,30 +20,7 @@ from agentdiff.diff.align import Pair
 from agentdiff.diff.lis import increasing_run
 from agentdiff.diff.order import Side
 
-__all__ = ["in_execution_order", "reorders"]
-
-
-def in_execution_order(pairs: list[Pair], baseline: Side, candidate: Side) -> list[Pair]:
-    """`pairs` (canonical indexes, canonical order) as execution positions in candidate order."""
-    b_canon, c_canon = baseline.canon, candidate.canon
-    if b_canon is None and c_canon is None:
-        return pairs
-    b_map = b_canon if b_canon is not None else range(len(baseline.steps))
-    c_map = c_canon if c_canon is not None else range(len(candidate.steps))
-    mapped = [
-        Pair(None if b is None else b_map[b], None if c is None else c_map[c]) for b, c in pairs
-    ]
-    if c_canon is None:
-        return mapped
-    keys = []
-    last = -1
-    for _, c in mapped:
-        if c is None:
-            keys.append(2 * last + 1)
-        else:
-            last = c
-            keys.append(2 * c)
-    return [mapped[i] for i in sorted(range(len(mapped)), key=keys.__getitem__)]
+__all__ = ["reorders"]
 
 
 def reorders(pairs: list[Pair], baseline: Side, candidate: Side) -> set[int]:
@@ -66,28 +42,28 @@ def _repartner(pairs: list[Pair], members: list[int], baseline: Side, candidate:
     """Among same-name pairs of one group pair, identical calls partner each other."""
     by_base: defaultdict[int, list[int]] = defaultdict(list)
     for i in members:
-        by_base[candidate.base[pairs[i].candidate or 0]].append(i)
+        by_base[candidate.base[pairs[i][1] or 0]].append(i)
     b_exact, c_exact = baseline.exact, candidate.exact
     for same in by_base.values():
         if len(same) == 1:
             continue
-        free = sorted(pairs[i].baseline or 0 for i in same)
+        free = sorted(pairs[i][0] or 0 for i in same)
         chosen: dict[int, int] = {}
         for i in same:
-            want = c_exact[pairs[i].candidate or 0]
+            want = c_exact[pairs[i][1] or 0]
             twin = next((b for b in free if b_exact[b] == want), None)
             if twin is not None:
                 chosen[i] = twin
                 free.remove(twin)
         rest = iter(free)
         for i in same:
-            pairs[i] = Pair(chosen[i] if i in chosen else next(rest), pairs[i].candidate)
+            pairs[i] = (chosen[i] if i in chosen else next(rest), pairs[i][1])
 
 
 def _out_of_order(pairs: list[Pair], members: list[int]) -> list[int]:
     """The members outside a longest increasing run of baseline positions (candidate order)."""
-    ordered = sorted(members, key=lambda i: pairs[i].candidate or 0)
-    positions = [pairs[i].baseline or 0 for i in ordered]
+    ordered = sorted(members, key=lambda i: pairs[i][1] or 0)
+    positions = [pairs[i][0] or 0 for i in ordered]
     if all(x < y for x, y in pairwise(positions)):
         return []
     keep = increasing_run(positions)

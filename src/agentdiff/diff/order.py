@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
-from itertools import islice
-from operator import attrgetter, is_not, le
+from itertools import compress, islice
+from operator import attrgetter, is_not, le, lt
 from typing import Any
 
 from agentdiff.diff.signatures import Signer
@@ -48,6 +48,12 @@ _INDEX = attrgetter("ref.step_index")
 _START = attrgetter("start")
 _END = attrgetter("end")
 _CALL = attrgetter("call")
+_FAILED = attrgetter("failed")
+_STEP = attrgetter("step")
+_REF = attrgetter("ref")
+_BASE = attrgetter("base")
+_DEPTH = attrgetter("depth")
+_GROUP = attrgetter("group")
 _TURN = attrgetter("turn")
 _KNOWN = partial(is_not, None)
 """`_KNOWN(v)`: v is not None, at C speed (in `filter`)."""
@@ -122,9 +128,9 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
                 canon_roots = canonical
             else:
                 parent.canon_kids = canonical
-    _preorder(roots, side, signer)
+    order = _preorder(roots, side, signer)
     if sorted_any:
-        side.canon = _canonical_positions(roots if canon_roots is None else canon_roots)
+        side.canon = _canonical_positions(roots if canon_roots is None else canon_roots, order)
     return side
 
 
@@ -156,38 +162,43 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
     return nodes
 
 
-def _preorder(roots: list[_Node], side: Side, signer: Signer) -> None:
-    """Depth-first pre-order from the roots (every parent before its children) into `side`."""
-    steps, refs, base, exact, call = side.steps, side.refs, side.base, side.exact, side.call
-    depth, group, failed = side.depth, side.group, side.failed
-    exact_of = signer.exact
+def _preorder(roots: list[_Node], side: Side, signer: Signer) -> list[_Node]:
+    """Depth-first pre-order from the roots (every parent before its children) into `side`.
+
+    The walk only lists the nodes (and passes depths down); the side's lists are then read off
+    that list at C speed.
+    """
+    order: list[_Node] = []
+    append = order.append
     stack = list(reversed(roots))
     pop, extend = stack.pop, stack.extend
     while stack:
         node = pop()
-        key = node.call
-        position = len(steps)
-        if key is not None:
-            call[position] = key
-        node.position = position
-        steps.append(node.step)
-        refs.append(node.ref)
-        base.append(node.base)
-        exact.append(exact_of(node.base, node.failed, key))
-        depth.append(node.depth)
-        group.append(node.group)
-        if node.failed:
-            failed.append(position)
+        append(node)
         kids = node.kids
         if kids:
-            below = min(node.depth + 1, MAX_DEPTH)
+            depth = node.depth
+            below = depth + 1 if depth < MAX_DEPTH else MAX_DEPTH
             for kid in kids:
                 kid.depth = below
             extend(reversed(kids))
+    calls = list(map(_CALL, order))
+    failed = list(map(_FAILED, order))
+    side.steps = list(map(_STEP, order))
+    side.refs = list(map(_REF, order))
+    side.base = list(map(_BASE, order))
+    side.exact = list(map(signer.exact, side.base, failed, calls))
+    side.call = {i: key for i, key in enumerate(calls) if key is not None}
+    side.depth = list(map(_DEPTH, order))
+    side.group = list(map(_GROUP, order))
+    side.failed = list(compress(range(len(order)), failed))
+    return order
 
 
-def _canonical_positions(roots: list[_Node]) -> list[int]:
+def _canonical_positions(roots: list[_Node], order: list[_Node]) -> list[int]:
     """Execution positions in the canonical pre-order (canonical children where they differ)."""
+    for position, node in enumerate(order):
+        node.position = position
     out: list[int] = []
     append = out.append
     stack = list(reversed(roots))
@@ -286,8 +297,11 @@ def _group(parent: _Node | None, kids: list[_Node], groups: int) -> tuple[int, l
     Returns the next free group id and the canonical order of `kids` (None: unchanged).
     """
     llm_parent = parent is not None and parent.ref.step_type is _LLM
-    if llm_parent and None not in map(_CALL, kids) and not any(map(_KNOWN, map(_TURN, kids))):
-        return groups + 1, _mark(kids, groups)  # the calls of one model message: one turn
+    if not any(map(_KNOWN, map(_TURN, kids))):
+        if llm_parent and None not in map(_CALL, kids):
+            return groups + 1, _mark(kids, groups)  # the calls of one model message: one turn
+        if not llm_parent and not _any_overlap(kids):
+            return groups, None  # no evidence of concurrency anywhere (the common case)
     canonical: list[_Node] | None = None
     start = 0
     while start < len(kids):
@@ -302,6 +316,18 @@ def _group(parent: _Node | None, kids: list[_Node], groups: int) -> tuple[int, l
                 canonical[start:end] = ordered
         start = end
     return groups, canonical
+
+
+def _any_overlap(kids: list[_Node]) -> bool:
+    """Some two consecutive siblings may have overlapping windows (checked at C speed).
+
+    Fully timed siblings are in start order, so a window overlaps the next one only if the
+    next starts before it ends; untimed siblings never overlap; a mix is left to `_concurrent`.
+    """
+    starts = list(map(_START, kids))
+    if None in starts:
+        return any(map(_KNOWN, starts))
+    return any(map(lt, islice(starts, 1, None), map(_END, kids)))
 
 
 def _mark(run: list[_Node], group: int) -> list[_Node] | None:

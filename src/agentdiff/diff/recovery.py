@@ -46,13 +46,13 @@ def recoveries(
     next_on_path = _next_on_path(pairs, ops)
     refs = candidate.refs
     for i, pair in enumerate(pairs):
-        position = pair.candidate
+        position = pair[1]
         if position is None or position not in attempts:
             continue
         target = i if ops[i] in ON_PATH else next_on_path[i]
         steps = None
         if target is not None:
-            steps = sum(1 for p in pairs[i:target] if p.candidate is not None)
+            steps = sum(1 for p in pairs[i:target] if p[1] is not None)
         later = attempts[position]
         if later is None:
             outcome = "gave_up"
@@ -78,6 +78,6 @@ def _next_on_path(pairs: list[Pair], ops: list[Op]) -> list[int | None]:
     upcoming: int | None = None
     for i in range(len(pairs) - 1, -1, -1):
         out[i] = upcoming
-        if ops[i] in ON_PATH and pairs[i].candidate is not None:
+        if ops[i] in ON_PATH and pairs[i][1] is not None:
             upcoming = i
     return out
