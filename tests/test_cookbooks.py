@@ -113,6 +113,16 @@ EXPECTED: dict[str, list[str]] = {
         "first divergence: row 5, + web_search",
         "gate passed: False",
     ],
+    "many_runs.py": [
+        "refund (unchanged): pass",
+        "refund (loop): regressed",
+        "re:loop lookup_order ×4 in \\d+/10 runs \\(in no baseline run\\)",
+        "refund (cost): regressed",
+        "re:cost_usd \\+\\d+ % \\(adjusted p = ",
+        "40 baseline runs take 2 routes:",
+        "re:R1 \\d+/40 runs: .*lookup_order → gpt-4o-mini → refund_payment",
+        "re:R2 \\d+/40 runs: .*search_kb → .*escalate",
+    ],
     "suite_from_fixtures.py": [
         "scenarios: 324 baseline, 324 candidate",
         r"re:(?m)^\d+ passed · \d+ regressed$",
