@@ -66,9 +66,15 @@ def from_unix_nanos(value: Any) -> datetime | None:
     if nanos <= 0:
         return None
     seconds, rest = divmod(nanos, _NANOS_PER_SECOND)
+    moment = _from_epoch(seconds)
+    return moment.replace(microsecond=rest // 1000) if moment is not None else None
+
+
+def _from_epoch(seconds: float) -> datetime | None:
+    """The UTC moment, or `None` past the datetime range (year 9999): unknown, not a crash."""
     try:
-        return datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=rest // 1000)
-    except (OverflowError, OSError, ValueError):  # past year 9999: unknown, not a crash
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):
         return None
 
 
@@ -80,10 +86,7 @@ def from_unix_seconds(value: Any) -> datetime | None:
         return None
     if math.isnan(seconds) or seconds <= 0:
         return None
-    try:
-        return datetime.fromtimestamp(seconds, tz=UTC)
-    except (OverflowError, OSError, ValueError):  # past year 9999: unknown, not a crash
-        return None
+    return _from_epoch(seconds)
 
 
 def parse_timestamp(value: Any) -> datetime | None:
