@@ -10,6 +10,7 @@ files there itself (the client never holds step rows).
 
 from __future__ import annotations
 
+import gc
 import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
@@ -140,6 +141,9 @@ def run_batch(batch: Batch) -> BatchResult:
             result.pages[row.scenario] = _page(reports[row.deciding])
     if writer is not None:
         writer.close()
+    # The CLI pauses the cyclic collector for the whole process (and forked workers inherit
+    # that): without a collection per batch, cyclic garbage would pile up batch after batch.
+    gc.collect()
     result.seconds = time.perf_counter() - start
     result.cpu_seconds = time.process_time() - cpu
     return result
