@@ -41,8 +41,8 @@ from agents import (
     function_tool,
     set_trace_processors,
 )
-from agents.tracing import Span, Trace, TracingProcessor
 from openai import AsyncOpenAI
+from openai_agents import Collector  # the same in-memory trace processor
 
 PACKAGES = ("openai-agents", "openai", "httpx2")
 PRODUCED_BY = {name: version(name) for name in PACKAGES}
@@ -175,32 +175,6 @@ class ScriptedEndpoint:
                 },
             },
         )
-
-
-class Collector(TracingProcessor):
-    """Keeps the finished trace and spans in memory."""
-
-    def __init__(self) -> None:
-        self.traces: list[Trace] = []
-        self.spans: list[Span[Any]] = []
-
-    def on_trace_start(self, trace: Trace) -> None:
-        self.traces.append(trace)
-
-    def on_trace_end(self, trace: Trace) -> None:
-        pass
-
-    def on_span_start(self, span: Span[Any]) -> None:
-        pass
-
-    def on_span_end(self, span: Span[Any]) -> None:
-        self.spans.append(span)
-
-    def shutdown(self) -> None:
-        pass
-
-    def force_flush(self) -> None:
-        pass
 
 
 async def run_once(variant: str, index: int, rng: random.Random) -> tuple[dict[str, Any], Facts]:
