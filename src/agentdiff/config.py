@@ -89,6 +89,12 @@ SETTINGS: tuple[Setting, ...] = (
         "strict_tool_signatures", "compare", FLAG, "Match steps only with the same input keys."
     ),
     Setting("compare_content", "compare", FLAG, "Count LLM text/tool output changes."),
+    Setting(
+        "fold_framework_steps",
+        "compare",
+        FLAG,
+        "Fold LangChain plumbing steps (RunnableSequence, prompts, routing lambdas) into parents.",
+    ),
     Setting("ignore", "compare", GLOBS, "Dotted-path glob never compared (repeatable)."),
     Setting(
         "redact",

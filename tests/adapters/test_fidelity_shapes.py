@@ -171,3 +171,29 @@ def test_langsmith_server_costs_are_counted_once_per_model_turn() -> None:
     summary = compare(trace, trace).baseline
     assert summary.cost_coverage is not None
     assert summary.cost_coverage.priced == summary.cost_coverage.turns == summary.model_turns
+
+
+OPENAI = RealSource("openai_agents")
+
+
+def test_openai_agents_trace_object_holding_its_spans() -> None:
+    raw = read_document(OPENAI.path("trace_object", "detour", "candidate"))
+    assert raw["object"] == "trace"
+    assert isinstance(raw["spans"], list)
+    held = OPENAI.load("trace_object", "detour", "candidate")
+    assert held.metadata is not None
+    assert held.trace_id == raw["id"]
+    assert held.agent_name == raw["workflow_name"]
+
+
+def test_openai_agents_turns_models_and_usage_detail() -> None:
+    trace = OPENAI.load("export", "detour", "candidate")
+    llm = [s for s in trace.steps if s.step_type is StepType.LLM_CALL]
+    models = [(s.metadata or {})["model"] for s in llm]
+    assert models.count(None) == 1  # the Responses-API `response` span names no model
+    assert set(models) - {None} == {"gpt-4o-mini"}
+    response = next(s for s in llm if (s.metadata or {})["model"] is None)
+    assert (response.metadata or {})["usage"]["output_tokens_details"] == {"reasoning_tokens": 0}
+    turns = [(s.metadata or {}).get("turn_id") for s in tool_steps(trace)]
+    assert None not in turns
+    assert len(set(turns)) == len(turns)  # one tool per model turn in this run

@@ -12,6 +12,7 @@ from rich.console import Console
 from agentdiff.cli.errors import handle_errors
 from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, TraceFile, TraceIdOpt
 from agentdiff.diff import trace_totals
+from agentdiff.diff.fold import fold_framework_steps as fold
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
 from agentdiff.redact import Redactor
@@ -45,10 +46,16 @@ def inspect(
             show_default=False,
         ),
     ] = None,
+    fold_framework_steps: Annotated[
+        bool,
+        typer.Option(help="Fold LangChain plumbing steps (RunnableSequence, prompts, routing)."),
+    ] = False,
 ) -> None:
     """Show the step tree (type, name, status, latency, tokens) and totals of FILE."""
     limits = Limits.resolve(max_input_size, max_steps)
     trace = load_trace(resolve_path(file), adapter, trace_id=trace_id, limits=limits)
+    if fold_framework_steps:
+        trace = fold(trace)
     totals = trace_totals(trace)
     if fmt is InspectFormat.json:
         steps = [

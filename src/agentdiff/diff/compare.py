@@ -10,6 +10,7 @@ from operator import add, mul
 from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
 from agentdiff.diff.findings import report_findings
+from agentdiff.diff.fold import fold_framework_steps
 from agentdiff.diff.groups import reorders
 from agentdiff.diff.loops import Loop, find_loops, label_loops
 from agentdiff.diff.metrics import deltas
@@ -57,6 +58,8 @@ def compare(
 
 
 def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions) -> DiffReport:
+    if options.fold_framework_steps:
+        baseline, candidate = fold_framework_steps(baseline), fold_framework_steps(candidate)
     normalizer = Normalizer(options.ignore)
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
     b_side, c_side = prepare(baseline, signer), prepare(candidate, signer)

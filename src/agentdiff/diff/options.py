@@ -24,6 +24,9 @@ class CompareOptions(BaseModel):
     """Steps match only when type, name and the same input keys (volatile keys left out) agree."""
     compare_content: bool = False
     """Count LLM text and tool-output differences as `change` (they are always recorded)."""
+    fold_framework_steps: bool = False
+    """Fold LangChain plumbing steps (RunnableSequence, prompt templates, routing lambdas) into
+    their parent before comparing (`agentdiff.diff.fold`)."""
     ignore: tuple[str, ...] = ()
     """Dotted-path globs never compared, e.g. `input_payload.*.request_id`, `**.timestamp`."""
     gate: GateThresholds = Field(default_factory=GateThresholds)

@@ -3,6 +3,8 @@
 Accepted documents:
 
 - `{"trace": Trace.export(), "spans": [Span.export(), ...]}` (what a `TracingProcessor` sees);
+- the spec's "top-level trace object with a flat list of spans": `{"object": "trace", "id",
+  "workflow_name", ..., "spans": [...]}`;
 - the ingest body `{"data": [trace, span, ...]}` that `BackendSpanExporter` POSTs (items carry
   `"object": "trace"` / `"trace.span"`); it may hold several traces (`trace_ids`/`select_trace`);
 - a bare list of such exported items (e.g. a JSON Lines file written by a custom processor).
@@ -25,7 +27,10 @@ Span mapping (`span_data.type` → step type, name):
 are not steps: their children move to the nearest kept ancestor and the trace counts them in
 `metadata["skipped_spans"]`. Usage missing from an LLM span stays unknown; but the ingest
 sanitizer strips `usage` from `response` spans, so an LLM span without usage takes its `turn`
-span's usage (once per turn, flagged `metadata["usage_source"] = "turn"`).
+span's usage (once per turn, flagged `metadata["usage_source"] = "turn"`). A function step
+inside a `turn` span gets `metadata["turn_id"]` = that turn's id; every LLM step records
+`metadata["model"]` (`None` for a `response` span, which names no model) and its token details
+(`*_tokens_details`) in `metadata["usage"]`.
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ class OpenAIAgentsAdapter(BaseAdapter):
     def detect(cls, data: Any) -> bool:
         """`{trace, spans}` with `span_data` items, or items whose `object` is trace/trace.span."""
         if isinstance(data, dict) and isinstance(data.get("spans"), list):
-            trace, spans = data.get("trace"), data["spans"]
+            trace, spans = _trace_and_spans(data)
             return (
                 isinstance(trace, dict)
                 and _all_have(spans[:_SNIFF], "span_data")
@@ -117,10 +122,17 @@ def _item_list(data: Any) -> list[Any] | None:
     return data if isinstance(data, list) else None
 
 
+def _trace_and_spans(data: dict[str, Any]) -> tuple[Any, Any]:
+    """`{"trace": {...}, "spans": [...]}`, or a trace object holding its own `spans`."""
+    if "trace" not in data and data.get("object") == "trace":
+        return {k: v for k, v in data.items() if k != "spans"}, data["spans"]
+    return data.get("trace"), data["spans"]
+
+
 def _split_document(data: Any) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
     """The trace object and the spans (each with its JSON path) of any accepted shape."""
     if isinstance(data, dict) and "spans" in data:
-        trace, spans = data.get("trace"), data["spans"]
+        trace, spans = _trace_and_spans(data)
         if not isinstance(trace, dict):
             raise TraceFormatError("trace: expected the Trace.export() object")
         if not isinstance(spans, list):

@@ -134,7 +134,20 @@ def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
         meta["error"] = span.error
     if span.type == "generation" and isinstance(span.data.get("model_config"), dict):
         meta["model_config"] = {k: v for k, v in span.data["model_config"].items() if v is not None}
+    if step_type is StepType.TOOL_CALL and placement.turn is not None:
+        meta["turn_id"] = placement.turn.span_id
     tokens = tokens_of(span.data.get("usage")) if step_type is StepType.LLM_CALL else None
+    if step_type is StepType.LLM_CALL:
+        model = span.data.get("model")
+        meta["model"] = str(model) if model else None  # a `response` span names no model
+        usage = span.data.get("usage")
+        detail = {
+            k: v
+            for k, v in (usage.items() if isinstance(usage, dict) else ())
+            if k.endswith("_details") and isinstance(v, dict) and v
+        }
+        if detail:
+            meta["usage"] = detail
     return TraceStep(
         step_id=span.span_id,
         parent_id=placement.parent_id,
