@@ -201,36 +201,33 @@ function freshFacts(scenario, side) {
 
 const SYSTEM = "You are a weather assistant. Use the tools.";
 
-async function runOnce(scenario, side) {
+// One run of the script on one AI SDK generation; the finished spans as ReadableSpan fields.
+async function runOnce(scenario, side, generation) {
   facts = freshFacts(scenario, side);
   exporter.reset();
-  await generateText({
-    model: model(script(scenario, side)),
-    tools: toolsWith(tool),
-    stopWhen: isStepCount(8),
-    system: SYSTEM,
-    prompt: TASK,
-    telemetry: { functionId: "weather-assistant" },
-  });
-  await provider.forceFlush();
-  return exporter.getFinishedSpans().map(readable);
-}
-
-async function runOnce5(scenario, side) {
-  facts = freshFacts(scenario, side);
-  exporter.reset();
-  await generateText5({
-    model: model5(script(scenario, side)),
-    tools: toolsWith(tool5),
-    stopWhen: stepCountIs(8),
-    system: SYSTEM,
-    prompt: TASK,
-    experimental_telemetry: {
-      isEnabled: true,
-      tracer: provider.getTracer("ai"),
-      functionId: "weather-assistant",
-    },
-  });
+  const turns = script(scenario, side);
+  const common = { system: SYSTEM, prompt: TASK };
+  if (generation === 5) {
+    await generateText5({
+      ...common,
+      model: model5(turns),
+      tools: toolsWith(tool5),
+      stopWhen: stepCountIs(8),
+      experimental_telemetry: {
+        isEnabled: true,
+        tracer: provider.getTracer("ai"),
+        functionId: "weather-assistant",
+      },
+    });
+  } else {
+    await generateText({
+      ...common,
+      model: model(turns),
+      tools: toolsWith(tool),
+      stopWhen: isStepCount(8),
+      telemetry: { functionId: "weather-assistant" },
+    });
+  }
   await provider.forceFlush();
   return exporter.getFinishedSpans().map(readable);
 }
@@ -244,9 +241,9 @@ for (const scenario of SCENARIOS) {
   const folder = join(root, scenario);
   mkdirSync(folder, { recursive: true });
   for (const side of ["baseline", "candidate"]) {
-    const spans5 = await runOnce5(scenario, side);
+    const spans5 = await runOnce(scenario, side, 5);
     const facts5 = JSON.stringify(facts);
-    const spans = await runOnce(scenario, side);
+    const spans = await runOnce(scenario, side, 7);
     if (JSON.stringify(facts) !== facts5) throw new Error(`${scenario}/${side}: runs differ`);
     write(join(folder, `${side}.readable_spans.json`), spans);
     write(join(folder, `${side}.ai5_spans.json`), spans5);
