@@ -8,6 +8,7 @@ them; a new format adds one manifest and is checked here with no new test code:
   shared reference set);
 - the tool calls match the facts recorded inside the live run (names, arguments, outcomes), and
   the only failed steps are the tool calls that failed;
+- the model turns match the live run's LLM calls;
 - the identical pair of runs diffs to 0;
 - a garbled (truncated) file is a one-line error naming the file, exit 2, auto-detected or forced.
 
@@ -98,6 +99,15 @@ def test_tool_calls_match_the_live_run(case: tuple[RealSource, str, str, str]) -
     assert all(s.output_payload for s, c in zip(tools, calls, strict=True) if c["error"] is None)
     failed = [s for s in trace.steps if s.status is StepStatus.ERROR]
     assert failed == [s for s, c in zip(tools, calls, strict=True) if c["error"]]
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_model_turns_match_the_live_run(case: tuple[RealSource, str, str, str]) -> None:
+    """Every call to the model is a model turn, whatever step type the source maps it to."""
+    source, shape, scenario, side = case
+    facts = source.facts(scenario, side)
+    trace = source.load(shape, scenario, side)
+    assert compare(trace, trace).baseline.model_turns == facts["llm_calls"]
 
 
 @pytest.mark.parametrize("shape_of", SHAPES, ids=_case_id)

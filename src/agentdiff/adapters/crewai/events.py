@@ -14,7 +14,8 @@ in emission order. Mapping:
   that call's `usage` and `metadata["model"]` — so a kickoff dump and the event batch of one run
   give the same steps;
 - `tool_usage_started` … `tool_usage_finished` / `tool_usage_error` (paired by
-  `started_event_id`) → a `tool_call` step `<role>/<tool>` under the LLM call that asked for it;
+  `started_event_id`) → a `tool_call` step `<role>/<tool>` under the LLM call that asked for it
+  (`metadata["turn_id"]` = that call's step id);
 - `tool_failure_detected` marks the matching tool step `error` with the failure message.
 
 Crew, agent, flow and log events give the trace its name, input, output and times, and are not
@@ -220,14 +221,17 @@ def _as_turn(draft: _Draft, response: Any) -> None:
 
 
 def _tool_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
-    parent = walk.last_llm.get(walk.current_task) or walk.task_of(data)
+    turn = walk.last_llm.get(walk.current_task)
+    meta: dict[str, Any] = {"run_attempts": data.get("run_attempts")}
+    if turn is not None:
+        meta["turn_id"] = turn.fields["step_id"]
     draft = walk.add(
         event,
         StepType.TOOL_CALL,
         f"{_role(walk, data)}/{data.get('tool_name')}",
-        parent,
+        turn or walk.task_of(data),
         input_payload=as_payload(data.get("tool_args")),
-        metadata={"run_attempts": data.get("run_attempts")},
+        metadata=meta,
     )
     walk.tools[str(event.get("event_id"))] = draft
 
