@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-CAPTURE_SOURCES ?= langchain openai_agents langfuse crewai crewai_legacy genai runs_pool claude_code codex
+CAPTURE_SOURCES ?= openai_agents langfuse crewai crewai_legacy genai runs_pool claude_code codex
 
 .PHONY: demo test install install-dev lint typecheck pytest fixtures bench schema clean
 
@@ -47,6 +47,7 @@ test: install-dev lint
 	$(BIN)/pytest -q
 
 fixtures:
+	scripts/capture/phoenix.sh
 	for s in $(CAPTURE_SOURCES); do scripts/capture/capture.sh $$s || exit 1; done
 	cd scripts/capture/js && npm ci --no-audit --no-fund && node capture.mjs ../../../tests/fixtures/real
 

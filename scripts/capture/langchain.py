@@ -30,6 +30,8 @@ import json
 import os
 import re
 import sys
+import time
+import urllib.request
 import uuid
 import warnings
 from dataclasses import dataclass, field
@@ -335,7 +337,7 @@ def run_once(scenario: str, side: str) -> dict[str, Any]:
             "otlp": otlp_document(spans),
             "otlp_jsonl": [otlp_document(spans[i : i + 4]) for i in range(0, len(spans), 4)],
             "otlp_b64": MessageToDict(encode_spans(spans)),
-            "phoenix": {"data": [phoenix_span(s) for s in spans], "next_cursor": None},
+            "phoenix": phoenix_document(spans),
             "wrapped": {"spans": [json.loads(s.to_json()) for s in spans]},
         },
         "facts": facts(scenario, side),
@@ -463,6 +465,36 @@ def server_runs(flat: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _hex_id(value: int, width: int) -> str:
     return format(value, f"0{width}x")
+
+
+PHOENIX_URL = os.environ.get("PHOENIX_URL")
+"""A Phoenix server (`scripts/capture/phoenix.sh` starts one): the `phoenix` shape is then what
+its REST API returns for the run's spans; without one it is emulated from the spans."""
+
+
+def phoenix_document(spans: Any) -> dict[str, Any]:
+    """`GET /v1/projects/default/spans` for this run's trace, or its emulation."""
+    if not PHOENIX_URL:
+        return {"data": [phoenix_span(s) for s in spans], "next_cursor": None}
+    post = urllib.request.Request(  # what OTLPSpanExporter (HTTP, protobuf) sends
+        f"{PHOENIX_URL}/v1/traces",
+        data=encode_spans(spans).SerializeToString(),
+        headers={"Content-Type": "application/x-protobuf"},
+        method="POST",
+    )
+    urllib.request.urlopen(post, timeout=30).read()
+    trace_id = format(spans[0].context.trace_id, "032x")
+    for _ in range(300):  # ingestion is asynchronous
+        with urllib.request.urlopen(
+            f"{PHOENIX_URL}/v1/projects/default/spans?limit=1000", timeout=30
+        ) as answer:
+            page = json.loads(answer.read())
+        mine = [s for s in page["data"] if s["context"]["trace_id"] == trace_id]
+        if len(mine) == len(spans):
+            return {**page, "data": mine}
+        time.sleep(0.1)
+    msg = f"Phoenix returned {len(mine)} of {len(spans)} spans of trace {trace_id}"
+    raise RuntimeError(msg)
 
 
 def phoenix_span(span: Any) -> dict[str, Any]:
@@ -629,10 +661,13 @@ SHAPES: dict[str, dict[str, tuple[str, str, bool, str]]] = {
         "phoenix": (
             "openinference",
             "<side>.phoenix.json",
-            True,
+            not PHOENIX_URL,
             (
-                "Phoenix REST {data: [span]} (context.trace_id/span_id, span_kind, parent_id, ISO "
-                "times, flat attributes) built from the real spans"
+                "Phoenix REST GET /v1/projects/default/spans {data: [span]} of the run, the spans "
+                "sent to a local Phoenix server over OTLP/HTTP (scripts/capture/phoenix.sh)"
+                if PHOENIX_URL
+                else "Phoenix REST {data: [span]} (context.trace_id/span_id, span_kind, "
+                "parent_id, ISO times, flat attributes) emulated from the real spans"
             ),
         ),
         "wrapped": (
