@@ -193,7 +193,8 @@ def test_a_baseline_file_holding_several_traces_is_never_overwritten(tmp_path):
     result = cli("approve", str(side("identical", "candidate")), "--baseline", str(both))
     assert result.exit_code == 2
     assert "refusing to overwrite: it holds several traces" in result.output
-    trace_id = load_trace(both, trace_id="4d367e6aa60c9ba67d597ffa1d072b9c").trace_id
+    first = load_trace(REAL / "openinference/detour/baseline.spans.json").trace_id
+    trace_id = load_trace(both, trace_id=first).trace_id
     picked = cli("compare", str(both), str(side("identical", "candidate")), "--baseline-trace-id",
                  trace_id, "--update-baseline", "--force")  # fmt: skip
     assert "refusing to overwrite: it holds several traces" in picked.output
@@ -294,7 +295,7 @@ def test_approve_picks_one_trace_of_a_multi_trace_candidate(tmp_path):
     unpicked = cli("approve", str(both), "--baseline", str(baseline))
     assert unpicked.exit_code == 2
     assert "--trace-id" in unpicked.output
-    picked = cli("approve", str(both), "--baseline", str(baseline), "--trace-id",
-                 "4d367e6aa60c9ba67d597ffa1d072b9c")  # fmt: skip
+    first = load_trace(REAL / "openinference/detour/baseline.spans.json").trace_id
+    picked = cli("approve", str(both), "--baseline", str(baseline), "--trace-id", first)
     assert picked.exit_code == 0, picked.output
-    assert load_trace(baseline).trace_id == "4d367e6aa60c9ba67d597ffa1d072b9c"
+    assert load_trace(baseline).trace_id == first
