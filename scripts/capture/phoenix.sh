@@ -9,11 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 venv="$root/.venv-capture-phoenix"
 python=${PYTHON:-python3}
-if [ ! -x "$venv/bin/phoenix" ]; then
-  "$python" -m venv "$venv"
-  "$venv/bin/pip" install -q --upgrade pip
-fi
-"$venv/bin/pip" install -q -r "$here/requirements-phoenix.txt"
+CAPTURE_VENV_ONLY=1 "$here/capture.sh" phoenix
 free_port() { "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 work=$(mktemp -d)
 port=$(free_port)
