@@ -44,6 +44,7 @@ from coding_common import (
     SIDES,
     TASK,
     JsonHandler,
+    ScriptRecorder,
     error_line,
     install_cli,
     make_project,
@@ -108,22 +109,14 @@ SUB_TURNS: list[Turn] = [
 ]
 
 
-class Recorder:
+class Recorder(ScriptRecorder):
     """What the scripted server saw and answered, for the facts file."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.variant = "baseline"
+        super().__init__()
         self.project = ""
-        self.responses: list[dict[str, Any]] = []
         self.results: dict[str, dict[str, Any]] = {}
-        self.counter = 0
         self.compactions = 0
-
-    def next_id(self, prefix: str) -> str:
-        with self.lock:
-            self.counter += 1
-            return f"{prefix}_{self.variant[:4]}{self.counter:04d}"
 
 
 REC = Recorder()

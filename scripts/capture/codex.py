@@ -40,6 +40,7 @@ from coding_common import (
     SIDES,
     TASK,
     JsonHandler,
+    ScriptRecorder,
     error_line,
     install_cli,
     make_project,
@@ -113,20 +114,12 @@ CALL_TYPES = ("function_call", "custom_tool_call")
 OUTPUT_TYPES = ("function_call_output", "custom_tool_call_output")
 
 
-class Recorder:
+class Recorder(ScriptRecorder):
     """What the scripted server saw and answered, for the facts file."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.variant = "baseline"
-        self.responses: list[dict[str, Any]] = []
+        super().__init__()
         self.outputs: dict[str, Any] = {}
-        self.counter = 0
-
-    def next_id(self, prefix: str) -> str:
-        with self.lock:
-            self.counter += 1
-            return f"{prefix}_{self.variant[:4]}{self.counter:04d}"
 
 
 REC = Recorder()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import threading
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,21 @@ def error_line(text: str | None) -> str | None:
 
 def write_json(path: Path, data: Any) -> None:
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+class ScriptRecorder:
+    """What a scripted server saw and answered: the script being played and unique reply ids."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.variant = "baseline"
+        self.responses: list[dict[str, Any]] = []
+        self.counter = 0
+
+    def next_id(self, prefix: str) -> str:
+        with self.lock:
+            self.counter += 1
+            return f"{prefix}_{self.variant[:4]}{self.counter:04d}"
 
 
 class JsonHandler(BaseHTTPRequestHandler):
