@@ -45,6 +45,7 @@ __all__ = [
     "ResolvedConfig",
     "ResolvedStats",
     "Setting",
+    "config_error",
     "find_config",
     "load_options",
     "load_stats",
@@ -249,7 +250,7 @@ def load_stats(
     try:
         options = StatsOptions.model_validate(picked)
     except ValidationError as exc:
-        raise _config_error(exc, sources) from None
+        raise config_error(exc, sources) from None
     kept = {k: v for k, v in sources.items() if k in picked}
     return ResolvedStats(options=options, file=found[0] if found else None, sources=kept)
 
@@ -341,10 +342,11 @@ def _build(values: dict[str, object], sources: dict[str, str]) -> CompareOptions
             {**pick("compare"), "gate": gate, "sources": dict(sources)}
         )
     except ValidationError as exc:
-        raise _config_error(exc, sources) from None
+        raise config_error(exc, sources) from None
 
 
-def _config_error(exc: ValidationError, sources: Mapping[str, str]) -> ConfigError:
+def config_error(exc: ValidationError, sources: Mapping[str, str]) -> ConfigError:
+    """A settings model's first validation error, naming where the bad value was set."""
     error = exc.errors()[0]
     key = str(error["loc"][0]) if error["loc"] else "?"
     msg = f"{key}: {error['msg']} (got {error.get('input')!r})"

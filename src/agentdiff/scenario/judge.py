@@ -28,8 +28,14 @@ def judge(
     scenarios: Sequence[ScenarioReport],
     stats: StatsOptions,
     sources: Mapping[str, str] | None = None,
+    own: Mapping[str, StatsOptions] | None = None,
 ) -> RunsReport:
-    """Settle every scenario's verdict and count them."""
+    """Settle every scenario's verdict and count them.
+
+    `own` holds the settings of scenarios that have their own (a suite manifest's
+    `[[scenario]]` tables); the false discovery rate across scenarios is always `stats.fdr`.
+    """
+    own = own or {}
     testable = [i for i, s in enumerate(scenarios) if s.verdict is not Verdict.ERROR and s.tests]
     worse = [_scenario_p(scenarios[i], worse=True) for i in testable]
     better = [_scenario_p(scenarios[i], worse=False) for i in testable]
@@ -39,7 +45,9 @@ def judge(
     out = list(scenarios)
     for k, i in enumerate(testable):
         q, q_better = fdr_worse.adjusted[k], fdr_better.adjusted[k]
-        out[i] = _settle(scenarios[i], worse[k], q, better[k], q_better, fdr_worse.threshold, stats)
+        alpha = own.get(scenarios[i].scenario, stats).alpha
+        p_pair, q_pair = (worse[k], q), (better[k], q_better)
+        out[i] = _settle(scenarios[i], p_pair, q_pair, fdr_worse.threshold, stats.fdr, alpha)
     for i, s in enumerate(out):
         if i not in testable and s.verdict is not Verdict.ERROR:
             out[i] = _untested(s)
@@ -64,13 +72,14 @@ def _scenario_p(scenario: ScenarioReport, *, worse: bool) -> float | None:
 
 def _settle(
     s: ScenarioReport,
-    p: float | None,
-    q: float | None,
-    p_better: float | None,
-    q_better: float | None,
+    worse: tuple[float | None, float | None],
+    better: tuple[float | None, float | None],
     threshold: float,
-    stats: StatsOptions,
+    fdr: float,
+    alpha: float,
 ) -> ScenarioReport:
+    """`worse` and `better`: the scenario's p and its Benjamini–Hochberg q in each direction."""
+    (p, q), (p_better, q_better) = worse, better
     update: dict[str, object] = {"p": p, "q": q, "p_better": p_better, "q_better": q_better}
     if s.reasons:
         update["verdict"] = Verdict.REGRESSED
@@ -79,12 +88,12 @@ def _settle(
         update["verdict"] = Verdict.INCONCLUSIVE
         update["needs"] = needs
         update["reasons"] = [_inconclusive_reason(s, needs)]
-    elif p is not None and q <= stats.fdr:
+    elif p is not None and q <= fdr:
         update["verdict"] = Verdict.REGRESSED
-        update["reasons"] = _test_reasons(s, worse=True, stats=stats)
-    elif p_better is not None and q_better is not None and q_better <= stats.fdr:
+        update["reasons"] = _test_reasons(s, worse=True, level=max(alpha, fdr))
+    elif p_better is not None and q_better is not None and q_better <= fdr:
         update["verdict"] = Verdict.IMPROVED
-        update["reasons"] = _test_reasons(s, worse=False, stats=stats)
+        update["reasons"] = _test_reasons(s, worse=False, level=max(alpha, fdr))
     else:
         update["verdict"] = Verdict.PASS
     return s.model_copy(update=update)
@@ -118,12 +127,12 @@ def _inconclusive_reason(s: ScenarioReport, needs: Needs) -> str:
     return text
 
 
-def _test_reasons(s: ScenarioReport, *, worse: bool, stats: StatsOptions) -> list[str]:
+def _test_reasons(s: ScenarioReport, *, worse: bool, level: float) -> list[str]:
     out = []
     for t in s.tests:
         p = t.adjusted_p if worse else t.adjusted_p_better
         enough = t.effect_worse if worse else t.effect_better
-        if not enough or p > max(stats.alpha, stats.fdr):
+        if not enough or p > level:
             continue
         change = f" {t.change_pct:+.0f} %" if t.change_pct is not None else ""
         if t.baseline is not None and t.candidate is not None and hasattr(t.baseline, "count"):

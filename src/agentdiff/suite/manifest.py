@@ -19,6 +19,7 @@ TOML::
     [[scenario]]                      # per-scenario overrides, by glob; later tables win
     match = "refund/*"
     gate = { max_cost_increase = 40 }
+    stats = { min_cost_effect = 25 }  # every [stats] key but the suite-wide fdr, inconclusive
 
 JSON Lines: one run per line, `{"scenario": …, "side": "baseline"|"candidate", "path": …}`
 with optional `run`, `trace_id`, `adapter`; paths relative to the manifest's folder.
@@ -33,9 +34,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from pydantic import ValidationError
 
-from agentdiff.config import SETTINGS
+from agentdiff.config import SETTINGS, config_error
 from agentdiff.errors import ConfigError
+from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.discover import LAYOUTS, Layout
 from agentdiff.suite.runset import RunSet
 
@@ -44,7 +47,13 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["ScenarioOverride", "SuiteManifest", "load_manifest", "parse_settings"]
+__all__ = [
+    "SUITE_WIDE_STATS",
+    "ScenarioOverride",
+    "SuiteManifest",
+    "load_manifest",
+    "parse_settings",
+]
 
 _SUITE_KEYS = (
     "name",
@@ -62,12 +71,19 @@ _SIDES = ("baseline", "candidate")
 _BY_NAME = {s.name: s for s in SETTINGS}
 
 
+SUITE_WIDE_STATS = ("fdr", "inconclusive")
+"""`[stats]` keys that act on the whole suite, so a `[[scenario]]` table cannot set them."""
+
+
 @dataclass(frozen=True)
 class ScenarioOverride:
-    """Gate settings for the scenarios whose key matches `match` (a glob)."""
+    """Settings for the scenarios whose key matches `match` (a glob)."""
 
     match: str
     settings: Mapping[str, Any]
+    """`gate = {...}`: gate settings, parsed (setting name → value)."""
+    stats: Mapping[str, Any] = field(default_factory=dict)
+    """`stats = {...}`: `[stats]` settings, parsed; they apply to this scenario's statistics."""
 
 
 @dataclass(frozen=True)
@@ -190,12 +206,27 @@ def _overrides(path: Path, tables: Any) -> tuple[ScenarioOverride, ...]:
         where = f"{path} [[scenario]] #{number}"
         if not isinstance(table, dict) or not isinstance(table.get("match"), str):
             raise ConfigError("needs `match` (a glob over scenario keys)", source=where)
-        extra = sorted(set(table) - {"match", "gate"})
+        extra = sorted(set(table) - {"match", "gate", "stats"})
         if extra:
-            raise ConfigError(f"unknown key {extra[0]!r}; valid: match, gate", source=where)
-        settings = parse_settings(table.get("gate", {}), where, ("gate",))
-        out.append(ScenarioOverride(match=table["match"], settings=settings))
+            msg = f"unknown key {extra[0]!r}; valid: match, gate, stats"
+            raise ConfigError(msg, source=where)
+        settings = parse_settings(table.get("gate", {}), f"{where} gate", ("gate",))
+        stats = parse_settings(table.get("stats", {}), f"{where} stats", ("stats",))
+        _check_scenario_stats(stats, f"{where} stats")
+        out.append(ScenarioOverride(match=table["match"], settings=settings, stats=stats))
     return tuple(out)
+
+
+def _check_scenario_stats(stats: Mapping[str, Any], where: str) -> None:
+    """A scenario's `stats = {...}`: no suite-wide key, every value in its range."""
+    wide = sorted(set(stats) & set(SUITE_WIDE_STATS))
+    if wide:
+        msg = f"{wide[0]} applies to the whole suite: set it in [stats], not per scenario"
+        raise ConfigError(msg, source=where)
+    try:
+        StatsOptions.model_validate(stats)
+    except ValidationError as exc:
+        raise config_error(exc, dict.fromkeys(stats, where)) from None
 
 
 def _jsonl(path: Path, text: str) -> SuiteManifest:

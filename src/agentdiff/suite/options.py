@@ -29,7 +29,8 @@ class SuiteOptions(BaseModel):
     stats: StatsOptions = Field(default_factory=StatsOptions)
     """How scenarios with several runs on a side are judged (N-vs-M statistics, `[stats]`)."""
     overrides: tuple[ScenarioOverride, ...] = ()
-    """Per-scenario gate settings by glob (later overrides win)."""
+    """Per-scenario gate and `[stats]` settings by glob (later overrides win; a setting
+    whose `sources` entry is a flag or an environment variable keeps that value)."""
     only: tuple[str, ...] = ()
     """Run only scenarios matching one of these globs."""
     jobs: int | Literal["auto"] = "auto"

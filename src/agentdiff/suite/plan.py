@@ -8,12 +8,15 @@ small and joining results in batch order keeps key order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from fnmatch import fnmatchcase
+from typing import TypeVar
 
 from agentdiff.gate import GateThresholds
+from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.backends import Backend, InProcess, ProcessPool, cpu_count
 from agentdiff.suite.options import SuiteOptions
+from agentdiff.suite.refs import RunRef
 from agentdiff.suite.runset import RunSet
 from agentdiff.suite.task import Batch, ScenarioJob, TaskContext
 
@@ -31,26 +34,47 @@ def plan_jobs(baseline: RunSet, candidate: RunSet, options: SuiteOptions) -> lis
     keys = sorted(set(baseline.runs) | set(candidate.runs))
     if options.only:
         keys = [k for k in keys if any(fnmatchcase(k, glob) for glob in options.only)]
-    base_gate = options.compare.gate
-    jobs = []
-    for key in keys:
-        changed: dict[str, object] = {}
-        for override in options.overrides:
-            if fnmatchcase(key, override.match):
-                changed.update(override.settings)
-        gate = None
-        if changed:
-            gate = GateThresholds.model_validate({**base_gate.model_dump(), **changed})
-        jobs.append(
-            ScenarioJob(
-                scenario=key,
-                baseline=baseline.runs.get(key, ()),
-                candidate=candidate.runs.get(key, ()),
-                gate=gate,
-                overrides=tuple(sorted(changed.items())),
-            )
-        )
-    return jobs
+    return [
+        _job(key, baseline.runs.get(key, ()), candidate.runs.get(key, ()), options) for key in keys
+    ]
+
+
+def _job(
+    key: str, base: tuple[RunRef, ...], cand: tuple[RunRef, ...], options: SuiteOptions
+) -> ScenarioJob:
+    """A scenario's job with the `[[scenario]]` overrides matching its key (later ones win).
+
+    An override is a manifest value, so a flag or an environment variable that set the same
+    setting wins over it (flag > env > manifest per scenario > manifest > file > default).
+    """
+    gate: dict[str, object] = {}
+    stats: dict[str, object] = {}
+    for override in options.overrides:
+        if fnmatchcase(key, override.match):
+            gate.update(override.settings)
+            stats.update(override.stats)
+    gate = {k: v for k, v in gate.items() if not _given_outside(k, options.sources)}
+    stats = {k: v for k, v in stats.items() if not _given_outside(k, options.sources)}
+    return ScenarioJob(
+        scenario=key,
+        baseline=base,
+        candidate=cand,
+        gate=_with(options.compare.gate, gate) if gate else None,
+        stats=_with(options.stats, stats) if stats else None,
+        overrides=tuple(sorted({**gate, **stats}.items())),
+    )
+
+
+_Model = TypeVar("_Model", GateThresholds, StatsOptions)
+
+
+def _with(base: _Model, changed: dict[str, object]) -> _Model:
+    return type(base).model_validate({**base.model_dump(), **changed})
+
+
+def _given_outside(setting: str, sources: Mapping[str, str]) -> bool:
+    """Whether a flag or an environment variable set `setting` (see `agentdiff.config`)."""
+    return sources.get(setting, "").startswith(("flag ", "env "))
 
 
 def _job_seconds(job: ScenarioJob) -> float:

@@ -121,7 +121,7 @@ class ScenarioRow(_Record):
     baseline_runs: int
     candidate_runs: int
     overrides: dict[str, Any] = Field(default_factory=dict)
-    """Gate settings this scenario overrides (from a manifest's `[[scenario]]`)."""
+    """Gate and `[stats]` settings this scenario overrides (a manifest's `[[scenario]]`)."""
     pairs: list[PairSummary] = Field(default_factory=list)
     """Each candidate run against its nearest baseline run, in candidate run order."""
     deciding: int | None = None

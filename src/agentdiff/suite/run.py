@@ -17,6 +17,7 @@ from pathlib import Path
 
 from agentdiff.config import COMPARE_SETTINGS, SETTINGS
 from agentdiff.scenario.judge import judge
+from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.options import SuiteOptions
 from agentdiff.suite.plan import choose_backend, estimate_seconds, make_batches, plan_jobs
 from agentdiff.suite.report import RunSetInfo, SuiteReport, Threshold
@@ -57,14 +58,15 @@ def run_suite(
     rows, results = _collect(backend.map(run_batch, batches), len(jobs), options, progress)
     ran = time.perf_counter()
     rows.sort(key=lambda row: row.scenario)
-    rows, tarone = _judge_statistics(rows, options)
+    own = {job.scenario: job.stats for job in jobs if job.stats is not None}
+    rows, tarone = _judge_statistics(rows, options, own)
     verdicts = [row.verdict for row in rows]
     report = SuiteReport.model_construct(
         name=options.name or f"{baseline.label} vs {candidate.label}",
         baseline=_info(baseline),
         candidate=_info(candidate),
         thresholds=_thresholds(options),
-        scenario_overrides=[{"match": o.match, **o.settings} for o in options.overrides],
+        scenario_overrides=[{"match": o.match, **o.settings, **o.stats} for o in options.overrides],
         only=list(options.only),
         allow_missing=options.allow_missing,
         counts=SuiteReport.count(verdicts),
@@ -98,7 +100,7 @@ def run_suite(
 
 
 def _judge_statistics(
-    rows: list[RowOut], options: SuiteOptions
+    rows: list[RowOut], options: SuiteOptions, own: dict[str, StatsOptions]
 ) -> tuple[list[RowOut], float | None]:
     """Settle the multi-run scenarios together (Benjamini–Hochberg with Tarone across them).
 
@@ -109,7 +111,7 @@ def _judge_statistics(
         return rows, None
     parsed = {i: ScenarioRow.model_validate_json(rows[i].json) for i in multi}
     drafts = [draft for i in multi if (draft := parsed[i].stats) is not None]
-    judged = judge(drafts, options.stats, options.sources)
+    judged = judge(drafts, options.stats, options.sources, own)
     out = list(rows)
     for i, scenario in zip(multi, judged.scenarios, strict=True):
         verdict = scenario.verdict.value

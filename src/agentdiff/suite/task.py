@@ -60,6 +60,8 @@ class ScenarioJob:
     candidate: tuple[RunRef, ...]
     gate: GateThresholds | None = None
     """This scenario's own thresholds (a manifest override), else the suite's."""
+    stats: StatsOptions | None = None
+    """This scenario's own `[stats]` settings (a manifest override), else the suite's."""
     overrides: tuple[tuple[str, Any], ...] = ()
 
 
@@ -172,7 +174,8 @@ def _scenario(
     verdict = _verdict(job, base, cand, errors, pairs, ctx.allow_missing)
     stats = None
     if verdict in ("pass", "regressed") and (len(base) > 1 or len(cand) > 1):
-        stats = _statistics(job.scenario, base, cand, options, ctx.stats, pairs, reports)
+        own = job.stats or ctx.stats
+        stats = _statistics(job.scenario, base, cand, options, own, pairs, reports)
     if not job.candidate and verdict == "error":
         message = "no candidate run (did the run crash?); --allow-missing to accept"
         errors.append(RunError(side="candidate", run=None, source=None, message=message))

@@ -1,0 +1,145 @@
+"""Per-scenario `[stats]` overrides of a suite manifest (`[[scenario]] stats = {...}`).
+
+Real runs (tests/fixtures/runs_pool): 10 baseline runs against 10 runs of the `cost` variant
+(+50 % tokens and cost) in two scenarios with the same runs, `strict/refund` and
+`loose/refund`. The per-pair gate's cost and token rules are off, so only the statistics'
+practical thresholds decide: at 10 % both scenarios regress, at 300 % neither does.
+Precedence: flag > env > the manifest's `[[scenario]]` > its `[stats]` > agentdiff.toml > default.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from agentdiff.cli.app import app
+from agentdiff.config import SETTINGS, load_options
+from agentdiff.errors import ConfigError
+from agentdiff.suite import RunSet, SuiteOptions, run_suite
+from agentdiff.suite.manifest import load_manifest
+
+POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+SCENARIOS = ("loose/refund", "strict/refund")
+_GATE_OFF = {"max_cost_increase": "off", "max_token_increase": "off"}
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _no_settings_env(monkeypatch, tmp_path):
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    monkeypatch.chdir(tmp_path)  # no agentdiff.toml from the checkout
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`ROOT/{baseline,candidate}/<scenario>/<run>.json.gz`, 10 real runs per side."""
+    root = tmp_path_factory.mktemp("stats-suite")
+    picks = {
+        "baseline": random.Random(3).sample(sorted((POOL / "baseline").iterdir()), 10),
+        "candidate": random.Random(3).sample(sorted((POOL / "cost").iterdir()), 10),
+    }
+    for side, files in picks.items():
+        for scenario in SCENARIOS:
+            folder = root / side / scenario
+            folder.mkdir(parents=True)
+            for path in files:
+                (folder / path.name).symlink_to(path)
+    return root
+
+
+def _manifest(root: Path, folder: Path, top: str = "", scenario: str = "") -> Path:
+    path = folder / "agentdiff-suite.toml"
+    path.write_text(
+        f'[suite]\nbaseline = "{root / "baseline"}"\ncandidate = "{root / "candidate"}"\n'
+        '[gate]\nmax_cost_increase = "off"\nmax_token_increase = "off"\n'
+        f"[stats]\n{top}\n"
+        f'[[scenario]]\nmatch = "strict/*"\n{scenario}\n'
+    )
+    return path
+
+
+def _verdicts(*args: str, env: dict[str, str] | None = None) -> dict[str, dict]:
+    result = runner.invoke(app, ["suite", *args, "-f", "json"], env=env)
+    assert result.exit_code in (0, 1), result.output
+    report = orjson.loads(result.stdout)
+    return {row["scenario"]: row for row in report["scenarios"]} | {"": report}
+
+
+HIGH = "min_cost_effect = 300\nmin_token_effect = 300"
+STRICT = "stats = { min_cost_effect = 10, min_token_effect = 10 }"
+
+
+def test_a_scenario_override_beats_the_manifest_and_the_config_file(runs, tmp_path):
+    (tmp_path / "agentdiff.toml").write_text("[stats]\nmin_cost_effect = 1\nmin_token_effect = 1\n")
+    manifest = _manifest(runs, tmp_path, top=HIGH, scenario=STRICT)
+    rows = _verdicts("--manifest", str(manifest))
+    assert rows["loose/refund"]["verdict"] == "pass"  # the manifest's [stats] beats the file
+    strict = rows["strict/refund"]
+    assert strict["verdict"] == "regressed"
+    assert strict["overrides"] == {"min_cost_effect": 10.0, "min_token_effect": 10.0}
+    reasons = " ".join(strict["stats"]["reasons"])
+    assert "cost_usd +" in reasons and "total_tokens +" in reasons
+    thresholds = {t["setting"]: t for t in rows[""]["thresholds"]}
+    assert thresholds["min_cost_effect"]["value"] == 300
+    assert thresholds["min_cost_effect"]["source"] == f"{manifest} [stats]"
+    assert rows[""]["scenario_overrides"] == [
+        {"match": "strict/*", "min_cost_effect": 10.0, "min_token_effect": 10.0}
+    ]
+
+
+def test_without_the_override_both_scenarios_agree(runs, tmp_path):
+    rows = _verdicts("--manifest", str(_manifest(runs, tmp_path, top=HIGH)))
+    assert rows["loose/refund"]["verdict"] == rows["strict/refund"]["verdict"] == "pass"
+    rows = _verdicts("--manifest", str(_manifest(runs, tmp_path)))  # defaults: 10 %
+    assert rows["loose/refund"]["verdict"] == rows["strict/refund"]["verdict"] == "regressed"
+
+
+def test_env_and_flags_beat_a_scenario_override(runs, tmp_path):
+    manifest = str(_manifest(runs, tmp_path, scenario=STRICT))
+    env = {"AGENTDIFF_STATS_MIN_COST_EFFECT": "300", "AGENTDIFF_STATS_MIN_TOKEN_EFFECT": "300"}
+    rows = _verdicts("--manifest", manifest, env=env)
+    assert rows["strict/refund"]["verdict"] == "pass"
+    assert rows["strict/refund"]["overrides"] == {}
+    low = ("--min-cost-effect", "10", "--min-token-effect", "10")
+    rows = _verdicts("--manifest", manifest, *low, env=env)
+    assert rows["loose/refund"]["verdict"] == rows["strict/refund"]["verdict"] == "regressed"
+    sources = {t["setting"]: t["source"] for t in rows[""]["thresholds"]}
+    assert sources["min_cost_effect"] == "flag --min-cost-effect"
+
+
+def test_the_python_api_applies_stats_overrides(runs, tmp_path):
+    manifest = load_manifest(_manifest(runs, tmp_path, scenario=STRICT))
+    options = SuiteOptions(
+        compare=load_options(_GATE_OFF, env={}).options,
+        stats={"min_cost_effect": 300, "min_token_effect": 300},
+        overrides=manifest.overrides,
+        backend="in-process",
+    )
+    done = run_suite(
+        RunSet.from_dir(runs / "baseline"), RunSet.from_dir(runs / "candidate"), options
+    )
+    assert done.scenario("loose/refund").verdict == "pass"
+    assert done.scenario("strict/refund").verdict == "regressed"
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("stats = { fdr = 0.1 }", "fdr applies to the whole suite"),
+        ('stats = { inconclusive = "fail" }', "inconclusive applies to the whole suite"),
+        ("stats = { alpha = 2 }", "alpha"),
+        ("stats = { min_cost_efect = 3 }", "unknown setting 'min_cost_efect'"),
+        ('stats = { loops = "sometimes" }', "loops must be"),
+        ("stat = { alpha = 0.1 }", "valid: match, gate, stats"),
+    ],
+)
+def test_bad_scenario_stats_name_the_table(runs, tmp_path, table, message):
+    path = _manifest(runs, tmp_path, scenario=table)
+    with pytest.raises(ConfigError, match=message) as caught:
+        load_manifest(path)
+    assert "[[scenario]] #1" in str(caught.value)
