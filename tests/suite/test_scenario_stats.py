@@ -143,3 +143,17 @@ def test_bad_scenario_stats_name_the_table(runs, tmp_path, table, message):
     with pytest.raises(ConfigError, match=message) as caught:
         load_manifest(path)
     assert "[[scenario]] #1" in str(caught.value)
+
+
+def test_gate_overrides_follow_the_same_precedence(runs, tmp_path):
+    gate = "gate = { max_cost_increase = 10, max_token_increase = 10 }"
+    manifest = str(_manifest(runs, tmp_path, top=HIGH, scenario=gate))
+    rows = _verdicts("--manifest", manifest)
+    assert rows["loose/refund"]["verdict"] == "pass"
+    strict = rows["strict/refund"]
+    assert strict["verdict"] == "regressed"  # its runs fail the per-pair gate
+    assert "runs failing the per-pair gate" in " ".join(strict["stats"]["reasons"])
+    env = {"AGENTDIFF_MAX_COST_INCREASE": "off", "AGENTDIFF_MAX_TOKEN_INCREASE": "off"}
+    rows = _verdicts("--manifest", manifest, env=env)
+    assert rows["strict/refund"]["verdict"] == "pass"
+    assert rows["strict/refund"]["overrides"] == {}
