@@ -142,7 +142,16 @@ def _entries(
         else:
             call = b_calls.get(b)
             same_call = call is not None and call == c_calls.get(c)
-            changes = step_changes(b_steps[b], c_steps[c], normalizer, same_arguments=same_call)
+            b_step, c_step = b_steps[b], c_steps[c]
+            if (
+                b_step.status is c_step.status
+                and b_step.output_payload == c_step.output_payload
+                and (same_call or b_step.input_payload == c_step.input_payload)
+            ):  # nothing differs (most pairs): skip the field walk
+                op = Op.REORDER if i in moved else Op.MATCH
+                out.append(entry(op, b_refs[b], c_refs[c], []))
+                continue
+            changes = step_changes(b_step, c_step, normalizer, same_arguments=same_call)
             op = _op(changes, i in moved, options)
             out.append(entry(op, b_refs[b], c_refs[c], changes, changes.more))
     return out

@@ -70,9 +70,24 @@ def _key_kind(key: str) -> str:
     return ""
 
 
+class _KindCache(dict[Any, str]):
+    """Key → its kind, computed on the first lookup (a plain dict read afterwards, at C speed)."""
+
+    def __missing__(self, key: Any) -> str:
+        kind = _key_kind(key) if isinstance(key, str) else ""
+        if len(self) < _KIND_CACHE_SIZE:  # hostile inputs with endless distinct keys
+            self[key] = kind
+        return kind
+
+
+_KIND_CACHE_SIZE = 65_536
+_KINDS = _KindCache()
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
 def is_volatile(key: str, value: Any) -> bool:
     """True when `value` under `key` looks generated (an id, a timestamp, a duration)."""
-    return _volatile(_key_kind(key), value)
+    return _volatile(_KINDS[key], value)
 
 
 def _volatile(kind: str, value: Any) -> bool:
@@ -127,16 +142,28 @@ class Normalizer:
 
 
 def _strip(value: Any) -> Any:
-    """`normalize` without user ignores: no paths to track, so it is much cheaper."""
+    """`normalize` without user ignores: no paths to track, so it is much cheaper.
+
+    A dict or list with nothing volatile and only scalars inside is returned as it is (the
+    common case for tool arguments); callers never modify what they get.
+    """
     if isinstance(value, dict):
+        kinds, volatile = _KINDS, _volatile
+        flat = _SCALARS.issuperset(map(type, value.values()))
+        if flat:
+            if not any(map(kinds.__getitem__, value)):
+                return value
+            return {k: v for k, v in value.items() if not ((c := kinds[k]) and volatile(c, v))}
         out = {}
         for key, item in value.items():
-            kind = _key_kind(key) if isinstance(key, str) else ""
+            kind = kinds[key]
             if kind and _volatile(kind, item):
                 continue
             out[key] = _strip(item) if isinstance(item, (dict, list)) else item
         return out
     if isinstance(value, list):
+        if _SCALARS.issuperset(map(type, value)):
+            return value
         return [_strip(item) if isinstance(item, (dict, list)) else item for item in value]
     return value
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
-from itertools import compress, islice
-from operator import attrgetter, is_not, le, lt
+from itertools import compress, islice, repeat
+from operator import add, attrgetter, is_not, le, lt, mul
 from typing import Any
 
 from agentdiff.diff.signatures import Signer
@@ -137,6 +137,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
 def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
     """One pass over the steps: everything later passes need, so they never touch a step."""
     base_of, call_of, ref_of = signer.base, signer.call_key, StepRef.of
+    base_of_kind = signer.base_of_kind
     nodes = []
     for step in steps:
         meta = step.metadata
@@ -151,7 +152,9 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
             _Node(
                 step,
                 ref,
-                base_of(step),
+                base_of(step)
+                if base_of_kind is None
+                else base_of_kind((ref.step_type._value_, ref.name)),
                 call_of(step) if ref.step_type is _TOOL else None,
                 ref.status is _ERROR or ref.status is _RETRY,
                 start,
@@ -187,8 +190,12 @@ def _preorder(roots: list[_Node], side: Side, signer: Signer) -> list[_Node]:
     side.steps = list(map(_STEP, order))
     side.refs = list(map(_REF, order))
     side.base = list(map(_BASE, order))
-    side.exact = list(map(signer.exact, side.base, failed, calls))
+    # Other steps need no interning (`2·base + failed`); tool calls intern their call key.
+    exact = list(map(add, map(mul, side.base, repeat(2)), failed))
     side.call = {i: key for i, key in enumerate(calls) if key is not None}
+    for i, key in side.call.items():
+        exact[i] = signer.exact(side.base[i], failed[i], key)
+    side.exact = exact
     side.depth = list(map(_DEPTH, order))
     side.group = list(map(_GROUP, order))
     side.failed = list(compress(range(len(order)), failed))

@@ -11,7 +11,7 @@ detection and the canonical order of concurrent calls.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 import orjson
 
@@ -27,7 +27,7 @@ class Signer:
     def __init__(self, normalizer: Normalizer, *, strict: bool) -> None:
         self._normalizer = normalizer
         self._strict = strict
-        self._ids: dict[Hashable, int] = {}
+        self._ids: dict[Hashable, int] = _Interner()
         self._calls: dict[tuple[int, bool, str], int] = {}
 
     def base(self, step: TraceStep) -> int:
@@ -36,7 +36,15 @@ class Signer:
         key: tuple[Hashable, ...] = (step.step_type._value_, step.name)
         if self._strict:
             key = (*key, volatile_free_keys(step.input_payload))
-        return self._ids.setdefault(key, len(self._ids))
+        return self._ids[key]
+
+    @property
+    def base_of_kind(self) -> Callable[[tuple[str, str]], int] | None:
+        """`base` from a step's (type value, name) alone, at C speed.
+
+        None when strict: the input keys count too.
+        """
+        return None if self._strict else self._ids.__getitem__
 
     def exact(self, base: int, failed: bool, call: str | None) -> int:
         """Base + failed-or-not (+ the call key of a tool call), as an integer.
@@ -54,3 +62,11 @@ class Signer:
         args = self._normalizer.normalize(step.input_payload, ("input_payload",))
         dumped = orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
         return f"{step.name}\x00{dumped}"
+
+
+class _Interner(dict[Hashable, int]):
+    """Hands out the next integer to a key it has not seen (a lookup miss interns)."""
+
+    def __missing__(self, key: Hashable) -> int:
+        value = self[key] = len(self)
+        return value
