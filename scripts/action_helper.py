@@ -2,7 +2,8 @@
 
 action_helper.py split           INPUT_ARGS split like a shell would (quotes; a YAML block
                                  with one flag per line works), NUL-separated on stdout;
-                                 flags the action sets itself are refused (exit 2)
+                                 flags the action sets itself are refused (exit 2), in suite
+                                 mode (INPUT_MODE=suite) --results too
 action_helper.py error STDERR    the Markdown job-summary section for an input error,
                                  quoting agentdiff's own error lines
 action_helper.py outputs REPORT  `passed=` and `divergence=` (rounded) from the JSON report
@@ -24,27 +25,32 @@ REFUSED = {
     "--help": "`--help` prints usage instead of comparing; see docs/github-action.md",
     "-h": "`-h` prints usage instead of comparing; see docs/github-action.md",
 }
+REFUSED_IN_SUITE = {
+    "--results": "the action writes the results folder itself; set the action's `results` "
+    "input instead",
+}
 DIVERGENCE_DIGITS = 4
 
 
-def _refusal(token: str) -> str | None:
+def _refusal(token: str, mode: str) -> str | None:
     name = token.split("=", 1)[0]
-    if name in REFUSED:
-        return REFUSED[name]
+    refused = {**REFUSED, **REFUSED_IN_SUITE} if mode == "suite" else REFUSED
+    if name in refused:
+        return refused[name]
     if token.startswith("-o") and not token.startswith("--"):  # -oFILE
         return REFUSED["-o"]
     return None
 
 
-def split_args(text: str) -> list[str]:
-    """The tokens of `args`; raises ValueError with a message for the user."""
+def split_args(text: str, mode: str = "compare") -> list[str]:
+    """The tokens of `args` (`mode`: compare or suite); a ValueError says what is wrong."""
     try:
         tokens = shlex.split(text, comments=False, posix=True)
     except ValueError as exc:
         msg = f"input 'args' is not valid shell-like quoting: {exc}"
         raise ValueError(msg) from None
     for token in tokens:
-        why = _refusal(token)
+        why = _refusal(token, mode)
         if why is not None:
             msg = f"input 'args' must not contain {token.split('=', 1)[0]}: {why}"
             raise ValueError(msg)
@@ -74,7 +80,8 @@ def main(argv: list[str]) -> int:
     command = argv[1] if len(argv) > 1 else ""
     if command == "split":
         try:
-            tokens = split_args(os.environ.get("INPUT_ARGS", ""))
+            mode = os.environ.get("INPUT_MODE") or "compare"
+            tokens = split_args(os.environ.get("INPUT_ARGS", ""), mode)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2

@@ -3,8 +3,10 @@
 # $baseline, $candidate, $extra, $agentdiff, $python, $summary, $outputs and made $work.
 #
 # Inputs (environment):  INPUT_BASELINE, INPUT_CANDIDATE  folders of runs (required)
-#                        INPUT_ARGS    extra `agentdiff suite` flags, split on whitespace
-#                                      (e.g. "--layout files --jobs 2 --max-cost-increase 40")
+#                        INPUT_ARGS    extra `agentdiff suite` flags, split like a shell would
+#                                      (e.g. "--layout files --jobs 2 --max-cost-increase 40");
+#                                      --results, -o/--output, --update-baseline and --help are
+#                                      refused (scripts/action_helper.py split)
 #                        INPUT_RESULTS folder for suite.json and the result tables (optional)
 #                        AGENTDIFF     the command to run (default: agentdiff)
 #                        PYTHON        a Python to read the JSON report (default: python3)

@@ -170,3 +170,44 @@ def test_compare_points_folders_to_compare_runs(tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare", str(base), str(cand)])
     assert result.exit_code == 2
     assert "compare-runs" in result.output  # the loader's message for a folder
+
+
+def test_compare_runs_writes_several_formats_from_one_run(tmp_path: Path) -> None:
+    base = _folder(tmp_path, "base", 1, 10)
+    cand = _folder(tmp_path, "cand", 2, 10, Variant(cost_factor=1.5))
+    out = {fmt: tmp_path / f"report.{fmt}" for fmt in ("json", "markdown", "junit", "html")}
+    args = [arg for fmt, path in out.items() for arg in ("-o", f"{fmt}={path}")]
+    result = runner.invoke(app, ["compare-runs", str(base), str(cand), *args])
+    assert result.exit_code == 1, result.output
+    # every output is a file: stdout says the verdict and where the reports went
+    assert result.stdout.startswith("0 passed · 1 regressed")
+    assert str(out["json"]) in result.stdout
+    data = json.loads(out["json"].read_text())
+    assert data["scenarios"][0]["verdict"] == "regressed"
+    assert "regressed" in out["markdown"].read_text()
+    assert out["junit"].read_text().startswith("<?xml")
+    assert out["html"].read_text().lstrip().lower().startswith("<!doctype html>")
+    # and the plain FILE form takes --format; a file given twice is refused before any work
+    plain = tmp_path / "plain.md"
+    result = runner.invoke(
+        app, ["compare-runs", str(base), str(cand), "-f", "markdown", "-o", str(plain)]
+    )
+    assert result.exit_code == 1 and plain.read_text() == out["markdown"].read_text()
+    twice = runner.invoke(
+        app, ["compare-runs", str(base), str(cand), "-o", f"json={plain}", "-o", str(plain)]
+    )
+    assert twice.exit_code == 2 and "given as an output twice" in twice.output
+
+
+def test_routes_writes_several_formats_and_never_over_an_input(tmp_path: Path) -> None:
+    runs = _folder(tmp_path, "runs", 1, 6)
+    js, md = tmp_path / "routes.json", tmp_path / "routes.md"
+    result = runner.invoke(app, ["routes", str(runs), "-o", f"json={js}", "-o", f"markdown={md}"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(js.read_text())["threshold"] == 0.2
+    assert md.read_text().strip()
+    one_run = next(runs.iterdir())
+    before = one_run.read_bytes()
+    clash = runner.invoke(app, ["routes", str(one_run), "-o", f"json={one_run}"])
+    assert clash.exit_code == 2
+    assert one_run.read_bytes() == before

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from agentdiff.config import SETTINGS
 
@@ -86,3 +89,38 @@ def test_action_yml_has_the_suite_inputs_and_outputs():
         assert f"${{{{ inputs.{name} }}}}" in text
     for name in ("summary", "regressed", "errors"):
         assert f"${{{{ steps.compare.outputs.{name} }}}}" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        ("--results elsewhere", "--results"),
+        ("--layout files --results=elsewhere", "--results"),
+        ("-o suite.md", "-o"),
+        ("--output=json=suite.json", "--output"),
+        ("-osuite.md", "-osuite.md"),
+        ("--update-baseline", "--update-baseline"),
+        ("--only '*/loop' --help", "--help"),
+        ("-h", "-h"),
+    ],
+)
+def test_suite_mode_refuses_flags_the_action_owns(tmp_path, fixture_suite, args, flag):
+    base, cand = fixture_suite
+    done, summary, outputs = run_action(tmp_path, base, cand, args)
+    assert done.returncode == 2, done.stderr
+    assert f"error: input 'args' must not contain {flag}" in done.stderr
+    assert "must not contain" in summary
+    assert outputs == {"passed": "false"}
+    assert not (tmp_path / "results").exists()  # nothing ran
+
+
+def test_only_suite_mode_owns_results():
+    spec = importlib.util.spec_from_file_location(
+        "action_helper", SCRIPT.with_name("action_helper.py")
+    )
+    assert spec is not None and spec.loader is not None
+    helper = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(helper)
+    assert helper.split_args("--results x") == ["--results", "x"]
+    with pytest.raises(ValueError, match="set the action's `results` input"):
+        helper.split_args("--results x", "suite")

@@ -198,3 +198,46 @@ def test_progress_bar_counts_scenarios_on_request():
             update(done, 3)
     with _progress(3, None) as update:
         assert update is None  # not a terminal (pytest captures stderr)
+
+
+def test_several_formats_from_one_suite_run(fixture_suite, tmp_path):
+    base, cand = fixture_suite
+    out = {fmt: tmp_path / f"suite.{fmt}" for fmt in ("json", "markdown", "junit", "html")}
+    args = [arg for fmt, path in out.items() for arg in ("-o", f"{fmt}={path}")]
+    result = _suite(str(base), str(cand), "--layout", "files", "--only", "*/loop", *args)
+    assert result.exit_code == 1, result.output
+    # every output is a file: stdout is the summary line and where the reports went
+    assert result.stdout.startswith("0 passed · 7 regressed  (report: ")
+    report = orjson.loads(out["json"].read_bytes())
+    assert report["counts"]["regressed"] == 7
+    assert "langfuse/loop" in out["markdown"].read_text()
+    assert len(list(ET.parse(out["junit"]).getroot().iter("testcase"))) == 7
+    html = out["html"].read_text()
+    assert html.count("<iframe sandbox") == 7  # an html output keeps the pair reports
+    # the FILE form takes --format; -o onto the manifest, or a file twice, is refused up front
+    plain = tmp_path / "plain.md"
+    result = _suite(
+        str(base),
+        str(cand),
+        "--layout",
+        "files",
+        "--only",
+        "*/loop",
+        "-f",
+        "markdown",
+        "-o",
+        str(plain),
+    )
+    assert result.exit_code == 1 and plain.read_text() == out["markdown"].read_text()
+    twice = _suite(str(base), str(cand), "-o", f"json={plain}", "-o", str(plain))
+    assert twice.exit_code == 2 and "given as an output twice" in twice.output
+
+
+def test_output_never_replaces_the_manifest(fixture_suite, tmp_path):
+    base, cand = fixture_suite
+    manifest = tmp_path / "agentdiff-suite.toml"
+    text = f'[suite]\nbaseline = "{base}"\ncandidate = "{cand}"\nlayout = "files"\n'
+    manifest.write_text(text)
+    result = _suite("--manifest", str(manifest), "-o", f"json={manifest}")
+    assert result.exit_code == 2
+    assert manifest.read_text() == text

@@ -22,8 +22,15 @@ import typer
 from agentdiff.baselines import VIA_COMPARE
 from agentdiff.cli.approve import approve_from_report
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, state
-from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt
-from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout, write_output
+from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, OutputsOpt
+from agentdiff.cli.output import (
+    Target,
+    check_targets,
+    parse_targets,
+    to_stdout,
+    write_output,
+    write_targets,
+)
 from agentdiff.cli.settings import compare_flags
 from agentdiff.config import ResolvedConfig, load_options
 from agentdiff.diff import compare as compare_traces
@@ -104,16 +111,7 @@ def compare(
         str | None, typer.Option(help="Pick this trace from the candidate file.")
     ] = None,
     fmt: Annotated[ReportFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
-    output: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="[FORMAT=]FILE",
-            help="Write to FILE instead of stdout; repeat as FORMAT=FILE to write several "
-            "formats from one run (e.g. -o json=report.json -o markdown=summary.md).",
-        ),
-    ] = None,
+    output: OutputsOpt = None,
     color: Annotated[
         bool | None,
         typer.Option("--color/--no-color", help="Default: on for a TTY, off if NO_COLOR."),
@@ -161,12 +159,12 @@ def compare(
     report = compare_traces(base, cand, options=options)
     if state.exiting:
         state.retained.append((base, cand, report))
-    for target in targets:
-        text = render(report, target.fmt, _render_options(target.path, color, config))
-        write_output(text, target.path, inputs)
-    files = [str(t.path) for t in targets if not to_stdout(t.path)]
-    if files and all(not to_stdout(t.path) for t in targets):
-        typer.echo(f"{verdict_line(report)}  (report: {one_line(', '.join(files))})")
+    write_targets(
+        targets,
+        lambda t: render(report, t.fmt, _render_options(t.path, color, config)),
+        inputs,
+        summary=verdict_line(report),
+    )
     stale = stale_warning(base, config.stale_after_days)
     if stale:
         typer.echo(f"warning: {one_line(str(baseline))}: {stale}", err=True)

@@ -12,6 +12,7 @@ __all__ = [
     "MaxInputSizeOpt",
     "MaxStepsOpt",
     "OutputOpt",
+    "OutputsOpt",
     "TraceFile",
     "TraceIdOpt",
 ]
@@ -36,6 +37,17 @@ TraceIdOpt = Annotated[
 OutputOpt = Annotated[
     Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")
 ]
+OutputsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="[FORMAT=]FILE",
+        help="Write to FILE instead of stdout; repeat as FORMAT=FILE to write several "
+        "formats from one run (e.g. -o json=report.json -o markdown=summary.md).",
+    ),
+]
+"""`-o` of the commands that render reports (see `agentdiff.cli.output.parse_targets`)."""
 MaxInputSizeOpt = Annotated[
     str | None,
     typer.Option(

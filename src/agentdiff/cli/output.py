@@ -1,12 +1,13 @@
 """Writing command output to stdout or to files given with `-o` (checked before any work).
 
-`compare` may write several formats from one run: `-o report.json` takes `--format`, and
-`-o FORMAT=FILE` (repeatable) names its own, e.g. `-o json=report.json -o markdown=summary.md`.
+The commands that render reports (`compare`, `suite`, `compare-runs`, `routes`) may write several
+formats from one run: `-o report.json` takes `--format`, and `-o FORMAT=FILE` (repeatable) names
+its own, e.g. `-o json=report.json -o markdown=summary.md`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,8 +15,16 @@ import typer
 
 from agentdiff.errors import OutputPathError
 from agentdiff.files import check_output_path, write_output_file
+from agentdiff.render.text import one_line
 
-__all__ = ["Target", "check_targets", "parse_targets", "to_stdout", "write_output"]
+__all__ = [
+    "Target",
+    "check_targets",
+    "parse_targets",
+    "to_stdout",
+    "write_output",
+    "write_targets",
+]
 
 
 def to_stdout(output: Path | None) -> bool:
@@ -63,3 +72,17 @@ def check_targets(targets: Sequence[Target], inputs: Sequence[Path]) -> None:
         seen.add(key)
         if target.path is not None:
             check_output_path(target.path, inputs)
+
+
+def write_targets(
+    targets: Sequence[Target],
+    render: Callable[[Target], str],
+    inputs: Sequence[Path] = (),
+    summary: str | None = None,
+) -> None:
+    """Write `render(target)` to each target; when every one is a file, echo `summary` with them."""
+    for target in targets:
+        write_output(render(target), target.path, inputs)
+    files = [str(t.path) for t in targets if not to_stdout(t.path)]
+    if summary is not None and files and len(files) == len(targets):
+        typer.echo(f"{summary}  (report: {one_line(', '.join(files))})")

@@ -18,12 +18,13 @@ from typing import Annotated
 import typer
 
 from agentdiff.cli.errors import EXIT_GATE_FAILED, EXIT_INPUT, handle_errors
-from agentdiff.cli.options import AdapterOpt, OutputOpt
-from agentdiff.cli.output import write_output
+from agentdiff.cli.options import AdapterOpt, OutputsOpt
+from agentdiff.cli.output import check_targets, parse_targets, write_targets
 from agentdiff.cli.settings import setting_flags, stats_flags
 from agentdiff.config import load_options, load_stats
 from agentdiff.errors import ConfigError
 from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_RENDERERS
+from agentdiff.render.runs.view import summary_line
 from agentdiff.scenario.api import compare_scenarios
 from agentdiff.scenario.folders import group_runs, runs_in
 from agentdiff.scenario.profile import profile_run
@@ -47,12 +48,14 @@ def compare_runs_command(
         str | None, typer.Option(help="Name of the scenario (default: the candidate folder's).")
     ] = None,
     fmt: Annotated[RunsFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
-    output: OutputOpt = None,
+    output: OutputsOpt = None,
     *,
     flags: Mapping[str, object],
     stats: Mapping[str, object],
 ) -> None:
     """N baseline runs against M candidate runs of one scenario; exit 1 when it regressed."""
+    targets = parse_targets(output, str(fmt.value), RUNS_RENDERERS)
+    check_targets(targets, [])
     options = load_options(flags).options
     resolved = load_stats(stats)
     base, cand = runs_in(baseline, adapter), runs_in(candidate, adapter)
@@ -60,7 +63,7 @@ def compare_runs_command(
     report = compare_scenarios(
         {name: (base, cand)}, options=options, stats=resolved.options, sources=resolved.sources
     )
-    write_output(RUNS_RENDERERS[str(fmt.value)](report), output)
+    write_targets(targets, lambda t: RUNS_RENDERERS[t.fmt](report), summary=summary_line(report))
     if report.failed:
         raise typer.Exit(EXIT_GATE_FAILED)
     if any(s.verdict is Verdict.ERROR for s in report.scenarios):
@@ -86,11 +89,13 @@ def routes_command(
     ] = None,
     adapter: AdapterOpt = None,
     fmt: Annotated[RoutesFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
-    output: OutputOpt = None,
+    output: OutputsOpt = None,
     *,
     flags: Mapping[str, object],
 ) -> None:
     """Cluster the routes a set of runs takes, per scenario."""
+    targets = parse_targets(output, str(fmt.value), ROUTES_RENDERERS)
+    check_targets(targets, runs)
     options = load_options(flags).options
     tau = load_stats({"route_threshold": threshold}).options.route_threshold
     groups = group_runs(runs, adapter, scenario_key)
@@ -103,4 +108,4 @@ def routes_command(
         profiles = [profile_run(trace, run_id, options) for run_id, trace in members]
         sections[name] = describe_routes(profiles, ["runs"] * len(profiles), tau)
     report = RoutesReport(threshold=tau, scenarios=sections)
-    write_output(ROUTES_RENDERERS[str(fmt.value)](report), output)
+    write_targets(targets, lambda t: ROUTES_RENDERERS[t.fmt](report))

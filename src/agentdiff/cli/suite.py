@@ -19,8 +19,8 @@ from typing import Annotated, Literal
 import typer
 
 from agentdiff.cli.errors import handle_errors
-from agentdiff.cli.options import AdapterOpt, OutputOpt
-from agentdiff.cli.output import write_output
+from agentdiff.cli.options import AdapterOpt, OutputsOpt
+from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout, write_targets
 from agentdiff.cli.settings import setting_flags, stats_flags
 from agentdiff.config import load_stats
 from agentdiff.errors import ConfigError
@@ -29,6 +29,7 @@ from agentdiff.suite.discover import Layout
 from agentdiff.suite.manifest import SuiteManifest, load_manifest
 from agentdiff.suite.options import SuiteOptions
 from agentdiff.suite.render import SUITE_RENDERERS, render_suite
+from agentdiff.suite.render.view import summary_line
 from agentdiff.suite.run import Progress, run_suite
 from agentdiff.suite.runset import RunSet
 from agentdiff.suite.settings import resolve_settings
@@ -153,7 +154,7 @@ def suite(
         str | None, typer.Option("--scheduler", help="Attach to a Dask scheduler (tcp://...).")
     ] = None,
     fmt: Annotated[SuiteFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
-    output: OutputOpt = None,
+    output: OutputsOpt = None,
     results: Annotated[
         str | None, typer.Option("--results", help="Write suite.json and the result tables here.")
     ] = None,
@@ -181,6 +182,8 @@ def suite(
 ) -> None:
     """Judge every scenario of CANDIDATE against BASELINE; exit 1 if any regressed."""
     workers = _jobs(jobs)
+    targets = parse_targets(output, str(fmt.value), SUITE_RENDERERS)
+    check_targets(targets, [manifest] if manifest is not None else [])
     loaded = load_manifest(manifest) if manifest is not None else None
     sides = _sides(baseline, candidate, loaded, layout.value, scenario_key, adapter)
     compare_options, sources = resolve_settings(flags, loaded)
@@ -206,14 +209,20 @@ def suite(
             allow_missing if allow_missing is not None else (loaded and loaded.allow_missing)
         ),
         results=results,
-        pair_pages=str(fmt.value) == "html",
+        pair_pages=any(t.fmt == "html" for t in targets),
     )
     total = len(set(sides[0].runs) | set(sides[1].runs))
     with _progress(total, progress) as update:
         report = run_suite(*sides, options, progress=update)
-    to_screen = output is None or str(output) == "-"
-    if color is None:
-        color = to_screen and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    render_options = RenderOptions(width=None, color=color)
-    write_output(render_suite(report, str(fmt.value), render_options), output)
+    write_targets(
+        targets,
+        lambda t: render_suite(report, t.fmt, _render_options(t, color)),
+        summary=summary_line(report),
+    )
     raise typer.Exit(report.exit_code)
+
+
+def _render_options(target: Target, color: bool | None) -> RenderOptions:
+    if color is None:
+        color = to_stdout(target.path) and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    return RenderOptions(width=None, color=color)

@@ -1,8 +1,9 @@
 """A results folder: `suite.json`, `timings.json`, the tables as JSON Lines, and Parquet.
 
 `finish_results` joins the table parts the tasks wrote, writes the report and, when DuckDB
-(`agentdiff[results]`) or pyarrow is installed and the folder is local, the same tables as
-Parquet (zstd; `schema_version` in each file's metadata). `load_results` reads `suite.json`
+(`agentdiff[results]`) or else pyarrow is installed and the folder is local, the same tables as
+Parquet (zstd; `schema_version` and the table name in each file's key-value metadata; the same
+columns and types from either writer). `load_results` reads `suite.json`
 back for re-rendering; `query_results` runs SQL over the tables (DuckDB).
 """
 
@@ -23,10 +24,18 @@ from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.rows import Rows, ScenarioRow, row_json
 from agentdiff.suite.tables import join_parts, open_binary
 
-__all__ = ["finish_results", "load_results", "query_results", "write_parquet"]
+__all__ = [
+    "PARQUET_WRITERS",
+    "finish_results",
+    "load_results",
+    "query_results",
+    "write_parquet",
+]
 
 SUITE_FILE = "suite.json"
 TIMINGS_FILE = "timings.json"
+PARQUET_WRITERS = ("duckdb", "pyarrow")
+"""The Parquet writers in the order they are tried (the first one installed writes)."""
 
 
 def _write(folder: str, name: str, text: str) -> None:
@@ -50,12 +59,23 @@ def finish_results(report: SuiteReport, folder: str, indexes: list[int]) -> None
     _write(folder, TIMINGS_FILE, report.timings_json())
 
 
-def write_parquet(folder: Path) -> str:
-    """Each `<table>.jsonl` as `<table>.parquet`; says which writer did it (or why none)."""
+def write_parquet(folder: Path, writers: tuple[str, ...] = PARQUET_WRITERS) -> str:
+    """Each `<table>.jsonl` as `<table>.parquet` with the first writer that is installed.
+
+    Says which writer did it (or why none did). DuckDB comes first: it streams the conversion
+    and needs no second library; pyarrow (read in batches) when DuckDB is missing.
+    """
+    for name in writers:
+        if _WRITERS[name](folder):
+            return name
+    return "skipped: install agentdiff[results] for Parquet"
+
+
+def _write_parquet_duckdb(folder: Path) -> bool:
     try:
         import duckdb  # noqa: PLC0415 - optional extra
     except ImportError:
-        return _write_parquet_arrow(folder)
+        return False
     con = duckdb.connect()
     try:
         for table, columns in TABLES.items():
@@ -66,16 +86,16 @@ def write_parquet(folder: Path) -> str:
             con.execute(f"COPY (SELECT * FROM {scan}) TO {_quote(target)} ({options})")  # noqa: S608
     finally:
         con.close()
-    return "duckdb"
+    return True
 
 
-def _write_parquet_arrow(folder: Path) -> str:
+def _write_parquet_arrow(folder: Path) -> bool:
     try:
         import pyarrow as pa  # noqa: PLC0415 - optional
         import pyarrow.json as pa_json  # noqa: PLC0415
         import pyarrow.parquet as pq  # noqa: PLC0415
     except ImportError:
-        return "skipped: install agentdiff[results] for Parquet"
+        return False
     types = {
         "VARCHAR": pa.string(),
         "BIGINT": pa.int64(),
@@ -89,14 +109,19 @@ def _write_parquet_arrow(folder: Path) -> str:
             {"schema_version": RESULTS_SCHEMA_VERSION, "agentdiff_table": table}
         )
         source = folder / f"{table}.jsonl"
-        if source.stat().st_size:
-            options = pa_json.ParseOptions(explicit_schema=schema)
-            data = pa_json.read_json(source, parse_options=options).select(schema.names)
-            data = data.replace_schema_metadata(schema.metadata)
-        else:
-            data = schema.empty_table()
-        pq.write_table(data, folder / f"{table}.parquet", compression="zstd")
-    return "pyarrow"
+        with pq.ParquetWriter(folder / f"{table}.parquet", schema, compression="zstd") as out:
+            if not source.stat().st_size:
+                continue
+            options = pa_json.ParseOptions(
+                explicit_schema=schema, unexpected_field_behavior="ignore"
+            )
+            # batch by batch: memory stays bounded however many step rows the suite wrote
+            for batch in pa_json.open_json(source, parse_options=options):
+                out.write_batch(pa.record_batch(batch.columns, schema=schema))
+    return True
+
+
+_WRITERS = {"duckdb": _write_parquet_duckdb, "pyarrow": _write_parquet_arrow}
 
 
 def _metadata(table: str) -> str:
