@@ -1,0 +1,44 @@
+"""The JSON report written straight from the records equals pydantic's JSON dump of it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import orjson
+import pytest
+
+from agentdiff.diff import compare
+from agentdiff.models.report import DiffReport
+from agentdiff.models.trace import AgentTrace, TraceStep
+from tests.render.reports import hostile_report, real_report
+
+
+def _pydantic_json(report: DiffReport) -> str:
+    return orjson.dumps(report.model_dump(mode="json"), option=orjson.OPT_INDENT_2).decode()
+
+
+@pytest.mark.parametrize("scenario", ["detour", "error_retry", "identical", "loop", "reworded"])
+def test_direct_json_equals_the_pydantic_dump(scenario: str) -> None:
+    report = real_report(scenario)
+    assert report.to_json() == _pydantic_json(report)
+    assert report.to_json(indent=False) == orjson.dumps(report.model_dump(mode="json")).decode()
+
+
+def test_direct_json_of_a_hostile_report() -> None:
+    report = hostile_report()
+    assert report.to_json() == _pydantic_json(report)
+
+
+def _trace(trace_id: str, value: object) -> AgentTrace:
+    step = TraceStep(
+        step_id="s0", step_index=0, step_type="tool_call", name="t", input_payload={"n": value}
+    )
+    return AgentTrace(trace_id=trace_id, agent_name="a", steps=[step])
+
+
+def test_a_value_orjson_writes_differently_takes_the_pydantic_route() -> None:
+    when = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    report = compare(_trace("b", 1), _trace("c", when))
+    text = report.to_json()
+    assert text == _pydantic_json(report)
+    assert '"2024-01-01T00:00:00Z"' in text
