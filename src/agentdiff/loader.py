@@ -18,7 +18,9 @@ import orjson
 from pydantic import ValidationError
 
 from agentdiff.adapters.base import BaseAdapter
+from agentdiff.adapters.generic import GenericAdapter
 from agentdiff.adapters.registry import detect_adapter, detection_order, get_adapter
+from agentdiff.canonical import decode_canonical
 from agentdiff.errors import (
     AgentDiffError,
     MultipleTracesError,
@@ -37,6 +39,8 @@ _BOM = b"\xef\xbb\xbf"
 STEPS_HINT = "raise the limit with --max-steps N or AGENTDIFF_MAX_STEPS"
 DEPTH_HINT = f"payloads may nest at most {MAX_DEPTH} levels; flatten or trim the deep value"
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+_CANONICAL_NAMES = (None, "auto", GenericAdapter.name, *GenericAdapter.aliases)
+"""`--adapter` values that let a canonical JSON file take the fast path."""
 
 
 def load_trace(
@@ -52,11 +56,19 @@ def load_trace(
     which reads `AGENTDIFF_MAX_INPUT_SIZE` and `AGENTDIFF_MAX_STEPS`).
     """
     limits = limits or Limits.resolve()
+    source = Path(path)
     try:
         with no_gc_pauses():
-            document = read_document(path, limits)
+            if _is_json_lines(source):
+                document = _read_lines(source, limits)
+            else:
+                raw = _read_whole(source, limits)
+                trace = _canonical(raw, adapter_name, limits)
+                if trace is not None:
+                    return trace
+                document = _parse_checked(raw, source, limits)
             return parse_trace_data(
-                document, adapter_name, trace_id=trace_id, limits=limits, source=Path(path)
+                document, adapter_name, trace_id=trace_id, limits=limits, source=source
             )
     except AgentDiffError as exc:
         raise exc.with_source(path) from exc.__cause__
@@ -66,13 +78,43 @@ def read_document(path: str | Path, limits: Limits | None = None) -> Any:
     """The parsed JSON document in `path` (a list of documents for JSON Lines)."""
     path = Path(path)
     limits = limits or Limits.resolve()
+    if _is_json_lines(path):
+        return _read_lines(path, limits)
+    return _parse_checked(_read_whole(path, limits), path, limits)
+
+
+def _is_json_lines(path: Path) -> bool:
+    return path.name.removesuffix(".gz").endswith(_JSON_LINES_SUFFIXES)
+
+
+def _read_lines(path: Path, limits: Limits) -> list[Any]:
     with open_trace_file(path, limits) as stream:
-        if path.name.removesuffix(".gz").endswith(_JSON_LINES_SUFFIXES):
-            document: Any = _parse_lines(iter_lines(stream, path, limits), path, limits)
-        else:
-            document = _parse_whole(read_capped(stream, path, limits), path, limits)
+        document = _parse_lines(iter_lines(stream, path, limits), path, limits)
     _check_document_depth(document, path)
     return document
+
+
+def _read_whole(path: Path, limits: Limits) -> bytes:
+    with open_trace_file(path, limits) as stream:
+        return read_capped(stream, path, limits)
+
+
+def _parse_checked(raw: bytes, path: Path, limits: Limits) -> Any:
+    document = _parse_whole(raw, path, limits)
+    _check_document_depth(document, path)
+    return document
+
+
+def _canonical(raw: bytes, adapter_name: str | None, limits: Limits) -> AgentTrace | None:
+    """The trace when `raw` is plain canonical JSON (the fast path; see `agentdiff.canonical`)."""
+    if adapter_name not in _CANONICAL_NAMES:
+        return None
+    trace = decode_canonical(memoryview(raw)[len(_BOM) :] if raw.startswith(_BOM) else raw)
+    if trace is None:
+        return None
+    _check_step_count(trace, limits)
+    _mark_source(trace, GenericAdapter)
+    return trace
 
 
 def _parse_whole(raw: bytes, path: Path, limits: Limits) -> Any:
@@ -163,17 +205,25 @@ def parse_trace_data(
         trace = adapter.from_dict(data)
     except ValidationError as exc:
         raise TraceValidationError(_describe_validation(exc, adapter)) from None
-    _check_trace_limits(trace, limits)
-    meta = dict(trace.metadata or {})
-    meta["source_format"] = adapter.name
-    trace.metadata = meta
+    _check_step_count(trace, limits)
+    _check_depth(trace)
+    _mark_source(trace, adapter)
     return trace
 
 
-def _check_trace_limits(trace: AgentTrace, limits: Limits) -> None:
+def _mark_source(trace: AgentTrace, adapter: type[BaseAdapter]) -> None:
+    meta = dict(trace.metadata or {})
+    meta["source_format"] = adapter.name
+    trace.metadata = meta
+
+
+def _check_step_count(trace: AgentTrace, limits: Limits) -> None:
     if len(trace.steps) > limits.max_steps:
         msg = f"has {len(trace.steps):,} steps, past the limit of {limits.max_steps:,}"
         raise TraceValidationError(msg, hint=STEPS_HINT)
+
+
+def _check_depth(trace: AgentTrace) -> None:
     values: list[Any] = [trace.task_input, trace.final_output, trace.metadata]
     for step in trace.steps:
         values += (step.input_payload, step.output_payload, step.metadata)

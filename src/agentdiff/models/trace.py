@@ -50,6 +50,7 @@ __all__ = [
     "StepType",
     "TokenUsage",
     "TraceStep",
+    "check_graph",
 ]
 
 SCHEMA_VERSION = "1.0.0"
@@ -91,6 +92,12 @@ FAILED = frozenset((StepStatus.ERROR, StepStatus.RETRY))
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", use_enum_values=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Steps loaded by `agentdiff.canonical` share one fields-set per shape of input; pydantic
+        # adds the assigned name to it, so this instance gets its own copy first.
+        object.__setattr__(self, "__pydantic_fields_set__", set(self.__pydantic_fields_set__))
+        super().__setattr__(name, value)
 
 
 class TokenUsage(_Model):
@@ -152,16 +159,7 @@ class AgentTrace(_Model):
 
     @model_validator(mode="after")
     def _check_graph(self) -> AgentTrace:
-        parents = _parent_map(self.steps)
-        dangling = sorted({p for p in parents.values() if p is not None and p not in parents})
-        _raise_on_cycle(parents)
-        if dangling:
-            meta = dict(self.metadata or {})
-            warnings = [w for w in meta.get("warnings", []) if not str(w).startswith("dangling")]
-            warnings.append(f"dangling parent_id kept as root: {', '.join(dangling)}")
-            meta["warnings"] = warnings
-            self.metadata = meta
-        return self
+        return check_graph(self)
 
     def step_map(self) -> dict[str, TraceStep]:
         """Steps by id."""
@@ -180,19 +178,44 @@ class AgentTrace(_Model):
         return graph
 
 
-def _parent_map(steps: list[TraceStep]) -> dict[str, str | None]:
+def check_graph(trace: AgentTrace) -> AgentTrace:
+    """`trace` after the checks of its step graph (run by validation).
+
+    Duplicate step ids and parent cycles raise `ValueError`; dangling parents are recorded as a
+    warning under `metadata["warnings"]`. When every parent comes before its children (what
+    every adapter writes) there can be neither a cycle nor a dangling parent, and one pass says so.
+    """
+    parents, ordered = _parent_map(trace.steps)
+    if ordered:
+        return trace
+    dangling = sorted({p for p in parents.values() if p is not None and p not in parents})
+    _raise_on_cycle(parents)
+    if dangling:
+        meta = dict(trace.metadata or {})
+        warnings = [w for w in meta.get("warnings", []) if not str(w).startswith("dangling")]
+        warnings.append(f"dangling parent_id kept as root: {', '.join(dangling)}")
+        meta["warnings"] = warnings
+        trace.metadata = meta
+    return trace
+
+
+def _parent_map(steps: list[TraceStep]) -> tuple[dict[str, str | None], bool]:
+    """Each step's parent, and whether every parent came before its children."""
     parents: dict[str, str | None] = {}
-    first_index: dict[str, int] = {}
+    ordered = True
     for i, step in enumerate(steps):
-        if step.step_id in parents:
+        step_id, parent = step.step_id, step.parent_id
+        if step_id in parents:
+            first = next(j for j, s in enumerate(steps) if s.step_id == step_id)
             msg = (
-                f"duplicate step_id {step.step_id!r} at steps[{first_index[step.step_id]}] "
-                f"and steps[{i}]; step ids must be unique"
+                f"duplicate step_id {step_id!r} at steps[{first}] and steps[{i}]; "
+                "step ids must be unique"
             )
             raise ValueError(msg)
-        parents[step.step_id] = step.parent_id
-        first_index[step.step_id] = i
-    return parents
+        if parent is not None and parent not in parents:
+            ordered = False
+        parents[step_id] = parent
+    return parents, ordered
 
 
 def _raise_on_cycle(parents: dict[str, str | None]) -> None:

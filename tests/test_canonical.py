@@ -1,0 +1,230 @@
+"""The canonical fast path builds exactly the trace validation builds, or steps aside."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from agentdiff.canonical import decode_canonical
+from agentdiff.errors import TraceValidationError
+from agentdiff.loader import load_trace
+from agentdiff.models.trace import AgentTrace, TokenUsage, TraceStep
+from tests.realdata import real_sources
+
+
+def _real_canonical() -> list[tuple[str, bytes]]:
+    """Every real fixture as canonical JSON (what `agentdiff convert` writes)."""
+    found = []
+    for source in real_sources():
+        for shape, scenario, side in source.cases():
+            path = source.path(shape, scenario, side)
+            if path.exists():
+                trace = source.load(shape, scenario, side)
+                found.append((f"{source.name}/{scenario}/{side}.{shape}", _dump(trace)))
+    return found
+
+
+def _dump(trace: AgentTrace) -> bytes:
+    return orjson.dumps(trace.model_dump(mode="json"))
+
+
+def _assert_same(fast: AgentTrace, slow: AgentTrace) -> None:
+    assert fast == slow
+    assert fast.model_fields_set == slow.model_fields_set
+    for mine, theirs in zip(fast.steps, slow.steps, strict=True):
+        assert mine.model_fields_set == theirs.model_fields_set
+        assert _types(mine) == _types(theirs)
+        if theirs.tokens is not None:
+            assert mine.tokens is not None
+            assert mine.tokens.model_fields_set == theirs.tokens.model_fields_set
+            assert _types(mine.tokens) == _types(theirs.tokens)
+    assert fast.model_dump_json() == slow.model_dump_json()
+
+
+def _types(model: TraceStep | TokenUsage) -> dict[str, type]:
+    return {name: type(value) for name, value in model.__dict__.items()}
+
+
+REAL = _real_canonical()
+
+
+def test_the_real_fixtures_are_many() -> None:
+    assert len(REAL) > 100
+
+
+@pytest.mark.parametrize(("name", "raw"), REAL, ids=[name for name, _ in REAL])
+def test_real_traces_decode_as_validation_builds_them(name: str, raw: bytes) -> None:
+    fast = decode_canonical(raw)
+    assert fast is not None, name
+    _assert_same(fast, AgentTrace.model_validate_json(raw))
+
+
+def _document(**changes: Any) -> dict[str, Any]:
+    steps: list[dict[str, Any]] = [
+        {"step_id": "a", "step_index": 0, "step_type": "llm_call", "name": "gpt"},
+        {
+            "step_id": "b",
+            "parent_id": "a",
+            "step_index": 1,
+            "step_type": "tool_call",
+            "name": "search",
+            "input_payload": {"q": "x"},
+            "status": "error",
+            "error_message": "boom",
+            "latency_ms": 3,
+            "tokens": {"prompt_tokens": 1, "estimated_cost_usd": 2},
+        },
+    ]
+    return {"trace_id": "t", "agent_name": "agent", "steps": steps, **changes}
+
+
+def test_absent_keys_are_absent_from_the_fields_set_and_ints_become_floats() -> None:
+    raw = orjson.dumps(_document())
+    fast = decode_canonical(raw)
+    assert fast is not None
+    _assert_same(fast, AgentTrace.model_validate_json(raw))
+    assert fast.steps[0].model_fields_set == {"step_id", "step_index", "step_type", "name"}
+    assert fast.steps[1].latency_ms == 3.0
+    assert isinstance(fast.steps[1].latency_ms, float)
+    assert fast.steps[0].input_payload == {}
+
+
+def _with_twin() -> AgentTrace:
+    document = _document()
+    document["steps"].append(
+        {"step_id": "c", "step_index": 2, "step_type": "llm_call", "name": "gpt"}
+    )
+    fast = decode_canonical(orjson.dumps(document))
+    assert fast is not None
+    return fast
+
+
+def test_an_assignment_changes_only_its_own_step() -> None:
+    fast = _with_twin()
+    first, twin = fast.steps[0], fast.steps[2]
+    assert first.model_fields_set == twin.model_fields_set
+    first.metadata = {"k": 1}
+    assert "metadata" in first.model_fields_set
+    assert "metadata" not in twin.model_fields_set
+    assert twin.model_dump(exclude_unset=True) == {
+        "step_id": "c",
+        "step_index": 2,
+        "step_type": "llm_call",
+        "name": "gpt",
+    }
+
+
+def test_empty_payloads_are_not_shared() -> None:
+    fast = _with_twin()
+    fast.steps[0].input_payload["x"] = 1
+    assert fast.steps[2].input_payload == {}
+
+
+def _raw(document: dict[str, Any], **numbers: str) -> bytes:
+    """`document` as JSON, with `"<name>"` placeholders replaced by literal numbers."""
+    raw = orjson.dumps(document)
+    for name, literal in numbers.items():
+        raw = raw.replace(f'"<{name}>"'.encode(), literal.encode())
+    return raw
+
+
+def _one_step(**fields: Any) -> dict[str, Any]:
+    step = {"step_id": "a", "step_index": 0, "step_type": "llm_call", "name": "x", **fields}
+    return _document(steps=[step])
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        _raw(_document(extra=1)),
+        _raw(_document(agent_name=3)),
+        _raw({"trace_id": "t", "agent_name": "a"}),
+        _raw(_document(task_input={"n": "<n>"}), n=str(10**30)),
+        _raw(_document(task_input={"n": "<n>"}), n=str(2**64)),
+        _raw(_document(task_input={"n": "<n>"}), n=str(-(2**63) - 1)),
+        _raw(_one_step(step_index="0")),
+        _raw(_one_step(step_index=1.0)),
+        _raw(_one_step(status="SUCCESS")),
+        _raw(_one_step(latency_ms="<n>"), n="1e400"),
+        b'{"trace_id": "t", "agent_name": "a", "steps": [], }',
+    ],
+    ids=[
+        "unknown key",
+        "wrong type",
+        "no steps",
+        "huge int",
+        "int past 64 bits",
+        "int below 64 bits",
+        "index as text",
+        "index as float",
+        "unknown status",
+        "infinite latency",
+        "syntax",
+    ],
+)
+def test_anything_unusual_steps_aside(raw: bytes) -> None:
+    assert decode_canonical(raw) is None
+
+
+def test_a_huge_int_loads_as_validation_loads_it(tmp_path: Path) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(_raw(_document(task_input={"n": "<n>"}), n=str(10**30)))
+    assert load_trace(path).task_input == {"n": 1e30}
+
+
+def test_a_deep_payload_steps_aside() -> None:
+    deep: Any = 0
+    for _ in range(201):
+        deep = {"a": deep}
+    assert decode_canonical(orjson.dumps(_document(task_input=deep))) is None
+    shallow: Any = 0
+    for _ in range(200):
+        shallow = {"a": shallow}
+    assert decode_canonical(orjson.dumps(_document(task_input=shallow))) is not None
+
+
+def _steps(*pairs: tuple[str, str | None]) -> list[dict[str, Any]]:
+    return [
+        {
+            "step_id": sid,
+            "parent_id": parent,
+            "step_index": i,
+            "step_type": "tool_call",
+            "name": "t",
+        }
+        for i, (sid, parent) in enumerate(pairs)
+    ]
+
+
+def test_graphs_are_checked_as_validation_checks_them(tmp_path: Path) -> None:
+    later_parent = _document(steps=_steps(("b", "a"), ("a", None)))
+    dangling = _document(steps=_steps(("a", None), ("b", "zz")))
+    for document in (later_parent, dangling):
+        raw = orjson.dumps(document)
+        fast = decode_canonical(raw)
+        assert fast is not None
+        _assert_same(fast, AgentTrace.model_validate_json(raw))
+    assert decode_canonical(orjson.dumps(dangling)).metadata == {  # type: ignore[union-attr]
+        "warnings": ["dangling parent_id kept as root: zz"]
+    }
+    for pairs, message in (
+        ((("a", None), ("a", None)), r"duplicate step_id 'a' at steps\[0\] and steps\[1\]"),
+        ((("a", "b"), ("b", "a")), "parent cycle between steps"),
+    ):
+        path = tmp_path / "bad.json"
+        path.write_bytes(orjson.dumps(_document(steps=_steps(*pairs))))
+        assert decode_canonical(path.read_bytes()) is None
+        with pytest.raises(TraceValidationError, match=message):
+            load_trace(path)
+
+
+def test_load_trace_takes_the_fast_path_and_marks_the_source(tmp_path: Path) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(b"\xef\xbb\xbf" + orjson.dumps(_document()))
+    trace = load_trace(path)
+    assert trace.metadata == {"source_format": "generic"}
+    assert trace.steps[1].tokens == TokenUsage(prompt_tokens=1, estimated_cost_usd=2.0)
+    assert load_trace(path, "canonical") == trace
