@@ -1,9 +1,11 @@
 """Planning a suite: match scenarios, apply overrides, size batches, pick the backend.
 
-Work is estimated from input bytes (about 40 ns per byte loaded and compared, measured on
-50-step pairs; 20 KB per run when the size is unknown). Batches hold consecutive scenarios in
-key order and about 0.1-0.25 s of work each, so a task's overhead (about 1.6 ms on Dask) stays
-small and joining results in batch order keeps key order.
+Work is estimated from input bytes (about 60 ns per byte loaded and compared, measured on
+50- and 200-step pairs; 20 KB per run when the size is unknown). Batches hold consecutive
+scenarios in key order (joining results in batch order keeps key order) and are sized
+*guided*: each about the work still to hand out over four per worker, between 0.05 and 0.25 s.
+Early batches are large, so a task's overhead (about 1.6 ms on Dask, less in the pool) stays
+small; the last ones are small, so no worker finishes a long batch while the others idle.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from agentdiff.suite.task import Batch, ScenarioJob, TaskContext
 
 __all__ = ["choose_backend", "estimate_seconds", "make_batches", "plan_jobs"]
 
-SECONDS_PER_BYTE = 40e-9
+SECONDS_PER_BYTE = 60e-9
 UNKNOWN_RUN_BYTES = 20_000
 IN_PROCESS_BELOW_S = 0.5
 """Suites estimated under this run in-process (a pool costs ~0.1 s to start)."""
-_BATCH_MIN_S, _BATCH_MAX_S = 0.1, 0.25
+_BATCH_MIN_S, _BATCH_MAX_S = 0.05, 0.25
 
 
 def plan_jobs(baseline: RunSet, candidate: RunSet, options: SuiteOptions) -> list[ScenarioJob]:
@@ -109,16 +111,22 @@ def choose_backend(options: SuiteOptions, estimate: float) -> Backend:
 def make_batches(
     jobs: list[ScenarioJob], context: TaskContext, workers: int, batch_seconds: float | None
 ) -> Iterator[Batch]:
-    """Consecutive jobs grouped into batches of about `batch_seconds` of work."""
-    if batch_seconds is None:
-        spread = estimate_seconds(jobs) / max(1, 4 * workers)
-        batch_seconds = min(_BATCH_MAX_S, max(_BATCH_MIN_S, spread))
+    """Consecutive jobs grouped into batches of `batch_seconds` of work, else sized guided."""
+    left = estimate_seconds(jobs)
     index, current, work = 0, [], 0.0
+    target = batch_seconds or _guided(left, workers)
     for job in jobs:
         current.append(job)
         work += _job_seconds(job)
-        if work >= batch_seconds:
+        if work >= target:
             yield Batch(index, tuple(current), context)
+            left -= work
             index, current, work = index + 1, [], 0.0
+            target = batch_seconds or _guided(left, workers)
     if current:
         yield Batch(index, tuple(current), context)
+
+
+def _guided(left: float, workers: int) -> float:
+    """The next batch's work: a share of what is left, within the batch bounds."""
+    return min(_BATCH_MAX_S, max(_BATCH_MIN_S, left / max(1, 4 * workers)))

@@ -77,6 +77,7 @@ def _write_parquet_duckdb(folder: Path) -> bool:
     except ImportError:
         return False
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")  # it would draw on the user's terminal
     try:
         for table, columns in TABLES.items():
             source = folder / f"{table}.jsonl"
