@@ -21,6 +21,12 @@ Writes, under OUT_ROOT:
 
 `CAPTURE_ONLY=shape,shape` writes only those shapes, and only after checking that the run's
 facts equal the facts already on disk (so new shapes join fixtures captured earlier).
+`CAPTURE_SCENARIOS=parallel` runs only the named scenarios (the others stay as captured).
+
+Besides the five scenarios every source has, `parallel` is a fan-out: one `AIMessage` asks for
+`geocode` and `web_search` at once (the candidate lists them in the other order). Its facts
+record, per model message, the tool calls it issued (`model_messages`). Without `PHOENIX_URL`
+the `parallel` scenario has no `phoenix` file (it would be emulated).
 """
 
 from __future__ import annotations
@@ -73,7 +79,7 @@ PACKAGES = (
     "protobuf",
 )
 PRODUCED_BY = {name: version(name) for name in PACKAGES}
-SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
+SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded", "parallel")
 AGENT = "weather_agent"
 TASK = "What's the weather like in Paris right now? Give me the temperature in Fahrenheit."
 PROMPT = "You are a weather assistant. Use the tools to answer."
@@ -88,6 +94,8 @@ class Facts:
     """What the live run did, recorded where it happened."""
 
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    model_messages: list[list[str]] = field(default_factory=list)
+    """The names of the tool calls each model message issued, in its order ([] for none)."""
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -162,6 +170,7 @@ SEARCH: Turn = (
     "Let me search for recent reports first.",
     [("web_search", {"query": "Paris weather right now"})],
 )
+FAN_OUT = [GEOCODE[1][0], ("web_search", {"query": "Paris weather right now"})]
 BASELINE: list[Turn] = [GEOCODE, WEATHER, (FINAL, [])]
 SCRIPTS: dict[tuple[str, str], list[Turn]] = {
     ("detour", "candidate"): [GEOCODE, SEARCH, WEATHER, (FINAL, [])],
@@ -172,6 +181,8 @@ SCRIPTS: dict[tuple[str, str], list[Turn]] = {
         ("The service timed out; retrying.", WEATHER[1]),
         (FINAL, []),
     ],
+    ("parallel", "baseline"): [("", FAN_OUT), WEATHER, (FINAL, [])],
+    ("parallel", "candidate"): [("", FAN_OUT[::-1]), WEATHER, (FINAL, [])],
     ("reworded", "candidate"): [
         ("I'll look up Paris first.", GEOCODE[1]),
         ("Now the current conditions.", WEATHER[1]),
@@ -201,6 +212,7 @@ class ScriptedChatModel(BaseChatModel):
         prompt = 250 + 60 * len(messages)
         completion = 10 + len(text) // 4 + 8 * len(calls)
         FACTS.llm_calls += 1
+        FACTS.model_messages.append([name for name, _ in calls])
         FACTS.prompt_tokens += prompt
         FACTS.completion_tokens += completion
         if not calls:
@@ -351,6 +363,7 @@ def facts(scenario: str, side: str) -> dict[str, Any]:
         "side": side,
         "agent_name": AGENT,
         "tool_calls": FACTS.tool_calls,
+        **({"model_messages": FACTS.model_messages} if scenario == "parallel" else {}),
         "llm_calls": FACTS.llm_calls,
         "prompt_tokens": FACTS.prompt_tokens,
         "completion_tokens": FACTS.completion_tokens,
@@ -727,7 +740,8 @@ def check_facts(path: Path, facts: dict[str, Any]) -> None:
 
 def main(out: Path) -> None:
     only = set(filter(None, os.environ.get("CAPTURE_ONLY", "").split(",")))
-    for scenario in SCENARIOS:
+    chosen = set(filter(None, os.environ.get("CAPTURE_SCENARIOS", "").split(",")))
+    for scenario in [s for s in SCENARIOS if not chosen or s in chosen]:
         for side in ("baseline", "candidate"):
             captured = run_once(scenario, side)
             for source, shapes in SHAPES.items():
@@ -736,7 +750,9 @@ def main(out: Path) -> None:
                 if only:
                     check_facts(folder / f"{side}.facts.json", json.loads(scrub(json.dumps(facts))))
                 for shape, (_, file, _, _) in shapes.items():
-                    if only and shape not in only:
+                    if (only and shape not in only) or (
+                        shape == "phoenix" and scenario == "parallel" and not PHOENIX_URL
+                    ):
                         continue
                     write_json(
                         folder / file.replace("<side>", side),
@@ -750,8 +766,9 @@ def main(out: Path) -> None:
                 f"captured {scenario}/{side}: {len(captured['facts']['tool_calls'])} tool "
                 f"calls, {captured['facts']['llm_calls']} llm calls"
             )
-    for source in SHAPES:
-        write_manifest(out, source)
+    if not chosen:  # a partial capture keeps the manifests the full one wrote
+        for source in SHAPES:
+            write_manifest(out, source)
 
 
 if __name__ == "__main__":

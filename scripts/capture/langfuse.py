@@ -18,6 +18,12 @@ Per scenario and side this writes into `OUT_ROOT/langfuse/<scenario>/`:
 
 `CAPTURE_ONLY=shape,shape` writes only those shapes, after checking that the run's facts equal
 the facts already on disk (so new shapes join fixtures captured earlier).
+`CAPTURE_SCENARIOS=parallel` runs only the named scenarios (the others stay as captured).
+
+Besides the five scenarios every source has, `parallel` is a fan-out: one model message asks for
+`geocode` and `web_search` at once (the candidate lists them in the other order); the agent runs
+them one after the other. Its facts record, per model message, the tool calls it issued
+(`model_messages`).
 """
 
 from __future__ import annotations
@@ -55,7 +61,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
 SOURCE = "langfuse"
 PACKAGES = ("langfuse", "opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-common", "protobuf")
 PRODUCED_BY = {name: version(name) for name in PACKAGES}
-SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
+SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded", "parallel")
 TRACE_NAME = "weather-assistant"
 MODEL = "gpt-4o-mini-2024-07-18"
 PRICE = {"input": 0.15e-6, "output": 0.6e-6}
@@ -71,6 +77,8 @@ class Facts:
     """What the live run did, recorded where it happened."""
 
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    model_messages: list[list[str]] = field(default_factory=list)
+    """The names of the tool calls each model message issued, in its order ([] for none)."""
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -95,6 +103,13 @@ def _script(scenario: str, side: str) -> tuple[list[dict[str, Any]], set[str]]:
     """The model's turns (and the tools that fail once) for one scenario side."""
     geocode, weather = _call("geocode", city="Paris"), _call("get_weather", **PARIS)
     final = {"content": FINAL}
+    if scenario == "parallel":
+        fan_out = [
+            {"name": "geocode", "arguments": {"city": "Paris"}},
+            {"name": "web_search", "arguments": {"query": "Paris weather today"}},
+        ]
+        calls = fan_out if side == "baseline" else fan_out[::-1]
+        return [{"tool_calls": calls}, weather, final], set()
     if side == "baseline" or scenario == "identical":
         return [geocode, weather, final], set()
     scripts = {
@@ -128,6 +143,7 @@ class Agent:
         cost["total"] = cost["input"] + cost["output"]
         facts = self.run.facts
         facts.llm_calls += 1
+        facts.model_messages.append([call["name"] for call in turn.get("tool_calls", [])])
         facts.prompt_tokens += prompt
         facts.completion_tokens += completion
         facts.cost_usd += cost["total"]
@@ -477,6 +493,7 @@ def facts_json(scenario: str, side: str, facts: Facts) -> dict[str, Any]:
         "side": side,
         "agent_name": TRACE_NAME,
         "tool_calls": facts.tool_calls,
+        **({"model_messages": facts.model_messages} if scenario == "parallel" else {}),
         "llm_calls": facts.llm_calls,
         "prompt_tokens": facts.prompt_tokens,
         "completion_tokens": facts.completion_tokens,
@@ -519,7 +536,8 @@ def main(out_root: Path) -> None:
     )
     agent = Agent(client)
     root = out_root / SOURCE
-    for scenario in SCENARIOS:
+    chosen = set(filter(None, os.environ.get("CAPTURE_SCENARIOS", "").split(",")))
+    for scenario in [s for s in SCENARIOS if not chosen or s in chosen]:
         folder = root / scenario
         folder.mkdir(parents=True, exist_ok=True)
         for side in ("baseline", "candidate"):

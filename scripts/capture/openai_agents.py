@@ -17,6 +17,12 @@ Per scenario and side this writes into `OUT_ROOT/openai_agents/<scenario>/`:
 
 `CAPTURE_ONLY=shape,shape` writes only those shapes, after checking that the run's facts equal
 the facts already on disk (so new shapes join fixtures captured earlier).
+`CAPTURE_SCENARIOS=parallel` runs only the named scenarios (the others stay as captured).
+
+Besides the five scenarios every source has, `parallel` is a fan-out: one model message asks for
+`geocode` and `search` at once (the candidate lists them in the other order). The facts record,
+per model message, the tool calls it issued (`model_messages`), so tests can check which steps the
+adapter puts in one turn.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from openai import AsyncOpenAI
 SOURCE = "openai_agents"
 PACKAGES = ("openai-agents", "openai", "pydantic", "httpx2")
 PRODUCED_BY = {name: version(name) for name in PACKAGES}
-SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
+SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded", "parallel")
 PARIS = {"latitude": 48.8566, "longitude": 2.3522}
 TASK = "What's the weather in Paris right now, in Fahrenheit?"
 FINAL = "It is 65.1°F (18.4°C) in Paris right now, with light rain, 81% humidity and 14 km/h wind."
@@ -62,6 +68,8 @@ class Facts:
     """What the live run did, recorded where it happened."""
 
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    model_messages: list[list[str]] = field(default_factory=list)
+    """The names of the tool calls each model message issued, in its order ([] for none)."""
     llm_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -136,9 +144,15 @@ Call = tuple[str, dict[str, Any]]
 def weather_script(scenario: str) -> list[list[Call] | str]:
     """The weather agent's turns: tool calls per turn, then the final text."""
     weather: Call = ("get_weather", dict(PARIS))
-    turns: list[list[Call] | str] = [[("geocode", {"city": "Paris"})]]
+    geocode_call: Call = ("geocode", {"city": "Paris"})
+    search_call: Call = ("search", {"query": "Paris weather today"})
+    fan_out = {
+        "parallel": [geocode_call, search_call],
+        "parallel_swapped": [search_call, geocode_call],
+    }
+    turns: list[list[Call] | str] = [fan_out.get(scenario, [geocode_call])]
     if scenario == "detour":
-        turns.append([("search", {"query": "Paris weather today"})])
+        turns.append([search_call])
     repeats = {"loop": 4, "error_retry": 2}.get(scenario, 1)
     turns.extend([[weather]] * repeats)
     turns.append([("calculator", {"expression": "18.4 * 9 / 5 + 32"})])
@@ -201,6 +215,7 @@ class ScriptedEndpoint:
 
     def _weather(self, prompt: int) -> httpx2.Response:
         turn = self.weather_turns.pop(0)
+        FACTS.model_messages.append([] if isinstance(turn, str) else [name for name, _ in turn])
         if isinstance(turn, str):
             message: dict[str, Any] = {"role": "assistant", "content": turn}
             finish, completion = "stop", len(turn) // 4
@@ -308,7 +323,10 @@ async def run_once(scenario: str, side: str) -> tuple[dict[str, Any], dict[str, 
     FACTS = Facts(fail_next_weather=(scenario == "error_retry" and side == "candidate"))
     collector = Collector()
     set_trace_processors([collector])
-    live_scenario = scenario if side == "candidate" else "baseline"
+    live_scenario = {
+        ("parallel", "baseline"): "parallel",
+        ("parallel", "candidate"): "parallel_swapped",
+    }.get((scenario, side), scenario if side == "candidate" else "baseline")
     endpoint = ScriptedEndpoint(live_scenario)
     config = RunConfig(
         workflow_name="weather-assistant",
@@ -332,6 +350,7 @@ def facts_document(scenario: str, side: str, facts: Facts, final: str) -> dict[s
         "side": side,
         "agent_name": "weather-assistant",
         "tool_calls": facts.tool_calls,
+        **({"model_messages": facts.model_messages} if scenario == "parallel" else {}),
         "llm_calls": facts.llm_calls,
         "prompt_tokens": facts.prompt_tokens,
         "completion_tokens": facts.completion_tokens,
@@ -386,7 +405,9 @@ def manifest() -> dict[str, Any]:
 def main(out_root: Path) -> None:
     out = out_root / SOURCE
     only = set(filter(None, os.environ.get("CAPTURE_ONLY", "").split(",")))
-    for scenario in SCENARIOS:
+    chosen = set(filter(None, os.environ.get("CAPTURE_SCENARIOS", "").split(",")))
+    scenarios = [s for s in SCENARIOS if not chosen or s in chosen]
+    for scenario in scenarios:
         folder = out / scenario
         folder.mkdir(parents=True, exist_ok=True)
         for side in ("baseline", "candidate"):
@@ -408,7 +429,7 @@ def main(out_root: Path) -> None:
                 if not only or name in only:
                     write_json(folder / files[name].replace("<side>", side), document)
     write_json(out / "manifest.json", manifest())
-    print(f"wrote {len(SCENARIOS)} scenarios to {out}")
+    print(f"wrote {len(scenarios)} scenarios to {out}")
 
 
 if __name__ == "__main__":

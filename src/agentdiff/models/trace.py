@@ -21,7 +21,10 @@ Conventions every adapter follows:
   ``ended_at``     ISO 8601 UTC end; without it a step has no window (sequential)
   ``turn_id``      the model message that issued a tool call: sibling calls with the same
                    ``turn_id`` are one concurrent turn (a different order is a ``reorder``),
-                   different ids are different turns, whatever the timing
+                   different ids are different turns, whatever the timing. Set only from
+                   evidence in the source (a call id, a message id, the SDK's turn span, or
+                   the model message just before the call that lists it); where each adapter
+                   finds it, and where a source gives none, is in ``docs/formats.md``
   ``model``        the model of an LLM/model turn, for cost estimates (also ``model_name``,
                    ``llm.model_name``, ``gen_ai.response.model``, ``gen_ai.request.model``,
                    ``ls_model_name``; first found wins)

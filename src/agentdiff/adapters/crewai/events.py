@@ -9,7 +9,7 @@ in emission order. Mapping:
   (a root);
 - `llm_call_started` … `llm_call_completed` / `llm_call_failed` (paired by `call_id`) → the
   model turn under its task, as the kickoff dump's messages give it: a `routing` step
-  `<role>/<tools it called>` when the model asked for tools, else a `response` step
+  `<role>/<tools it called, sorted>` when the model asked for tools, else a `response` step
   `<role>/final_answer` (an unfinished or failed call stays an `llm_call` `<role>/<model>`), with
   that call's `usage` and `metadata["model"]` — so a kickoff dump and the event batch of one run
   give the same steps;
@@ -214,7 +214,7 @@ def _as_turn(draft: _Draft, response: Any) -> None:
     role = draft.fields["metadata"].pop("agent_role")
     if names:
         draft.fields["step_type"] = StepType.ROUTING
-        draft.fields["name"] = f"{role}/{','.join(dict.fromkeys(names))}"
+        draft.fields["name"] = f"{role}/{','.join(sorted(set(names)))}"  # as the kickoff names it
     else:
         draft.fields["step_type"] = StepType.RESPONSE
         draft.fields["name"] = f"{role}/final_answer"

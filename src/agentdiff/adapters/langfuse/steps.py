@@ -13,12 +13,15 @@ Observation type → step type:
 | EVENT, GUARDRAIL, EVALUATOR | `thought` |                                                   |
 | anything else            | `routing`   | the original type stays in `metadata.langfuse_type` |
 
-Level ERROR → status `error` with the `statusMessage`. A tool step records the model turn that
-preceded it under the same parent as `metadata["turn_id"]`. An observation without start and end
-takes its latency from the API's `latency` (seconds). Steps are ordered chronologically by start
-time with every parent before its children (`_kit.ordering.parents_first`), and
-`step_index` is that position. The step id is the observation id. `@observe` records inputs as
-`{"args": [...], "kwargs": {...}}`; with no positional args the input payload is the kwargs.
+Level ERROR → status `error` with the `statusMessage`. A tool step records the GENERATION that
+issued it as `metadata["turn_id"]`: the last one before it under the same parent, when that
+generation's output lists a call of the tool's name (or does not say which calls it made; see
+`_kit.turns`). A tool observation nested under its GENERATION is in that turn by its parent. An
+observation without start and end takes its latency from the API's `latency` (seconds). Steps
+are ordered chronologically by start time with every parent before its children
+(`_kit.ordering.parents_first`), and `step_index` is that position. The step id is the
+observation id. `@observe` records inputs as `{"args": [...], "kwargs": {...}}`; with no
+positional args the input payload is the kwargs.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from agentdiff.adapters._kit.ordering import parents_first
 from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload
 from agentdiff.adapters._kit.tokens import sum_usage
+from agentdiff.adapters._kit.turns import mark_turns
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 from agentdiff.timeparse import duration_ms, timing_metadata, wall_clock_ms
 
@@ -126,17 +130,6 @@ def _latency(obs: Observation) -> float | None:
     return measured
 
 
-def _with_turns(steps: list[TraceStep]) -> list[TraceStep]:
-    """A tool step takes `metadata["turn_id"]`: the last model turn under the same parent."""
-    last_turn: dict[str | None, str] = {}
-    for step in steps:
-        if step.step_type is StepType.LLM_CALL:
-            last_turn[step.parent_id] = step.step_id
-        elif step.step_type is StepType.TOOL_CALL and step.parent_id in last_turn:
-            step.metadata = {**(step.metadata or {}), "turn_id": last_turn[step.parent_id]}
-    return steps
-
-
 def build_trace(header: TraceHeader, observations: list[Observation]) -> AgentTrace:
     """The canonical trace of one Langfuse trace (its header and its observations).
 
@@ -150,7 +143,8 @@ def build_trace(header: TraceHeader, observations: list[Observation]) -> AgentTr
         key=lambda o: o.start or _NEVER,
     )
     wrappers = tool_parents(ordered)
-    steps = _with_turns([_step(obs, i, wrappers) for i, obs in enumerate(ordered)])
+    steps = [_step(obs, i, wrappers) for i, obs in enumerate(ordered)]
+    mark_turns(steps)
     root = ordered[0] if ordered else None
     task_input = header.input if header.input is not None or root is None else root.input
     final = header.output if header.output is not None or root is None else root.output

@@ -10,7 +10,8 @@ Public API (small and stable):
   `model_dump()` dicts (`{"type": "ai", ...}`) or OpenAI-style role dicts (`{"role": ...}`).
   Messages repeated with the same id (and role) are kept once.
 - `conversation_steps(messages, ...) -> list[TraceStep]`: each AI message that asks for tools
-  is one `routing` step (carrying that message's tokens); each tool result is a `tool_call` step
+  is one `routing` step named by the tools it asked for (sorted, comma-separated; carrying that
+  message's tokens); each tool result is a `tool_call` step
   under the routing step that asked for it, with `metadata["turn_id"]` = that step's id; a tool
   call that never got a result is `abandoned`; a tool call the model wrote but that could not be
   parsed (`AIMessage.invalid_tool_calls`) is an `error` tool step with the parse error; an AI
@@ -171,7 +172,9 @@ class _Builder:
 
     def on_routing(self, message: Message) -> None:
         called = [c.name for c in message.tool_calls] + [c[1] for c in message.invalid_calls]
-        names = ",".join(dict.fromkeys(called)) or "tool_calls"
+        # Named by the set of tools asked for: the order of calls within one message is not an
+        # order of execution (they are one concurrent turn), so a swap keeps the step's name.
+        names = ",".join(sorted(set(called))) or "tool_calls"
         calls = [{"id": c.id, "name": c.name, "args": c.args} for c in message.tool_calls]
         step_id = self.add(
             "routing",

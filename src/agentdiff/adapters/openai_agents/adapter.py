@@ -28,9 +28,12 @@ are not steps: their children move to the nearest kept ancestor and the trace co
 `metadata["skipped_spans"]`. Usage missing from an LLM span stays unknown; but the ingest
 sanitizer strips `usage` from `response` spans, so an LLM span without usage takes its `turn`
 span's usage (once per turn, flagged `metadata["usage_source"] = "turn"`). A function step
-inside a `turn` span gets `metadata["turn_id"]` = that turn's id; every LLM step records
-`metadata["model"]` (`None` for a `response` span, which names no model) and its token details
-(`*_tokens_details`) in `metadata["usage"]`.
+inside a `turn` span gets `metadata["turn_id"]` = that turn's id (the SDK opens one turn per
+model call and runs the function calls that call asked for inside it); without `turn` spans
+(older SDK versions) it is the generation/response span before it under the same agent, when
+that generation's output lists a call of its name or names none (`_kit.turns`). Every LLM step
+records `metadata["model"]` (`None` for a `response` span, which names no model) and its token
+details (`*_tokens_details`) in `metadata["usage"]`.
 """
 
 from __future__ import annotations

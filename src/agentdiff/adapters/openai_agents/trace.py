@@ -12,6 +12,7 @@ from typing import Any
 
 from agentdiff.adapters._kit.ordering import parents_first
 from agentdiff.adapters._kit.tokens import sum_usage
+from agentdiff.adapters._kit.turns import mark_turns
 from agentdiff.adapters.openai_agents.span_data import MAPPERS, tokens_of, unknown
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
@@ -208,6 +209,7 @@ def build_trace(trace: dict[str, Any], items: list[tuple[str, Any]]) -> AgentTra
         key=lambda s: (s.started is None, s.started or _EARLIEST, _depth(s, by_id)),
     )
     steps = [_step(s, i, placements[s.span_id]) for i, s in enumerate(kept)]
+    mark_turns(steps)  # SDK versions without `turn` spans: the model message before the call
     _fill_from_turns(steps, {k: p.turn for k, p in placements.items()})
     trace_id = _str_or_none(trace.get("id")) or next(
         (s.trace_id for s in spans if s.trace_id), None
