@@ -33,7 +33,7 @@ from agentdiff.models.report import (
 )
 from agentdiff.models.trace import AgentTrace
 
-__all__ = ["compare"]
+__all__ = ["compare", "compare_sides"]
 
 
 def compare(
@@ -54,10 +54,23 @@ def compare(
             detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures
         )
     with no_gc_pauses():
+        return _compare(baseline, candidate, options)[0]
+
+
+def compare_sides(
+    baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions
+) -> tuple[DiffReport, Side, Side]:
+    """`compare()` and the two sides it prepared (of the runs as compared, so folded too).
+
+    A suite reads each run's route off them instead of preparing the run a second time.
+    """
+    with no_gc_pauses():
         return _compare(baseline, candidate, options)
 
 
-def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions) -> DiffReport:
+def _compare(
+    baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions
+) -> tuple[DiffReport, Side, Side]:
     if options.fold_framework_steps:
         baseline, candidate = fold_framework_steps(baseline), fold_framework_steps(candidate)
     normalizer = Normalizer(options.ignore)
@@ -94,7 +107,7 @@ def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOption
     report.gate = evaluate_gate(report, options.gate)
     report.attach_traces(baseline, candidate)
     report.findings = report_findings(report)
-    return report
+    return report, b_side, c_side
 
 
 def _align(b_side: Side, c_side: Side) -> list[Pair]:
