@@ -16,7 +16,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from rapidfuzz.distance import Indel
 
 from agentdiff.diff.normalize import Normalizer
-from agentdiff.diff.order import prepare
+from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef
 from agentdiff.models.trace import AgentTrace, TraceStep
@@ -29,6 +29,7 @@ __all__ = [
     "route_id",
     "route_of",
     "route_text_id",
+    "side_route",
 ]
 
 
@@ -41,9 +42,14 @@ def _label(step: StepRef | TraceStep, inputs: TraceStep | None, strict: bool) ->
 
 def route_of(trace: AgentTrace, *, strict: bool = False) -> list[str]:
     """The base signatures of `trace`'s steps in execution order, concurrent calls canonical."""
-    side = prepare(trace, Signer(Normalizer(()), strict=strict))
-    order = range(len(side.steps)) if side.canon is None else side.canon
-    return [_label(side.steps[i], side.steps[i], strict) for i in order]
+    return side_route(prepare(trace, Signer(Normalizer(()), strict=strict)), strict=strict)
+
+
+def side_route(side: Side, *, strict: bool = False) -> list[str]:
+    """The route of a run the engine has prepared already (e.g. by `compare_sides`)."""
+    steps = side.steps
+    order = range(len(steps)) if side.canon is None else side.canon
+    return [_label(steps[i], steps[i], strict) for i in order]
 
 
 def route_from_refs(

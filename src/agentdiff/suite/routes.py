@@ -8,6 +8,7 @@ from agentdiff.routes.route import (
     route_from_refs,
     route_id,
     route_of,
+    side_route,
 )
 
-__all__ = ["nearest_run", "route_distance", "route_from_refs", "route_id", "route_of"]
+__all__ = ["nearest_run", "route_distance", "route_from_refs", "route_id", "route_of", "side_route"]

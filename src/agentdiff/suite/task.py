@@ -15,7 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from agentdiff.diff import CompareOptions, compare
+from agentdiff.diff import CompareOptions
+from agentdiff.diff.compare import compare_sides
 from agentdiff.diff.metrics import summarize
 from agentdiff.errors import AgentDiffError
 from agentdiff.gate import GateThresholds
@@ -31,6 +32,7 @@ from agentdiff.suite.routes import (
     route_distance,
     route_id,
     route_of,
+    side_route,
 )
 from agentdiff.suite.rows import (
     FirstDivergence,
@@ -119,7 +121,8 @@ class _Run:
     location: RunLocation
     trace: AgentTrace
     route: list[str] | None = None
-    """Computed once, when first needed (`agentdiff.routes.route.route_of`: canonical order)."""
+    """Canonical order (`agentdiff.routes.route`): read off the side `compare_sides` prepared,
+    else computed once when first needed."""
     summary: Summary | None = None
 
     def route_of(self, strict: bool) -> list[str]:
@@ -167,9 +170,12 @@ def _scenario(
     if not errors and base and cand:
         for run in cand:
             pick = base[_nearest(run, base, strict)]
-            report = compare(pick.trace, run.trace, options=options)
+            report, b_side, c_side = compare_sides(pick.trace, run.trace, options)
             pick.summary = pick.summary or report.baseline
             run.summary = report.candidate
+            if not options.fold_framework_steps:  # else the sides are of the folded runs
+                pick.route = pick.route or side_route(b_side, strict=strict)
+                run.route = run.route or side_route(c_side, strict=strict)
             pairs.append(_pair(pick, run, report, strict))
             reports.append(report)
             if writer is not None:
