@@ -15,16 +15,14 @@ models copy it before an assignment changes it), repeated names and parent ids a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import asdict
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 
 from agentdiff.limits import MAX_DEPTH, exceeds_depth
+from agentdiff.models.compact import Store
 from agentdiff.models.trace import (
     MAX_AMOUNT,
     MAX_COUNT,
@@ -79,75 +77,17 @@ class _Trace(Struct, kw_only=True, forbid_unknown_fields=True, gc=False):
     metadata: _Payload | UnsetType | None = UNSET
 
 
-_new = object.__new__
-_slots = BaseModel.__dict__
-_set_dict = _slots["__dict__"].__set__
-_set_fields_set = _slots["__pydantic_fields_set__"].__set__
-_set_extra = _slots["__pydantic_extra__"].__set__
-_set_private = _slots["__pydantic_private__"].__set__
-
-
 class _Unsure(Exception):  # noqa: N818 - a signal, not an error: the ordinary route decides
     """The decoded trace needs the ordinary route (a duplicate step id)."""
-
-
-class _Builder:
-    """Instances of one model from decoded values, as pydantic would leave them, but compact."""
-
-    def __init__(self, cls: type[BaseModel]) -> None:
-        self.cls = cls
-        self.fields = tuple(cls.model_fields)
-        self.defaults = {name: _default_of(info) for name, info in cls.model_fields.items()}
-        prototype = _new(cls)
-        for name in self.fields:
-            object.__setattr__(prototype, name, None)
-        self.template: dict[str, Any] = prototype.__dict__
-        """A split dict: copies of it share its keys (one key table for every instance)."""
-        self.fields_sets: dict[tuple[str, ...], set[str]] = {(): set(self.fields)}
-
-    def fill(self, values: dict[str, Any]) -> set[str]:
-        """Put defaults in place of `UNSET` in `values`; the (shared) set of the given fields."""
-        missing: tuple[str, ...] = ()
-        if UNSET in values.values():
-            missing = tuple(name for name, value in values.items() if value is UNSET)
-            for name in missing:
-                values[name] = self.defaults[name]()
-        fields_set = self.fields_sets.get(missing)
-        if fields_set is None:
-            fields_set = self.fields_sets[missing] = set(self.fields).difference(missing)
-        return fields_set
-
-    def build(self, values: dict[str, Any]) -> Any:
-        """An instance holding `values` (in field order; `UNSET` for a field not given)."""
-        return self.instance(values, self.fill(values))
-
-    def instance(self, values: dict[str, Any], fields_set: set[str]) -> Any:
-        """An instance holding `values` (complete, in field order) that says `fields_set`."""
-        instance = _new(self.cls)
-        held = self.template.copy()
-        held.update(values)
-        _set_dict(instance, held)
-        _set_fields_set(instance, fields_set)
-        _set_extra(instance, None)
-        _set_private(instance, None)
-        return instance
-
-
-def _default_of(info: FieldInfo) -> Callable[[], Any]:
-    """What a field holds when not given: its factory's output, else its default."""
-    if info.default_factory is not None:
-        return info.default_factory  # type: ignore[return-value]
-    default = info.default
-    return lambda: default
 
 
 class _Decoder:
     """One decoding: the builders, the names and ids it shares, and whether parents come first."""
 
     def __init__(self) -> None:
-        self.usage = _Builder(TokenUsage)
-        self.step = _Builder(TraceStep)
-        self.trace = _Builder(AgentTrace)
+        self.usage = Store(TokenUsage, UNSET)
+        self.step = Store(TraceStep, UNSET)
+        self.trace = Store(AgentTrace, UNSET)
         self.names: dict[str, str] = {}
         self.ids: dict[str, str] = {}
         self.ordered = True

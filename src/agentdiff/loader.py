@@ -30,6 +30,7 @@ from agentdiff.errors import (
 )
 from agentdiff.gcpause import no_gc_pauses
 from agentdiff.limits import ENVELOPE_DEPTH, MAX_DEPTH, Limits, deepest_path, exceeds_depth
+from agentdiff.models.compact import compact_trace
 from agentdiff.models.trace import AgentTrace
 from agentdiff.reading import iter_lines, open_trace_file, read_capped
 
@@ -208,7 +209,7 @@ def parse_trace_data(
     _check_step_count(trace, limits)
     _check_depth(trace)
     _mark_source(trace, adapter)
-    return trace
+    return compact_trace(trace)
 
 
 def _mark_source(trace: AgentTrace, adapter: type[BaseAdapter]) -> None:

@@ -39,7 +39,7 @@ from agentdiff.files import check_output_path
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
 from agentdiff.provenance import stale_warning
-from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render
+from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render_output
 from agentdiff.render.text import one_line
 from agentdiff.render.view import verdict_line
 from agentdiff.sessions import resolve_path, resolve_reference
@@ -161,7 +161,7 @@ def compare(
         state.retained.append((base, cand, report))
     write_targets(
         targets,
-        lambda t: render(report, t.fmt, _render_options(t.path, color, config)),
+        lambda t: render_output(report, t.fmt, _render_options(t.path, color, config)),
         inputs,
         summary=verdict_line(report),
     )

@@ -32,10 +32,11 @@ def to_stdout(output: Path | None) -> bool:
     return output is None or str(output) == "-"
 
 
-def write_output(text: str, output: Path | None, inputs: Sequence[Path] = ()) -> None:
+def write_output(text: str | bytes, output: Path | None, inputs: Sequence[Path] = ()) -> None:
     """Print `text`, or write it to `output` (never over one of `inputs`; see `files`)."""
     if output is None or to_stdout(output):
-        typer.echo(text, nl=not text.endswith("\n"))
+        newline = b"\n" if isinstance(text, bytes) else "\n"
+        typer.echo(text, nl=not text.endswith(newline))  # type: ignore[arg-type]
         return
     write_output_file(output, text, inputs)
 
@@ -76,7 +77,7 @@ def check_targets(targets: Sequence[Target], inputs: Sequence[Path]) -> None:
 
 def write_targets(
     targets: Sequence[Target],
-    render: Callable[[Target], str],
+    render: Callable[[Target], str | bytes],
     inputs: Sequence[Path] = (),
     summary: str | None = None,
 ) -> None:

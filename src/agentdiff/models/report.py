@@ -405,7 +405,11 @@ class DiffReport(BaseModel):
         return self.model_dump(mode="json")
 
     def to_json(self, *, indent: bool = True) -> str:
-        """The JSON contract (`report_version` first).
+        """The JSON contract (`report_version` first)."""
+        return self.to_json_bytes(indent=indent).decode()
+
+    def to_json_bytes(self, *, indent: bool = True, newline: bool = False) -> bytes:
+        """The JSON contract as UTF-8 bytes (what a file gets, without a copy as text).
 
         orjson writes the report directly (its records are dataclasses and str enums, which it
         knows; pydantic records give their fields through `_fields_of`), the same bytes as
@@ -414,11 +418,12 @@ class DiffReport(BaseModel):
         given through the Python API) takes the pydantic route.
         """
         option = orjson.OPT_INDENT_2 if indent else 0
+        option |= orjson.OPT_APPEND_NEWLINE if newline else 0
         try:
             direct = option | orjson.OPT_PASSTHROUGH_DATETIME
-            return orjson.dumps(self, default=_fields_of, option=direct).decode()
+            return orjson.dumps(self, default=_fields_of, option=direct)
         except orjson.JSONEncodeError:
-            return orjson.dumps(self.model_dump(mode="json"), option=option).decode()
+            return orjson.dumps(self.model_dump(mode="json"), option=option)
 
 
 def _fields_of(value: object) -> dict[str, Any]:

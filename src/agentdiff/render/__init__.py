@@ -7,14 +7,21 @@ from collections.abc import Callable
 from agentdiff.errors import AgentDiffError
 from agentdiff.models.report import DiffReport
 from agentdiff.render.html import render_html
-from agentdiff.render.json import render_json
+from agentdiff.render.json import render_json, render_json_bytes
 from agentdiff.render.junit import render_junit, render_junit_error
 from agentdiff.render.markdown import render_markdown
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.terminal import render_terminal
 from agentdiff.render.view import redacting
 
-__all__ = ["ERROR_RENDERERS", "RENDERERS", "RenderFormatError", "RenderOptions", "render"]
+__all__ = [
+    "ERROR_RENDERERS",
+    "RENDERERS",
+    "RenderFormatError",
+    "RenderOptions",
+    "render",
+    "render_output",
+]
 
 Renderer = Callable[[DiffReport, RenderOptions], str]
 
@@ -51,6 +58,17 @@ def render(
         chosen = RenderOptions.model_validate({**chosen.model_dump(), **option_values})
     with redacting(chosen.redactor(default=fmt != "json")):
         return renderer(report, chosen)
+
+
+def render_output(
+    report: DiffReport, fmt: str, options: RenderOptions | None = None
+) -> str | bytes:
+    """What `render()` gives, except JSON as UTF-8 bytes (no copy as text) for writing out."""
+    if fmt != "json":
+        return render(report, fmt, options)
+    chosen = options or RenderOptions()
+    with redacting(chosen.redactor(default=False)):
+        return render_json_bytes(report, chosen)
 
 
 class RenderFormatError(AgentDiffError, ValueError):

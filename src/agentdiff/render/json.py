@@ -11,13 +11,18 @@ from agentdiff.models.report import DiffReport
 from agentdiff.redact import redact_report_data
 from agentdiff.render.options import RenderOptions
 
-__all__ = ["render_json"]
+__all__ = ["render_json", "render_json_bytes"]
 
 
 def render_json(report: DiffReport, options: RenderOptions) -> str:
     """`report.to_json()` with a trailing newline (redacted only when asked for)."""
+    return render_json_bytes(report, options).decode()
+
+
+def render_json_bytes(report: DiffReport, options: RenderOptions) -> bytes:
+    """`render_json` as UTF-8 bytes, without the copy as text (a 1M-step report is ~0.5 GB)."""
     redactor = options.redactor(default=False)
     if not redactor.enabled:
-        return report.to_json() + "\n"
+        return report.to_json_bytes(newline=True)
     data = redact_report_data(report.model_dump(mode="json"), redactor)
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
