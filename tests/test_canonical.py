@@ -9,8 +9,8 @@ import orjson
 import pytest
 
 from agentdiff.canonical import decode_canonical
-from agentdiff.errors import TraceValidationError
-from agentdiff.loader import load_trace
+from agentdiff.errors import TraceFormatError, TraceValidationError
+from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import AgentTrace, TokenUsage, TraceStep
 from tests.realdata import real_sources
 
@@ -228,3 +228,16 @@ def test_load_trace_takes_the_fast_path_and_marks_the_source(tmp_path: Path) -> 
     assert trace.metadata == {"source_format": "generic"}
     assert trace.steps[1].tokens == TokenUsage(prompt_tokens=1, estimated_cost_usd=2.0)
     assert load_trace(path, "canonical") == trace
+
+
+def test_a_one_line_json_lines_trace_takes_the_fast_path(tmp_path: Path) -> None:
+    path = tmp_path / "baseline.jsonl"
+    path.write_bytes(b"\n\xef\xbb\xbf" + orjson.dumps(_document()) + b"\n\n")
+    with pytest.raises(TraceFormatError, match="line 2"):
+        load_trace(path)
+    path.write_bytes(b"\xef\xbb\xbf" + orjson.dumps(_document()) + b"\n\n")
+    trace = load_trace(path)
+    slow = parse_trace_data(read_document(path), source=path)
+    _assert_same(trace, slow)
+    assert isinstance(read_document(path), list)
+    assert load_trace(path, "generic") == trace

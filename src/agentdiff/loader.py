@@ -11,6 +11,7 @@ pick the trace when the document holds several, build and validate the `AgentTra
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -60,19 +61,23 @@ def load_trace(
     source = Path(path)
     try:
         with no_gc_pauses():
-            if _is_json_lines(source):
-                document = _read_lines(source, limits)
-            else:
-                raw = _read_whole(source, limits)
-                trace = _canonical(raw, adapter_name, limits)
-                if trace is not None:
-                    return trace
-                document = _parse_checked(raw, source, limits)
+            loaded = _load(source, adapter_name, limits)
+            if isinstance(loaded, AgentTrace):
+                return loaded
             return parse_trace_data(
-                document, adapter_name, trace_id=trace_id, limits=limits, source=source
+                loaded, adapter_name, trace_id=trace_id, limits=limits, source=source
             )
     except AgentDiffError as exc:
         raise exc.with_source(path) from exc.__cause__
+
+
+def _load(source: Path, adapter_name: str | None, limits: Limits) -> AgentTrace | Any:
+    """The trace when it is canonical JSON (the fast path), else the parsed document."""
+    if _is_json_lines(source):
+        return _read_lines(source, limits, fast=adapter_name in _CANONICAL_NAMES)
+    raw = _read_whole(source, limits)
+    trace = _canonical(_without_bom(raw), adapter_name, limits)
+    return trace if trace is not None else _parse_checked(raw, source, limits)
 
 
 def read_document(path: str | Path, limits: Limits | None = None) -> Any:
@@ -88,9 +93,17 @@ def _is_json_lines(path: Path) -> bool:
     return path.name.removesuffix(".gz").endswith(_JSON_LINES_SUFFIXES)
 
 
-def _read_lines(path: Path, limits: Limits) -> list[Any]:
+def _read_lines(path: Path, limits: Limits, *, fast: bool = False) -> AgentTrace | list[Any]:
+    """The parsed lines; with `fast`, a file of one canonical trace line is decoded directly."""
     with open_trace_file(path, limits) as stream:
-        document = _parse_lines(iter_lines(stream, path, limits), path, limits)
+        lines = ((n, line) for n, line in iter_lines(stream, path, limits) if line.strip())
+        head = list(islice(lines, 2))
+        if fast and len(head) == 1:
+            number, line = head[0]
+            trace = _canonical(line.removeprefix(_BOM) if number == 1 else line, None, limits)
+            if trace is not None:
+                return trace
+        document = _parse_lines(chain(head, lines), path, limits)
     _check_document_depth(document, path)
     return document
 
@@ -106,11 +119,13 @@ def _parse_checked(raw: bytes, path: Path, limits: Limits) -> Any:
     return document
 
 
-def _canonical(raw: bytes, adapter_name: str | None, limits: Limits) -> AgentTrace | None:
+def _canonical(
+    raw: bytes | memoryview, adapter_name: str | None, limits: Limits
+) -> AgentTrace | None:
     """The trace when `raw` is plain canonical JSON (the fast path; see `agentdiff.canonical`)."""
     if adapter_name not in _CANONICAL_NAMES:
         return None
-    trace = decode_canonical(memoryview(raw)[len(_BOM) :] if raw.startswith(_BOM) else raw)
+    trace = decode_canonical(raw)
     if trace is None:
         return None
     _check_step_count(trace, limits)
@@ -118,8 +133,12 @@ def _canonical(raw: bytes, adapter_name: str | None, limits: Limits) -> AgentTra
     return trace
 
 
+def _without_bom(raw: bytes) -> bytes | memoryview:
+    return memoryview(raw)[len(_BOM) :] if raw.startswith(_BOM) else raw
+
+
 def _parse_whole(raw: bytes, path: Path, limits: Limits) -> Any:
-    body = memoryview(raw)[len(_BOM) :] if raw.startswith(_BOM) else raw
+    body = _without_bom(raw)
     if _blank(body):
         raise TraceFormatError("file is empty; expected a JSON trace document", source=path)
     try:
