@@ -157,3 +157,20 @@ def test_gate_overrides_follow_the_same_precedence(runs, tmp_path):
     rows = _verdicts("--manifest", manifest, env=env)
     assert rows["strict/refund"]["verdict"] == "pass"
     assert rows["strict/refund"]["overrides"] == {}
+
+
+def test_a_scenario_regressed_by_the_statistics_keeps_its_pair_report(runs, tmp_path):
+    manifest = load_manifest(_manifest(runs, tmp_path, scenario=STRICT))
+    options = SuiteOptions(
+        compare=load_options(_GATE_OFF, env={}).options,
+        stats={"min_cost_effect": 300, "min_token_effect": 300},
+        overrides=manifest.overrides,
+        backend="in-process",
+        results=str(tmp_path / "results"),
+    )
+    done = run_suite(manifest.baseline, manifest.candidate, options)
+    # no pair fails the per-pair gate (cost and tokens are off): only the statistics regress it
+    assert all(pair.passed for row in done.rows for pair in row.pairs)
+    assert list(done.pair_pages) == ["strict/refund"]
+    index = (tmp_path / "results" / "pairs" / "index.json").read_text()
+    assert "strict/refund" in index and "loose/refund" not in index

@@ -47,7 +47,8 @@ class SuiteOptions(BaseModel):
     results: str | None = None
     """Folder (or fsspec URL) for `suite.json`, `timings.json` and the results tables."""
     pair_pages: bool = False
-    """Keep the pair HTML report of every regressed scenario (for the HTML suite report)."""
+    """Keep the pair HTML reports of the most severe regressed scenarios (for the HTML suite
+    report; at most `agentdiff.suite.pages.PAGE_LIMIT`). A results folder always keeps them."""
     batch_seconds: float | None = Field(default=None, gt=0)
     """Work per task; default: 0.1-0.25 s, so task overheads stay small on every backend."""
 

@@ -126,6 +126,7 @@ class SuiteReport(BaseModel):
 
     _timings: dict[str, Any] = PrivateAttr(default_factory=dict)
     _pages: dict[str, str] = PrivateAttr(default_factory=dict)
+    _page_files: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @field_validator("scenarios", mode="after")
     @classmethod
@@ -174,8 +175,13 @@ class SuiteReport(BaseModel):
 
     @property
     def pair_pages(self) -> dict[str, str]:
-        """Scenario → the pair HTML report of its deciding pair (kept for regressed scenarios)."""
+        """Scenario → the pair HTML report of its deciding pair (the most severe regressions)."""
         return self._pages
+
+    @property
+    def pair_files(self) -> dict[str, str]:
+        """Scenario → its pair report's file, relative to the results folder it was read from."""
+        return self._page_files
 
     def scenario(self, key: str) -> ScenarioRow:
         """The row of scenario `key` (KeyError if the suite has none)."""

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from agentdiff.errors import ConfigError
 from agentdiff.files import write_atomically
 from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
+from agentdiff.suite.pages import PAGE_LIMIT, PAGES_INDEX, page_files
 from agentdiff.suite.refs import is_url
 from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.rows import Rows, ScenarioRow, row_json
@@ -43,20 +44,45 @@ def _write(folder: str, name: str, text: str) -> None:
         with open_binary(f"{folder.rstrip('/')}/{name}", "wb") as handle:
             handle.write(text.encode())
     else:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        write_atomically(Path(folder) / name, text)
+        target = Path(folder) / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, text)
 
 
 def finish_results(report: SuiteReport, folder: str, indexes: list[int]) -> None:
-    """Join the tables, write `suite.json`, Parquet if possible, then `timings.json`."""
+    """Join the tables, write `suite.json`, the pair reports, Parquet if possible, timings."""
     started = time.perf_counter()
     join_parts(folder, indexes)
     _write(folder, SUITE_FILE, report.to_json() + "\n")
+    _write_pages(report, folder)
     report.timings["parquet"] = (
         "skipped: remote folder" if is_url(folder) else write_parquet(Path(folder))
     )
     report.timings["results_s"] = round(time.perf_counter() - started, 4)
     _write(folder, TIMINGS_FILE, report.timings_json())
+
+
+def _write_pages(report: SuiteReport, folder: str) -> None:
+    """The pair reports as `pairs/NNN-<scenario>.html` and `pairs/index.json` (none: no index)."""
+    files = page_files(list(report.pair_pages))
+    for scenario, name in files.items():
+        _write(folder, name, report.pair_pages[scenario])
+    if files:
+        _write(folder, PAGES_INDEX, orjson.dumps(files, option=orjson.OPT_INDENT_2).decode())
+    report.pair_files.update(files)
+
+
+def _read_pages(report: SuiteReport, folder: Path) -> None:
+    index = folder / PAGES_INDEX
+    if not index.is_file():
+        return
+    try:
+        files = orjson.loads(index.read_bytes())
+        for scenario, name in list(files.items())[:PAGE_LIMIT]:
+            report.pair_pages[str(scenario)] = (folder / str(name)).read_text(encoding="utf-8")
+            report.pair_files[str(scenario)] = str(name)
+    except (OSError, UnicodeDecodeError, orjson.JSONDecodeError, AttributeError) as exc:
+        raise ConfigError(f"cannot read the pair reports: {exc}", source=index) from None
 
 
 def write_parquet(folder: Path, writers: tuple[str, ...] = PARQUET_WRITERS) -> str:
@@ -167,7 +193,9 @@ def load_results(folder: str | Path) -> SuiteReport:
         where = ".".join(map(str, first["loc"]))
         msg = f"not a suite report: {where}: {first['msg']}"
         raise ConfigError(msg, source=path) from None
-    return header.model_copy(update={"scenarios": Rows(blobs, verdicts)})
+    report = header.model_copy(update={"scenarios": Rows(blobs, verdicts)})
+    _read_pages(report, path.parent)
+    return report
 
 
 def _row_list(rows: Any) -> list[Any]:

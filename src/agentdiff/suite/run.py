@@ -3,7 +3,7 @@
 Plan (match scenarios, overrides, batches) → map the pure task over the batches on the chosen
 backend, streaming rows back → order rows by scenario key → with a results folder, join the
 tables the tasks wrote and write `suite.json`, `timings.json` (and Parquet when the `results`
-extra is installed).
+extra is installed) and the pair reports of the most severe regressions (`agentdiff.suite.pages`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from agentdiff.config import COMPARE_SETTINGS, SETTINGS
 from agentdiff.scenario.judge import judge
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.options import SuiteOptions
+from agentdiff.suite.pages import deciding_pages
 from agentdiff.suite.plan import choose_backend, estimate_seconds, make_batches, plan_jobs
 from agentdiff.suite.report import RunSetInfo, SuiteReport, Threshold
 from agentdiff.suite.rows import Rows, ScenarioRow, row_json
@@ -50,7 +51,6 @@ def run_suite(
         options=options.compare,
         allow_missing=options.allow_missing,
         results=options.results and _absolute(options.results),
-        pages=options.pair_pages,
         stats=options.stats,
     )
     batches = make_batches(jobs, context, backend.workers, options.batch_seconds)
@@ -74,8 +74,10 @@ def run_suite(
         stats=options.stats.model_dump(mode="json"),
         tarone_threshold=tarone,
     )
-    for result in results:
-        report.pair_pages.update(result.pages)
+    if options.pair_pages or context.results:
+        paged = time.perf_counter()
+        report.pair_pages.update(deciding_pages(report, {j.scenario: j for j in jobs}, context))
+        report.timings["pages_s"] = round(time.perf_counter() - paged, 4)
     timings = report.timings
     timings.update(
         backend=backend.name,

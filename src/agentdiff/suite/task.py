@@ -47,7 +47,15 @@ from agentdiff.suite.rows import (
 )
 from agentdiff.suite.tables import TableWriter
 
-__all__ = ["Batch", "BatchResult", "RowOut", "ScenarioJob", "TaskContext", "run_batch"]
+__all__ = [
+    "Batch",
+    "BatchResult",
+    "RowOut",
+    "ScenarioJob",
+    "TaskContext",
+    "job_options",
+    "run_batch",
+]
 
 Side = Literal["baseline", "candidate"]
 _DELTAS = ("steps", "tool_calls", "errors", "total_tokens", "cost_usd", "latency_ms")
@@ -77,8 +85,6 @@ class TaskContext:
     allow_missing: bool = False
     results: str | None = None
     """Folder (path or URL) where batches write their table parts; `None`: no tables."""
-    pages: bool = False
-    """Keep the pair HTML report of each regressed scenario's deciding pair."""
     stats: StatsOptions = field(default_factory=StatsOptions)
     """How scenarios with several runs on a side are tested (the verdict is settled across
     scenarios by `run_suite`)."""
@@ -109,7 +115,6 @@ class BatchResult:
 
     index: int
     rows: list[RowOut]
-    pages: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
     cpu_seconds: float = 0.0
     """CPU time of the task's process (wall minus waiting for a core, on a busy machine)."""
@@ -131,6 +136,11 @@ class _Run:
         return self.route
 
 
+def job_options(job: ScenarioJob, options: CompareOptions) -> CompareOptions:
+    """The options `job`'s pairs are compared with: the suite's, with the job's own gate."""
+    return options if job.gate is None else options.model_copy(update={"gate": job.gate})
+
+
 def run_batch(batch: Batch) -> BatchResult:
     """Judge every scenario of `batch` (never raises for a bad input: that is an error row)."""
     start, cpu = time.perf_counter(), time.process_time()
@@ -142,8 +152,6 @@ def run_batch(batch: Batch) -> BatchResult:
         out = RowOut(row.scenario, row.verdict, row.stats is not None, row_json(row))
         result.rows.append(out)
         result.pairs += len(reports)
-        if ctx.pages and row.verdict == "regressed" and row.deciding is not None:
-            result.pages[row.scenario] = _page(reports[row.deciding])
     if writer is not None:
         writer.close()
     # The CLI pauses the cyclic collector for the whole process (and forked workers inherit
@@ -164,7 +172,7 @@ def _scenario(
     strict = ctx.options.strict_tool_signatures
     base = _load_side(job.baseline, "baseline", ctx.baseline_root, errors)
     cand = _load_side(job.candidate, "candidate", ctx.candidate_root, errors)
-    options = ctx.options if job.gate is None else ctx.options.model_copy(update={"gate": job.gate})
+    options = job_options(job, ctx.options)
     pairs: list[PairSummary] = []
     reports: list[DiffReport] = []
     if not errors and base and cand:
@@ -318,9 +326,3 @@ def _first_divergence(report: DiffReport) -> FirstDivergence | None:
 
 def _name(ref: Any) -> StepName | None:
     return None if ref is None else StepName(step_type=ref.step_type.value, name=ref.name)
-
-
-def _page(report: DiffReport) -> str:
-    from agentdiff.render import render  # noqa: PLC0415 - only when HTML is asked for
-
-    return render(report, "html")

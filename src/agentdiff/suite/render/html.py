@@ -3,8 +3,9 @@
 An index (counts, then a table of scenarios linking to their sections; passing scenarios last)
 and one section per scenario that needs a look (regressed, error, added, removed) with its
 findings and, for a regressed scenario whose pair report was kept (`SuiteOptions(pair_pages=
-True)`, which the CLI sets for `--format html`), the pair renderer's own HTML report of the
-deciding pair in a sandboxed frame. jinja2 (the `html` extra) autoescapes every value.
+True)`, which the CLI sets for an html output; saved results keep them too, see
+`agentdiff.suite.pages`), the pair renderer's own HTML report of the deciding pair in a
+sandboxed frame, with a link to its file when read from a results folder (relative to it). jinja2 (the `html` extra) autoescapes every value.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def render_suite_html(report: SuiteReport, options: RenderOptions | None = None)
         "passing": passing,
         "hidden_passing": report.counts.passed - len(passing),
         "pages": report.pair_pages,
+        "files": report.pair_files,
         "one_line": one_line,
     }
     return str(_template().render(context))

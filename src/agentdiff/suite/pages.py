@@ -1,0 +1,78 @@
+"""Pair HTML reports of a suite's most severe regressed scenarios, made after the run.
+
+A suite keeps no `DiffReport`, so a page is re-derived: the deciding pair of a regressed
+scenario is loaded again, compared with that scenario's options and rendered by the pair
+renderer. Only after every scenario is settled (a multi-run scenario's final verdict comes from
+the statistics across the suite), and at most `PAGE_LIMIT` of them, most severe first (the
+order every suite renderer lists regressed scenarios in): cost and size stay bounded whatever
+the suite's size. A results folder keeps them as `pairs/NNN-<scenario>.html` with
+`pairs/index.json` (scenario → file), which `agentdiff results DIR -f html` reads back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from agentdiff.diff import compare
+from agentdiff.errors import AgentDiffError
+from agentdiff.models.trace import AgentTrace
+from agentdiff.suite.load import load_runs
+from agentdiff.suite.refs import RunRef
+from agentdiff.suite.render.view import by_severity
+from agentdiff.suite.report import SuiteReport
+from agentdiff.suite.rows import RunLocation
+from agentdiff.suite.task import ScenarioJob, TaskContext, job_options
+
+__all__ = ["PAGES_DIR", "PAGES_INDEX", "PAGE_LIMIT", "deciding_pages", "page_files"]
+
+PAGE_LIMIT = 25
+"""The most pair reports a suite keeps (each is a whole HTML page of its pair)."""
+PAGES_DIR = "pairs"
+PAGES_INDEX = f"{PAGES_DIR}/index.json"
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def deciding_pages(
+    report: SuiteReport,
+    jobs: Mapping[str, ScenarioJob],
+    context: TaskContext,
+    limit: int = PAGE_LIMIT,
+) -> dict[str, str]:
+    """Scenario → the HTML pair report of its deciding pair, for the most severe regressions.
+
+    A pair that cannot be loaded again (its file changed or went away since) gets no page.
+    """
+    from agentdiff.render import render  # noqa: PLC0415 - HTML only when pages are wanted
+
+    pages = {}
+    for row in by_severity(list(report.rows.having("regressed")))[:limit]:
+        job = jobs.get(row.scenario)
+        if job is None or row.deciding is None:
+            continue
+        pair = row.pairs[row.deciding]
+        try:
+            base = _trace(job.baseline, pair.baseline, context.baseline_root)
+            cand = _trace(job.candidate, pair.candidate, context.candidate_root)
+        except AgentDiffError:
+            continue
+        diff = compare(base, cand, options=job_options(job, context.options))
+        pages[row.scenario] = render(diff, "html")
+    return pages
+
+
+def page_files(scenarios: list[str]) -> dict[str, str]:
+    """Scenario → its page's path in a results folder (numbered in the order given)."""
+    return {
+        key: f"{PAGES_DIR}/{number:03d}-{_UNSAFE.sub('_', key)[:60]}.html"
+        for number, key in enumerate(scenarios, 1)
+    }
+
+
+def _trace(refs: tuple[RunRef, ...], where: RunLocation, root: str) -> AgentTrace:
+    for ref in refs:
+        if ref.source == where.source:
+            for run_id, _, trace in load_runs(ref, root):
+                if run_id == where.run:
+                    return trace
+    raise AgentDiffError("the run is no longer there", source=where.source)
