@@ -42,7 +42,7 @@ def test_results_keep_the_pair_report_of_each_regression(saved, fixture_suite):
         )
         page = (folder / index[row.scenario]).read_text()
         assert page == render(direct, "html"), row.scenario
-    assert not any("pass" == r.verdict for r in report.rows if r.scenario in index)
+    assert not any(r.verdict == "pass" for r in report.rows if r.scenario in index)
 
 
 def test_results_html_embeds_and_links_the_saved_reports(saved):

@@ -5,7 +5,8 @@ and one section per scenario that needs a look (regressed, error, added, removed
 findings and, for a regressed scenario whose pair report was kept (`SuiteOptions(pair_pages=
 True)`, which the CLI sets for an html output; saved results keep them too, see
 `agentdiff.suite.pages`), the pair renderer's own HTML report of the deciding pair in a
-sandboxed frame, with a link to its file when read from a results folder (relative to it). jinja2 (the `html` extra) autoescapes every value.
+sandboxed frame, with a link to its file when read from a results folder (relative to it).
+jinja2 (the `html` extra) autoescapes every value.
 """
 
 from __future__ import annotations
