@@ -4,7 +4,8 @@
 `/dev/zero`, a socket) before reading a byte; FIFOs are opened non-blocking so they cannot hang
 the command. `read_capped` reads at most `Limits.max_input_size` bytes and, for gzip (recognised
 by its magic bytes, whatever the name), inflates chunk by chunk and stops as soon as the output
-passes the same limit, so a gzip bomb costs little time and memory. `iter_lines` streams JSON
+passes the same limit — or, past 64 MiB, as soon as it has inflated more than 500 bytes per
+byte read (a gzip bomb), so a bomb costs little time and memory. `iter_lines` streams JSON
 Lines with the same accounting.
 """
 
@@ -26,6 +27,11 @@ __all__ = ["GZIP_MAGIC", "SIZE_HINT", "is_gzip", "iter_lines", "open_trace_file"
 GZIP_MAGIC = b"\x1f\x8b"
 SIZE_HINT = "raise the limit with --max-input-size SIZE or AGENTDIFF_MAX_INPUT_SIZE"
 _CHUNK = 1 << 20
+BOMB_FLOOR = 64 << 20
+"""Past this many inflated bytes, a gzip file must keep under `BOMB_RATIO`."""
+BOMB_RATIO = 500
+"""Inflated to compressed bytes: trace JSON compresses 5–50:1, a crafted bomb ~1,000:1 (the
+most DEFLATE reaches), so a bomb stops after `BOMB_FLOOR` bytes, not at the size limit."""
 _Source = IO[bytes] | gzip.GzipFile
 _GZIP_ERRORS = (OSError, EOFError, zlib.error)
 _FOLDER_HINT = (
@@ -99,8 +105,19 @@ def read_capped(stream: IO[bytes], path: Path, limits: Limits) -> bytes:
             total += len(chunk)
             if total > limits.max_input_size:
                 raise _too_big(path, "inflates past the limit", limits)
+            if total > BOMB_FLOOR and total > BOMB_RATIO * max(stream.tell(), 1):
+                raise _bomb(path, total, stream.tell())
             chunks.append(chunk)
     return b"".join(chunks)
+
+
+def _bomb(path: Path, inflated: int, read: int) -> TraceFormatError:
+    msg = (
+        f"inflates {inflated:,} bytes from its first {read:,}, more than {BOMB_RATIO}:1 "
+        "(a gzip bomb?)"
+    )
+    hint = "if the file is genuine, decompress it first (gunzip) and pass the plain file"
+    return TraceFormatError(msg, hint=hint, source=path)
 
 
 def iter_lines(stream: IO[bytes], path: Path, limits: Limits) -> Iterator[tuple[int, bytes]]:

@@ -131,3 +131,34 @@ def test_a_bad_byte_in_json_lines_names_the_line(tmp_path):
     target.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
     with pytest.raises(TraceFormatError, match="line 2"):
         read_document(target)
+
+
+def test_a_gzip_bomb_stops_early_under_the_default_limit(tmp_path):
+    """At the default 2 GiB limit a bomb is stopped by its ratio, past 64 MiB, in little memory."""
+    import tracemalloc
+
+    from agentdiff.reading import BOMB_FLOOR
+
+    bomb = _bomb(tmp_path / "bomb.json.gz", BOMB_FLOOR + 16 * 1024**2)
+    assert bomb.stat().st_size < 1024**2
+    tracemalloc.start()
+    try:
+        with pytest.raises(TraceFormatError, match=r"more than 500:1 \(a gzip bomb\?\)"):
+            load_trace(bomb)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < BOMB_FLOOR + 32 * 1024**2  # the floor and a chunk, never the 2 GiB limit
+    refused(cli("inspect", bomb), "bomb.json.gz", "gzip bomb", "gunzip")
+
+
+def test_the_ratio_check_passes_genuine_traces(tmp_path, monkeypatch):
+    """With the floor at zero every chunk is checked: real trace JSON stays far under 500:1."""
+    from agentdiff import reading
+
+    monkeypatch.setattr(reading, "BOMB_FLOOR", 0)
+    packed = tmp_path / "run.json.gz"
+    packed.write_bytes(gzip.compress(SPEC.read_bytes(), compresslevel=9))
+    assert load_trace(packed).steps
+    with pytest.raises(TraceFormatError, match="gzip bomb"):
+        load_trace(_bomb(tmp_path / "small-bomb.gz", 4 * 1024**2))
