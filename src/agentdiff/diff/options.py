@@ -30,8 +30,9 @@ class CompareOptions(BaseModel):
     ignore: tuple[str, ...] = ()
     """Dotted-path globs never compared, e.g. `input_payload.*.request_id`, `**.timestamp`."""
     gate: GateThresholds = Field(default_factory=GateThresholds)
-    prices: Mapping[str, ModelPrice] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
-    """USD per million tokens by model-name prefix, for estimating unknown costs."""
+    prices: Mapping[str, ModelPrice] = Field(default_factory=lambda: DEFAULT_PRICES)
+    """USD per million tokens by model-name prefix, for estimating unknown costs (default: the
+    built-in read-only table, whose lookups are remembered)."""
     sources: Mapping[str, str] = Field(default_factory=dict)
     """Where each setting's value came from (`flag --x`, `env AGENTDIFF_X`, `<file> [gate]`),
     filled by `agentdiff.config.load_options`; a setting absent here was an argument or the

@@ -15,6 +15,7 @@ rates when the model has them, else as input.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -57,46 +58,66 @@ def _p(i: float, o: float, read: float | None = None, write: float | None = None
     )
 
 
-DEFAULT_PRICES: Mapping[str, ModelPrice] = {
-    "gpt-4o-mini": _p(0.15, 0.60, 0.075),
-    "gpt-4o": _p(2.50, 10.00, 1.25),
-    "gpt-4.1-nano": _p(0.10, 0.40, 0.025),
-    "gpt-4.1-mini": _p(0.40, 1.60, 0.10),
-    "gpt-4.1": _p(2.00, 8.00, 0.50),
-    "gpt-4-turbo": _p(10.00, 30.00),
-    "gpt-4": _p(30.00, 60.00),
-    "gpt-3.5-turbo": _p(0.50, 1.50),
-    "gpt-5-nano": _p(0.05, 0.40, 0.005),
-    "gpt-5-mini": _p(0.25, 2.00, 0.025),
-    "gpt-5": _p(1.25, 10.00, 0.125),
-    "o1-mini": _p(1.10, 4.40, 0.55),
-    "o1": _p(15.00, 60.00, 7.50),
-    "o3-mini": _p(1.10, 4.40, 0.55),
-    "o3": _p(2.00, 8.00, 0.50),
-    "o4-mini": _p(1.10, 4.40, 0.275),
-    "claude-3-5-haiku": _p(0.80, 4.00, 0.08, 1.00),
-    "claude-3-haiku": _p(0.25, 1.25, 0.03, 0.30),
-    "claude-haiku-4-5": _p(1.00, 5.00, 0.10, 1.25),
-    "claude-3-5-sonnet": _p(3.00, 15.00, 0.30, 3.75),
-    "claude-3-7-sonnet": _p(3.00, 15.00, 0.30, 3.75),
-    "claude-sonnet-4": _p(3.00, 15.00, 0.30, 3.75),
-    "claude-3-opus": _p(15.00, 75.00, 1.50, 18.75),
-    "claude-opus-4": _p(15.00, 75.00, 1.50, 18.75),
-    "claude-opus-4-5": _p(5.00, 25.00, 0.50, 6.25),
-    "gemini-1.5-flash": _p(0.075, 0.30),
-    "gemini-1.5-pro": _p(1.25, 5.00),
-    "gemini-2.0-flash": _p(0.10, 0.40),
-    "gemini-2.5-flash-lite": _p(0.10, 0.40),
-    "gemini-2.5-flash": _p(0.30, 2.50),
-    "gemini-2.5-pro": _p(1.25, 10.00),
-}
+DEFAULT_PRICES: Mapping[str, ModelPrice] = MappingProxyType(
+    {
+        "gpt-4o-mini": _p(0.15, 0.60, 0.075),
+        "gpt-4o": _p(2.50, 10.00, 1.25),
+        "gpt-4.1-nano": _p(0.10, 0.40, 0.025),
+        "gpt-4.1-mini": _p(0.40, 1.60, 0.10),
+        "gpt-4.1": _p(2.00, 8.00, 0.50),
+        "gpt-4-turbo": _p(10.00, 30.00),
+        "gpt-4": _p(30.00, 60.00),
+        "gpt-3.5-turbo": _p(0.50, 1.50),
+        "gpt-5-nano": _p(0.05, 0.40, 0.005),
+        "gpt-5-mini": _p(0.25, 2.00, 0.025),
+        "gpt-5": _p(1.25, 10.00, 0.125),
+        "o1-mini": _p(1.10, 4.40, 0.55),
+        "o1": _p(15.00, 60.00, 7.50),
+        "o3-mini": _p(1.10, 4.40, 0.55),
+        "o3": _p(2.00, 8.00, 0.50),
+        "o4-mini": _p(1.10, 4.40, 0.275),
+        "claude-3-5-haiku": _p(0.80, 4.00, 0.08, 1.00),
+        "claude-3-haiku": _p(0.25, 1.25, 0.03, 0.30),
+        "claude-haiku-4-5": _p(1.00, 5.00, 0.10, 1.25),
+        "claude-3-5-sonnet": _p(3.00, 15.00, 0.30, 3.75),
+        "claude-3-7-sonnet": _p(3.00, 15.00, 0.30, 3.75),
+        "claude-sonnet-4": _p(3.00, 15.00, 0.30, 3.75),
+        "claude-3-opus": _p(15.00, 75.00, 1.50, 18.75),
+        "claude-opus-4": _p(15.00, 75.00, 1.50, 18.75),
+        "claude-opus-4-5": _p(5.00, 25.00, 0.50, 6.25),
+        "gemini-1.5-flash": _p(0.075, 0.30),
+        "gemini-1.5-pro": _p(1.25, 5.00),
+        "gemini-2.0-flash": _p(0.10, 0.40),
+        "gemini-2.5-flash-lite": _p(0.10, 0.40),
+        "gemini-2.5-flash": _p(0.30, 2.50),
+        "gemini-2.5-pro": _p(1.25, 10.00),
+    }
+)
 
 
 def find_price(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | None:
-    """The price of the longest table prefix of `model` that ends at a separator, or `None`."""
+    """The price of the longest table prefix of `model` that ends at a separator, or `None`.
+
+    Lookups in the built-in table are remembered (it never changes; a suite prices the same
+    few models thousands of times).
+    """
+    if prices is DEFAULT_PRICES:
+        if model not in _DEFAULT_FOUND:
+            if len(_DEFAULT_FOUND) >= _FOUND_CACHE_SIZE:
+                return _lookup(model, prices)
+            _DEFAULT_FOUND[model] = _lookup(model, prices)
+        return _DEFAULT_FOUND[model]
+    return _lookup(model, prices)
+
+
+def _lookup(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | None:
     name = model.lower().rsplit("/", 1)[-1]
     best = max((key for key in prices if _prefix_of(key.lower(), name)), key=len, default=None)
     return prices[best] if best is not None else None
+
+
+_DEFAULT_FOUND: dict[str, ModelPrice | None] = {}
+_FOUND_CACHE_SIZE = 4096
 
 
 def _prefix_of(key: str, name: str) -> bool:
