@@ -78,3 +78,25 @@ def test_a_claude_code_session_is_priced_with_its_cache_tokens() -> None:
     totals = trace_totals(trace)
     assert totals.cost_usd == pytest.approx(expected)
     assert totals.cost_estimated
+
+
+def test_the_built_in_table_is_read_only_and_one_object_across_processes():
+    import pickle
+
+    from agentdiff.diff.options import CompareOptions
+    from agentdiff.diff.pricing import DEFAULT_PRICES
+
+    options = CompareOptions()
+    assert options.prices is DEFAULT_PRICES  # shared, not copied per comparison
+    assert pickle.loads(pickle.dumps(options)).prices is DEFAULT_PRICES  # noqa: S301 - our own bytes
+    with pytest.raises(TypeError):
+        DEFAULT_PRICES["my-model"] = DEFAULT_PRICES["gpt-4o"]  # type: ignore[index]
+    assert options.model_dump()["prices"] == {k: v.model_dump() for k, v in DEFAULT_PRICES.items()}
+
+
+def test_remembered_lookups_answer_like_fresh_ones():
+    from agentdiff.diff.pricing import DEFAULT_PRICES, find_price
+
+    for model in ("gpt-4o-mini-2024-07-18", "openai/gpt-4o", "gpt-4o", "no-such-model", "GPT-4O"):
+        first, again = find_price(model, DEFAULT_PRICES), find_price(model, DEFAULT_PRICES)
+        assert first == again == find_price(model, dict(DEFAULT_PRICES))

@@ -18,8 +18,9 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from functools import partial
 from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, is_not
 
 from agentdiff.diff.pricing import ModelPrice, cache_counts, estimate_cost
 from agentdiff.models.report import CostCoverage, Delta, Deltas, StepRef, Summary
@@ -170,23 +171,20 @@ def _cost(
     """
     if trace.total_tokens and trace.total_tokens.estimated_cost_usd is not None:
         return trace.total_tokens.estimated_cost_usd, False, len(turns)
-    given: list[float] = []
-    per_model: dict[str | None, list[int]] = {}  # model: [prompt, completion, turns, read, write]
-    for step in turns:
-        usage = step.tokens
-        if usage is None:
-            continue
-        if usage.estimated_cost_usd is not None:
-            given.append(usage.estimated_cost_usd)
-        elif usage.prompt_tokens is not None and usage.completion_tokens is not None:
-            sums = per_model.setdefault(_model(step), [0, 0, 0, 0, 0])
-            read, write = cache_counts((step.metadata or {}).get("usage"))
-            sums[0] += usage.prompt_tokens
-            sums[1] += usage.completion_tokens
-            sums[2] += 1
-            sums[3] += read
-            sums[4] += write
+    with_usage = [s for s in turns if s.tokens is not None]
+    usages = list(map(_TOKENS, with_usage))
+    own = list(map(_COST, usages))
+    given: list[float] = list(filter(_KNOWN, own))
+    # the turns to estimate: no cost of their own, both token counts known
+    todo = [
+        i
+        for i, (cost, prompt, completion) in enumerate(
+            zip(own, map(_PROMPT, usages), map(_COMPLETION, usages), strict=True)
+        )
+        if cost is None and prompt is not None and completion is not None
+    ]
     costs, priced = list(given), len(given)
+    per_model = _per_model(with_usage, usages, todo)
     for model, (prompt, completion, count, read, write) in per_model.items():
         guess = estimate_cost(model, prompt, completion, prices, read, write)
         if guess is not None:
@@ -195,6 +193,30 @@ def _cost(
     if not costs:
         return None, False, 0
     return math.fsum(costs), priced > len(given), priced
+
+
+def _per_model(
+    steps: list[TraceStep], usages: list[TokenUsage], todo: list[int]
+) -> dict[str | None, list[int]]:
+    """Model → [prompt, completion, turns, cache read, cache write] summed over `todo`."""
+    per_model: dict[str | None, list[int]] = {}
+    for i in todo:
+        step, usage = steps[i], usages[i]
+        sums = per_model.setdefault(_model(step), [0, 0, 0, 0, 0])
+        sums[0] += usage.prompt_tokens or 0
+        sums[1] += usage.completion_tokens or 0
+        sums[2] += 1
+        meta = step.metadata
+        if meta and "usage" in meta:
+            read, write = cache_counts(meta["usage"])
+            sums[3] += read
+            sums[4] += write
+    return per_model
+
+
+_TOKENS = attrgetter("tokens")
+_COST = attrgetter("estimated_cost_usd")
+_KNOWN = partial(is_not, None)
 
 
 _MODEL_KEY_SET = frozenset(MODEL_KEYS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from agentdiff.diff.pricing import DEFAULT_PRICES, ModelPrice
 from agentdiff.gate import RULES, GateThresholds
@@ -37,6 +37,10 @@ class CompareOptions(BaseModel):
     """Where each setting's value came from (`flag --x`, `env AGENTDIFF_X`, `<file> [gate]`),
     filled by `agentdiff.config.load_options`; a setting absent here was an argument or the
     default."""
+
+    @field_serializer("prices")
+    def _plain_prices(self, prices: Mapping[str, ModelPrice]) -> dict[str, ModelPrice]:
+        return dict(prices)  # the built-in table is a read-only mapping, dumped as a dict
 
 
 def applied_thresholds(options: CompareOptions) -> list[Threshold]:

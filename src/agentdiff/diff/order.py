@@ -30,6 +30,8 @@ from itertools import compress, islice, repeat
 from operator import add, attrgetter, is_not, le, lt, mul
 from typing import Any
 
+import msgspec
+
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
@@ -83,9 +85,12 @@ class Side:
     """Earliest start and latest end over the steps that have them (epoch seconds)."""
 
 
-@dataclass(slots=True)
-class _Node:
-    """What ordering needs of one step, read off the step once."""
+class _Node(msgspec.Struct, gc=False):
+    """What ordering needs of one step, read off the step once.
+
+    A `msgspec.Struct` (built in C, not tracked by the cyclic collector: nodes never form
+    cycles), since one is built per step.
+    """
 
     step: TraceStep
     ref: StepRef

@@ -14,8 +14,7 @@ rates when the model has them, else as input.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+from collections.abc import Callable, Iterator, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -58,7 +57,34 @@ def _p(i: float, o: float, read: float | None = None, write: float | None = None
     )
 
 
-DEFAULT_PRICES: Mapping[str, ModelPrice] = MappingProxyType(
+class _BuiltIn(Mapping[str, ModelPrice]):
+    """The built-in price table: read-only, and one object even across processes.
+
+    A pickled copy unpickles as `DEFAULT_PRICES` itself, so a pool worker's price lookups are
+    remembered too (`find_price`).
+    """
+
+    def __init__(self, prices: dict[str, ModelPrice]) -> None:
+        self._prices = prices
+
+    def __getitem__(self, model: str) -> ModelPrice:
+        return self._prices[model]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._prices)
+
+    def __len__(self) -> int:
+        return len(self._prices)
+
+    def __reduce__(self) -> tuple[Callable[[], Mapping[str, ModelPrice]], tuple[()]]:
+        return _built_in, ()
+
+
+def _built_in() -> Mapping[str, ModelPrice]:
+    return DEFAULT_PRICES
+
+
+DEFAULT_PRICES: Mapping[str, ModelPrice] = _BuiltIn(
     {
         "gpt-4o-mini": _p(0.15, 0.60, 0.075),
         "gpt-4o": _p(2.50, 10.00, 1.25),
