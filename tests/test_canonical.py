@@ -8,7 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
-from agentdiff.canonical import decode_canonical
+from agentdiff.canonical import _Step, _Trace, _Usage, decode_canonical
 from agentdiff.errors import TraceFormatError, TraceValidationError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import AgentTrace, TokenUsage, TraceStep
@@ -241,3 +241,9 @@ def test_a_one_line_json_lines_trace_takes_the_fast_path(tmp_path: Path) -> None
     _assert_same(trace, slow)
     assert isinstance(read_document(path), list)
     assert load_trace(path, "generic") == trace
+
+
+def test_the_structs_mirror_the_models_field_by_field() -> None:
+    pairs = ((_Step, TraceStep), (_Usage, TokenUsage), (_Trace, AgentTrace))
+    for struct, model in pairs:
+        assert struct.__struct_fields__ == tuple(model.model_fields)

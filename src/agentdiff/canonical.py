@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
-from msgspec.structs import asdict
+from msgspec.structs import asdict, astuple
 
 from agentdiff.limits import MAX_DEPTH, exceeds_depth
 from agentdiff.models.compact import Store
@@ -95,25 +95,34 @@ class _Decoder:
 
     def steps(self, decoded: list[_Step]) -> list[TraceStep]:
         """The steps, each struct let go once its step is built."""
-        names, ids, builder, usage = self.names, self.ids, self.step, self.usage
+        names, ids, store, usage = self.names, self.ids, self.step, self.usage
         steps: list[TraceStep] = []
         for i, struct in enumerate(decoded):
             decoded[i] = None  # type: ignore[call-overload]
-            values = asdict(struct)
-            fields_set = builder.fill(values)
-            values["name"] = names.setdefault(struct.name, struct.name)
-            step_id = struct.step_id
+            values = astuple(struct)
+            if UNSET in values:
+                filled = asdict(struct)
+                fields_set = store.fill(filled)
+                values = tuple(filled.values())
+            else:
+                fields_set = store.by_missing[()]
+            step_id, parent, index, kind, name, given, out, status, error, ms, tokens, meta = values
             if step_id in ids:
                 raise _Unsure
             ids[step_id] = step_id
-            parent = values["parent_id"]
             if parent is not None:
-                values["parent_id"] = known = ids.get(parent, parent)
+                known = ids.get(parent, parent)
                 self.ordered = self.ordered and known is not parent
-            tokens = values["tokens"]
+                parent = known
             if tokens is not None:
-                values["tokens"] = usage.build(asdict(tokens))
-            steps.append(builder.instance(values, fields_set))
+                tokens = usage.build(asdict(tokens))
+            name = names.setdefault(name, name)
+            held = store.template.copy()
+            held["step_id"], held["parent_id"], held["step_index"] = step_id, parent, index
+            held["step_type"], held["name"], held["input_payload"] = kind, name, given
+            held["output_payload"], held["status"], held["error_message"] = out, status, error
+            held["latency_ms"], held["tokens"], held["metadata"] = ms, tokens, meta
+            steps.append(store.adopt(held, fields_set))
         return steps
 
     def whole(self, decoded: _Trace) -> AgentTrace:

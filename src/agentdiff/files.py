@@ -5,7 +5,10 @@ why it cannot); refuses to write over one of the command's own inputs, over a di
 a device or a read-only file; writes `/dev/null` as is (nothing to replace); follows a symlink
 to the file it names; and otherwise writes a temp file beside the target, then renames it over
 the target, so a reader never sees half a file. Whatever fails, the temp file is removed and the
-old file is left as it was.
+old file is left as it was. Command outputs (reports, converted traces) are not forced to disk
+before the rename (an `fsync` of a 100,000-step JSON report costs a second or more on a busy
+disk, and a report can be written again); `write_atomically` forces everything else (baselines,
+recorded runs, suite results) unless told otherwise.
 """
 
 from __future__ import annotations
@@ -96,11 +99,14 @@ def write_output_file(path: Path, data: str | bytes, inputs: Sequence[Path] = ()
     info = check_output_path(path, inputs)
     if info is not None and _is_null_device(info):
         return
-    write_atomically(Path(os.path.realpath(path)), data)
+    write_atomically(Path(os.path.realpath(path)), data, durable=False)
 
 
-def write_atomically(path: Path, data: str | bytes) -> None:
-    """Write `data` to `path` via a temp file in the same folder and a rename."""
+def write_atomically(path: Path, data: str | bytes, *, durable: bool = True) -> None:
+    """Write `data` to `path` via a temp file in the same folder and a rename.
+
+    `durable`: the temp file is flushed to disk (`fsync`) before the rename.
+    """
     folder = path.parent if str(path.parent) else Path()
     payload = _encoded(path, data)
     try:
@@ -112,7 +118,8 @@ def write_atomically(path: Path, data: str | bytes) -> None:
         with os.fdopen(handle, "wb") as file:
             file.write(payload)
             file.flush()
-            os.fsync(file.fileno())
+            if durable:
+                os.fsync(file.fileno())
         temp.chmod(_mode_for(path))
         temp.replace(path)
     except OSError as exc:

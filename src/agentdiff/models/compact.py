@@ -63,9 +63,13 @@ class Store:
 
     def instance(self, values: dict[str, Any], fields_set: set[str]) -> Any:
         """An instance holding `values` (complete) that says `fields_set`."""
-        instance = _new(self.cls)
         held = self.template.copy()
         held.update(values)
+        return self.adopt(held, fields_set)
+
+    def adopt(self, held: dict[str, Any], fields_set: set[str]) -> Any:
+        """An instance whose field dict is `held` (a filled copy of `template`)."""
+        instance = _new(self.cls)
         _set_dict(instance, held)
         _set_fields_set(instance, fields_set)
         _set_extra(instance, None)
