@@ -117,7 +117,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("inconclusive", "stats", choice("pass", "fail"), "Whether inconclusive fails."),
     Setting("seed", "stats", INT, "Seed of every permutation and bootstrap draw."),
     Setting("permutations", "stats", INT, "Random splits of the route-shift test."),
-    Setting("bootstrap", "stats", INT, "Bootstrap resamples of the median-ratio interval."),
+    Setting("bootstrap", "stats", INT, "Bootstrap resamples of the effect intervals."),
     Setting("stale_after_days", "baseline", NUMBER, "Warn when the baseline is older (days)."),
 )
 COMPARE_SETTINGS = tuple(s for s in SETTINGS if s.section in ("gate", "compare"))

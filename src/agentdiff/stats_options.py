@@ -43,4 +43,4 @@ class StatsOptions(BaseModel):
     permutations: int = Field(999, ge=99)
     """Random splits of the route-shift test when exact enumeration is too large."""
     bootstrap: int = Field(1000, ge=100)
-    """Bootstrap resamples of the median-ratio interval."""
+    """Bootstrap resamples of the effect intervals (Hodges–Lehmann shift, median ratio)."""

@@ -81,6 +81,7 @@ class StatTest(_Record):
     shift: float | None = None
     """Hodges–Lehmann shift (candidate − baseline), in the metric's unit."""
     shift_low: float | None = None
+    """95 % bootstrap interval of the shift (`[stats] bootstrap` seeded resamples)."""
     shift_high: float | None = None
     change_pct: float | None = None
     """Median ratio as a percent change."""

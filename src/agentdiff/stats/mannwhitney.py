@@ -134,29 +134,3 @@ def _sampled(
         above += s >= observed
         below += s <= observed
     return (1 + above) / (1 + permutations), (1 + below) / (1 + permutations)
-
-
-def shift_rank(n: int, m: int, tail: float) -> int:
-    """The largest k with P(U ≤ k − 1) ≤ `tail` under no difference and no ties (0: none).
-
-    The k-th smallest and k-th largest pairwise differences bound the distribution-free
-    (Moses) confidence interval of the Hodges–Lehmann shift at level 1 − 2·tail.
-    """
-    if not n or not m:
-        return 0
-    small = min(n, m)
-    if exact_for(n, m):
-        table = _table(n, m, (1,) * (n + m))
-        k = 0
-        while table.lower(2 * k + small * (small + 1)) <= tail:
-            k += 1
-        return k
-    # large samples: the normal approximation of U is accurate to well within one rank
-    mean, sd = n * m / 2, math.sqrt(n * m * (n + m + 1) / 12)
-    return max(0, math.floor(mean - _z(tail) * sd))
-
-
-def _z(tail: float) -> float:
-    from statistics import NormalDist  # noqa: PLC0415 - rare path
-
-    return NormalDist().inv_cdf(1 - tail)
