@@ -14,9 +14,8 @@ from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import prepare
 from agentdiff.diff.signatures import Signer
-from agentdiff.models.report import StepRef
-from agentdiff.models.trace import AgentTrace, TraceStep
-from agentdiff.routes.route import route_from_refs
+from agentdiff.models.trace import AgentTrace
+from agentdiff.routes.route import side_route
 
 __all__ = ["METRICS", "LoopSeen", "RunProfile", "profile_run"]
 
@@ -67,7 +66,6 @@ def profile_run(
     options = options or CompareOptions()
     strict = options.strict_tool_signatures
     side = prepare(trace, Signer(Normalizer(options.ignore), strict=strict))
-    by_id = _by_id(side.steps) if strict else None
     summary = summarize(trace, options.prices, side.wall_clock, side.refs)
     positions = sorted(side.call)
     calls = [side.refs[i] for i in positions]
@@ -83,18 +81,9 @@ def profile_run(
         cost_usd=summary.cost_usd,
         latency_ms=summary.latency_ms,
         loops=tuple(LoopSeen(lp.key, tuple(lp.names), lp.repetitions, lp.kind) for lp in loops),
-        route=tuple(route_from_refs(_canonical(side.refs, side.canon), by_id, strict=strict)),
+        route=tuple(side_route(side, strict=strict)),
         outcome=_outcome(trace),
     )
-
-
-def _canonical(refs: list[StepRef], canon: list[int] | None) -> list[StepRef]:
-    """The steps in the engine's canonical order (concurrent groups sorted)."""
-    return refs if canon is None else [refs[i] for i in canon]
-
-
-def _by_id(steps: list[TraceStep]) -> dict[str, TraceStep]:
-    return {step.step_id: step for step in steps}
 
 
 def _outcome(trace: AgentTrace) -> bool | None:

@@ -13,9 +13,9 @@ size, resamples, seed) and reused by every metric and scenario of that size:
 - a resample's Hodges–Lehmann shift is the weighted median of the sorted pairwise differences,
   difference (i, j) weighing (times baseline position i was drawn) × (times candidate position
   j was drawn). Every resample is one fixed-width lane of a Python integer, so walking the
-  sorted differences once, with a few whole-integer additions per difference, finds the median
-  position of all resamples at once (about 0.7 ms for 10 v 10 runs and 1,000 resamples, where
-  resampling and sorting the differences one resample at a time takes about 15 ms).
+  sorted distinct differences once, with a few whole-integer additions per value, finds the
+  median of all resamples at once (about 0.4 ms CPU for 10 v 10 runs and 1,000 resamples, less
+  with ties; resampling and sorting the differences one resample at a time takes about 15 ms).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 from operator import add, mul, truediv
 from statistics import median
 
@@ -120,7 +121,6 @@ def _bootstrap_shifts(b: list[float], c: list[float], seed: int, count: int) -> 
     lanes = _pair_lanes if pairs <= _CACHED_PAIRS else _pair_lanes.__wrapped__
     width, weights, one = lanes(n, m, count, seed)
     order = sorted(range(pairs), key=lambda k: c[k % m] - b[k // m])
-    diffs = [c[k % m] - b[k // m] for k in order]
     # the ranks (1-based) of the median: one rank when N × M is odd, the two middle ones else
     low_rank, high_rank = (pairs + 1) // 2, pairs // 2 + 1
     guard = 1 << (width - 1)
@@ -128,16 +128,19 @@ def _bootstrap_shifts(b: list[float], c: list[float], seed: int, count: int) -> 
     low_offset, high_offset = one * (guard - low_rank), one * (guard - high_rank)
     shift = width - 1
     total = below_low = below_high = 0
-    # each lane: total = weight of the differences so far; below_* counts the positions
-    # whose running weight is still under the rank, i.e. the rank's position in `diffs`
-    for k in order:
-        total += weights[k]
+    values = []
+    # each lane: total = weight of the differences so far; below_* counts the distinct values
+    # whose running weight is still under the rank, i.e. the index of the rank's value
+    for value, group in groupby(order, key=lambda k: c[k % m] - b[k // m]):
+        for k in group:
+            total += weights[k]
+        values.append(value)
         below_low += (high_bits ^ ((total + low_offset) & high_bits)) >> shift
         if high_rank != low_rank:
             below_high += (high_bits ^ ((total + high_offset) & high_bits)) >> shift
     low = _unpack(below_low, width, count)
     high = low if high_rank == low_rank else _unpack(below_high, width, count)
-    return [(diffs[x] + diffs[y]) / 2 for x, y in zip(low, high, strict=True)]
+    return [(values[x] + values[y]) / 2 for x, y in zip(low, high, strict=True)]
 
 
 @lru_cache(maxsize=16)
