@@ -72,18 +72,7 @@ def test_each_model_message_is_one_turn(pair: RealPair, side: str) -> None:
     assert _turns(trace) == _issued(pair.facts(side))
 
 
-WRAPPED = pytest.mark.xfail(
-    strict=True,
-    reason="LangGraph runs each call of the fan-out in its own `tools` node run: the engine "
-    "pairs equal-named concurrent wrappers by position, not by what they wrap (engine, diff/)",
-)
-SWAPS = [
-    pytest.param(pair, marks=WRAPPED) if pair.source in ("langsmith", "openinference") else pair
-    for pair in PAIRS
-]
-
-
-@pytest.mark.parametrize("pair", SWAPS, ids=lambda p: p.id)
+@pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p.id)
 def test_a_swapped_fan_out_is_a_reorder_not_a_detour(pair: RealPair) -> None:
     report = compare(load(pair.baseline), load(pair.candidate))
     ops = Counter(entry.op for entry in report.alignment)

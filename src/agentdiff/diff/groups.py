@@ -5,7 +5,9 @@ positions in the candidate's execution order. Inside each pair of concurrent gro
 group whose steps pair with one baseline group):
 
 - same-name partners are re-chosen so that identical calls pair with each other (a fan-out
-  issued in another order pairs call by call, not as a run of argument changes);
+  issued in another order pairs call by call, not as a run of argument changes); a partner
+  the alignment chose that is already identical stays (equal-named wrappers were paired by
+  what they wrap);
 - a pair is a **reorder** only when the relative order of the group's pairs differs between
   the sides: the pairs outside a longest increasing subsequence of baseline positions (taken in
   candidate order). Inserting or deleting a call inside a group moves nothing.
@@ -49,7 +51,12 @@ def _repartner(pairs: list[Pair], members: list[int], baseline: Side, candidate:
             continue
         free = sorted(pairs[i][0] or 0 for i in same)
         chosen: dict[int, int] = {}
-        for i in same:
+        for i in same:  # an identical partner the alignment chose stays (it read the subtrees)
+            b, c = pairs[i]
+            if b is not None and c is not None and b_exact[b] == c_exact[c]:
+                chosen[i] = b
+                free.remove(b)
+        for i in (i for i in same if i not in chosen):
             want = c_exact[pairs[i][1] or 0]
             twin = next((b for b in free if b_exact[b] == want), None)
             if twin is not None:

@@ -15,7 +15,9 @@ each side is reported in the order it actually ran.
   timing off for the rest of the trace). Parentless roots of a flat trace are not one turn.
 
 The alignment reads each concurrent group in a **canonical order** (stably by step type and
-name, never by arguments) so that the same calls issued in another order still pair up;
+name, then — between equal-named wrappers of calls one model message issued — by the types and
+names of the steps they wrap; never by arguments) so that the same calls issued in another
+order still pair up;
 `Side.canon` lists the steps' positions in that order (None when it is the execution order).
 
 Every timestamp is parsed once and every tool call's arguments normalized once, here.
@@ -346,15 +348,55 @@ def _mark(run: list[_Node], group: int) -> list[_Node] | None:
     """Put `run` in concurrent group `group`; its canonical order (None: already canonical)."""
     for node in run:
         node.group = group
-    keys = list(map(_canonical_key, run))
+    keys: list[Any] = list(map(_canonical_key, run))
+    if len(set(keys)) < len(keys):
+        keys = _wrapper_keys(run, keys)
     if all(map(le, keys, islice(keys, 1, None))):
         return None
-    return sorted(run, key=_canonical_key)
+    order = sorted(range(len(run)), key=keys.__getitem__)
+    return [run[i] for i in order]
 
 
 def _canonical_key(node: _Node) -> tuple[str, str]:
     """Type and name: an intrinsic key, so both sides sort alike (never the arguments)."""
     return (node.ref.step_type._value_, node.ref.name)
+
+
+def _wrapper_keys(run: list[_Node], keys: list[Any]) -> list[Any]:
+    """Keys that tell equal-named wrappers of one fan-out apart by what they wrap.
+
+    LangGraph runs each call of a fan-out in its own `tools` node: when the wrappers hold tool
+    calls that one model message issued (a `turn_id` they all share), they are ordered by the
+    types and names of the steps under them, so two runs that issued the same calls in another
+    order pair wrapper with wrapper and call with call. Without that evidence (equal-named
+    steps that merely overlap in time) execution order stays.
+    """
+    below = [_below(node) for node in run]
+    turns = [found_turns for _, found_turns in below]
+    if not all(turns) or not frozenset.intersection(*turns):
+        return keys
+    return [(*key, steps) for key, (steps, _) in zip(keys, below, strict=True)]
+
+
+def _below(node: _Node) -> tuple[tuple[tuple[str, str], ...], frozenset[Any]]:
+    """The sorted types and names of the steps under `node` (at most `BELOW_STEPS`).
+
+    Also the turn ids of the tool calls among them.
+    """
+    found: list[tuple[str, str]] = []
+    turns: set[Any] = set()
+    stack = list(node.kids or ())
+    while stack and len(found) < BELOW_STEPS:
+        below = stack.pop()
+        found.append(_canonical_key(below))
+        if below.call is not None and below.turn is not None:
+            turns.add(below.turn)
+        stack.extend(below.kids or ())
+    return tuple(sorted(found)), frozenset(turns)
+
+
+BELOW_STEPS = 64
+"""Steps of a wrapper's subtree read to order equal-named wrappers (bounds the cost)."""
 
 
 def _concurrent(a: _Node, b: _Node, *, llm_parent: bool) -> bool:
