@@ -4,9 +4,11 @@
 
 1. A synthetic canonical trace of `--steps` steps (benchmarks/synthetic.py): the median time of
    `orjson.loads` on its bytes versus `agentdiff.load_trace` (read, parse, limits, validation),
-   and their ratio (target: at most 2x). `orjson.loads` is timed twice: as a plain call (the
-   cyclic GC on, as a user would call it) and with the GC paused as `load_trace` pauses it (the
-   stricter yardstick); both ratios are printed.
+   and their ratio (target: at most 2x). Both are timed twice: as plain calls (the cyclic GC on:
+   orjson's parse is then interrupted by collections, and `load_trace`, which pauses the GC while
+   it builds, pays one young-generation collection over the new trace when it turns it back on)
+   and with the GC paused by the caller (as the CLI runs: the pure cost of each); both ratios
+   are printed.
 2. `agentdiff compare --format json` of the synthetic pair of that size, end to end in a
    subprocess: wall time (target: at most 3 s at 100,000 steps) and peak RSS.
 3. With `--million`: a 1,000,000-step canonical JSON file, the same trace as one line of a JSON
@@ -116,15 +118,17 @@ def measure(steps: int, million: bool, work: Path) -> list[str]:
     base, cand = write_pair(make_pair(steps), work)
     raw = base.read_bytes()
     parse = _median_seconds(lambda: orjson.loads(raw), 3)
+    load = _median_seconds(lambda: load_trace(base, limits=Limits()), 3)
     with no_gc_pauses():
         parse_paused = _median_seconds(lambda: orjson.loads(raw), 3)
-    load = _median_seconds(lambda: load_trace(base, limits=Limits()), 3)
+        load_paused = _median_seconds(lambda: load_trace(base, limits=Limits()), 3)
     size = f"{steps:,}-step canonical file ({len(raw) / 1e6:.0f} MB)"
     rows.append(f"| orjson.loads, {size} | {parse:.2f} s | |")
-    rows.append(f"| orjson.loads with the GC paused, {size} | {parse_paused:.2f} s | |")
     rows.append(f"| load_trace, {size} | {load:.2f} s | |")
     rows.append(f"| load / parse | {load / parse:.2f}x | ≤ 2x |")
-    rows.append(f"| load / parse with the GC paused | {load / parse_paused:.2f}x | ≤ 2x |")
+    rows.append(f"| orjson.loads, the GC paused by the caller | {parse_paused:.2f} s | |")
+    rows.append(f"| load_trace, the GC paused by the caller | {load_paused:.2f} s | |")
+    rows.append(f"| load / parse, the GC paused | {load_paused / parse_paused:.2f}x | ≤ 2x |")
     runs = [_cli("compare", str(base), str(cand), "--format", "json", "-o", os.devnull)]
     runs.append(_cli("compare", str(base), str(cand), "--format", "json", "-o", os.devnull))
     wall = statistics.median(r[0] for r in runs)
