@@ -187,7 +187,7 @@ def test_unknown_observation_types_and_tool_named_spans() -> None:
     ],
 )
 def test_usage_details_keys(details: Any, expected: tuple[int | None, ...]) -> None:
-    usage = usage_details(details)
+    usage = usage_details(details, "usageDetails")
     found = (
         (None, None, None)
         if usage is None

@@ -295,12 +295,14 @@ def test_garbled_spans_give_a_format_error(original: Path, tmp_path: Path) -> No
     otlp = "resourceSpans" in (doc if isinstance(doc, dict) else doc[0])
     documents = ([doc] if isinstance(doc, dict) else doc) if otlp else None
     if documents is None:  # span JSON (a list, or wrapped in spans/data): break the last span
-        spans = doc if isinstance(doc, list) else doc.get("spans") or doc["data"]
+        wrapper = "" if isinstance(doc, list) else "spans" if "spans" in doc else "data"
+        spans = doc[wrapper] if wrapper else doc
         spans[-1].pop("context")
-        where = f"[{len(spans) - 1}]:"
-    else:  # OTLP: break a span of the last document
+        where = f"{wrapper}[{len(spans) - 1}]:"
+    else:  # OTLP: break a span of the last document (JSON Lines: `[n]` names the line)
         documents[-1]["resourceSpans"][0]["scopeSpans"][0]["spans"][0].pop("spanId")
-        where = f"[{len(documents) - 1}].resourceSpans[0].scopeSpans[0].spans[0]:"
+        line = f"[{len(documents) - 1}]." if original.suffix == ".jsonl" else ""
+        where = f"{line}resourceSpans[0].scopeSpans[0].spans[0]:"
     path = tmp_path / original.name
     lines = documents if original.suffix == ".jsonl" else [doc]
     path.write_bytes(b"\n".join(orjson.dumps(d) for d in lines))

@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 import orjson
 
 from agentdiff.adapters._kit.payloads import as_payload
+from agentdiff.adapters._kit.shapes import identifier, mapping, text
 from agentdiff.adapters._kit.steps import StepList
 from agentdiff.adapters._kit.tokens import count, sum_usage
 from agentdiff.adapters.base import BaseAdapter
@@ -83,6 +84,8 @@ class _Builder(StepList):
     prompts: list[str] = field(default_factory=list)
     last_time: dict[str, datetime | None] = field(default_factory=dict)
     final_text: str | None = None
+    where: str = ""
+    """The JSON path of the record being read (`[12]`: the 13th line of the transcript)."""
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -105,13 +108,14 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def _usage(usage: Any) -> tuple[TokenUsage | None, dict[str, Any]]:
-    if not isinstance(usage, dict):
+def _usage(usage: Any, where: str) -> tuple[TokenUsage | None, dict[str, Any]]:
+    if usage is None:
         return None, {}
-    counts = {key: count(usage.get(key)) for key in _PROMPT_KEYS}
+    usage = mapping(usage, where)
+    counts = {key: count(usage.get(key), f"{where}.{key}") for key in _PROMPT_KEYS}
     detail = {k: v for k, v in counts.items() if v is not None}
     prompt = sum(detail.values()) if detail else None
-    completion = count(usage.get("output_tokens"))
+    completion = count(usage.get("output_tokens"), f"{where}.output_tokens")
     total = None if prompt is None or completion is None else prompt + completion
     return TokenUsage(
         prompt_tokens=prompt, completion_tokens=completion, total_tokens=total
@@ -224,9 +228,9 @@ def _new_turn(
     lane: str,
     when: datetime | None,
 ) -> TraceStep:
-    tokens, detail = _usage(message.get("usage"))
+    tokens, detail = _usage(message.get("usage"), f"{builder.where}.message.usage")
     started = builder.last_time.get(lane)
-    model = message.get("model")
+    model = text(message.get("model"), f"{builder.where}.message.model")
     metadata: dict[str, Any] = {"message_id": message.get("id"), **timing_metadata(started, when)}
     if model:
         metadata["model"] = model
@@ -322,14 +326,29 @@ def _records(data: list[Any]) -> list[tuple[datetime | None, int, dict[str, Any]
         if uuid in seen:
             continue
         seen.add(uuid)
-        out.append((_time(record), position, record))
+        out.append((_time(record, position), position, record))
     out.sort(key=lambda item: (item[0] is None, item[0] or datetime.min, item[1]))  # noqa: DTZ901
     return out
 
 
-def _time(record: dict[str, Any]) -> datetime | None:
-    value = record.get("timestamp")
-    return parse_iso(value) if isinstance(value, str) else None
+def _check_ids(record: dict[str, Any], where: str) -> None:
+    """The ids and names the steps are built from are text; anything else is named here."""
+    for key in ("uuid", "agentId"):
+        text(record.get(key), f"{where}.{key}")
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return
+    for key in ("id", "model"):
+        text(message.get(key), f"{where}.message.{key}")
+    content = message.get("content")
+    for i, block in enumerate(content if isinstance(content, list) else []):
+        if isinstance(block, dict):
+            for key in ("id", "name", "tool_use_id", "type"):
+                text(block.get(key), f"{where}.message.content[{i}].{key}")
+
+
+def _time(record: dict[str, Any], position: int) -> datetime | None:
+    return parse_iso(text(record.get("timestamp"), f"[{position}].timestamp"))
 
 
 def _link_subagents(builder: _Builder, data: list[Any]) -> None:
@@ -352,7 +371,9 @@ def build_trace(data: list[Any]) -> AgentTrace:
         raise TraceFormatError("a Claude Code transcript with no user or assistant records")
     builder = _Builder()
     _link_subagents(builder, data)
-    for when, _, record in records:
+    for when, position, record in records:
+        builder.where = f"[{position}]"
+        _check_ids(record, builder.where)
         _HANDLERS[str(record["type"])](builder, record, when)
     return _finish(builder, records)
 
@@ -360,13 +381,13 @@ def build_trace(data: list[Any]) -> AgentTrace:
 def _finish(
     builder: _Builder, records: list[tuple[datetime | None, int, dict[str, Any]]]
 ) -> AgentTrace:
-    first = records[0][2]
+    first, at = records[0][2], f"[{records[0][1]}]"
     times = [when for when, _, _ in records if when is not None]
     total = sum_usage(s.tokens for s in builder.steps)
     return AgentTrace(
-        trace_id=str(first.get("sessionId")),
+        trace_id=str(identifier(first.get("sessionId"), f"{at}.sessionId")),
         agent_name="claude-code",
-        agent_version=first.get("version"),
+        agent_version=text(first.get("version"), f"{at}.version"),
         task_input={"prompt": builder.prompts[0]} if builder.prompts else {},
         final_output={"text": builder.final_text} if builder.final_text is not None else None,
         steps=builder.steps,

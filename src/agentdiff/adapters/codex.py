@@ -34,6 +34,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from agentdiff.adapters._kit.payloads import as_payload, parse_json_string
+from agentdiff.adapters._kit.shapes import identifier, mapping, text
 from agentdiff.adapters._kit.steps import StepList
 from agentdiff.adapters._kit.tokens import count, sum_usage
 from agentdiff.adapters.base import BaseAdapter
@@ -67,6 +68,9 @@ class _Builder(StepList):
     totals: dict[str, int] = field(default_factory=dict)
     final_text: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    where: str = ""
+    """The JSON path of the record being read (`[12]`: the 13th record of the rollout)."""
+    meta_where: str = "session_meta"
 
     def __post_init__(self) -> None:
         super().__init__()
@@ -187,16 +191,18 @@ def _error_text(text: str, code: int | None) -> str:
 
 
 def _on_token_count(builder: _Builder, payload: dict[str, Any]) -> None:
-    info = payload.get("info")
-    if not isinstance(info, dict):
-        return
-    totals = info.get("total_token_usage")
-    if isinstance(totals, dict):
-        now = {k: count(totals.get(k)) or 0 for k in _USAGE_KEYS}
+    at = f"{builder.where}.payload.info"
+    info = mapping(payload.get("info"), at)
+    totals = mapping(info.get("total_token_usage"), f"{at}.total_token_usage")
+    last = mapping(info.get("last_token_usage"), f"{at}.last_token_usage")
+    if totals:
+        where = f"{at}.total_token_usage"
+        now = {k: count(totals.get(k), f"{where}.{k}") or 0 for k in _USAGE_KEYS}
         usage = {k: max(now[k] - builder.totals.get(k, 0), 0) for k in _USAGE_KEYS}
         builder.totals = now
-    elif isinstance(info.get("last_token_usage"), dict):
-        usage = {k: count(info["last_token_usage"].get(k)) or 0 for k in _USAGE_KEYS}
+    elif last:
+        where = f"{at}.last_token_usage"
+        usage = {k: count(last.get(k), f"{where}.{k}") or 0 for k in _USAGE_KEYS}
     else:
         return
     if builder.turn is None or not any(usage.values()):
@@ -231,7 +237,13 @@ def _on_event(builder: _Builder, payload: dict[str, Any], when: datetime | None)
         )
 
 
+_ITEM_TEXTS = ("id", "call_id", "type", "role", "name")
+"""Item fields steps are built from: text (ids included), else an error naming the field."""
+
+
 def _on_item(builder: _Builder, item: dict[str, Any], when: datetime | None) -> None:
+    for key in _ITEM_TEXTS:
+        text(item.get(key), f"{builder.where}.payload.{key}")
     kind = item.get("type")
     if not isinstance(kind, str):
         return
@@ -245,16 +257,20 @@ def _on_item(builder: _Builder, item: dict[str, Any], when: datetime | None) -> 
         _on_output(builder, item, when)
 
 
+def _when(record: dict[str, Any], where: str) -> datetime | None:
+    return parse_iso(text(record.get("timestamp"), f"{where}.timestamp"))
+
+
 def _on_record(builder: _Builder, record: dict[str, Any]) -> None:
-    when = parse_iso(record["timestamp"]) if isinstance(record.get("timestamp"), str) else None
+    when = _when(record, builder.where)
     payload = record.get("payload")
     if not isinstance(payload, dict):
         return
     kind = record.get("type")
     if kind == "session_meta" and not builder.meta:
-        builder.meta = payload
+        builder.meta, builder.meta_where = payload, f"{builder.where}.payload"
     elif kind == "turn_context" and payload.get("model"):
-        builder.model = str(payload["model"])
+        builder.model = text(payload["model"], f"{builder.where}.payload.model")
     elif kind == "response_item":
         _on_item(builder, payload, when)
     elif kind == "event_msg":
@@ -267,16 +283,16 @@ def build_trace(data: list[Any]) -> AgentTrace:
     """The rollout's trace (see the module docstring for the mapping)."""
     builder = _Builder()
     times = []
-    for record in data:
+    for i, record in enumerate(data):
         if isinstance(record, dict):
+            builder.where = f"[{i}]"
             _on_record(builder, record)
-            if isinstance(record.get("timestamp"), str):
-                times.append(parse_iso(record["timestamp"]))
+            times.append(_when(record, builder.where))
     if not builder.meta and not builder.steps:
         raise TraceFormatError("a Codex rollout with no session_meta and no items")
     known = [t for t in times if t is not None]
     return AgentTrace(
-        trace_id=str(builder.meta.get("id") or builder.meta.get("session_id") or "codex"),
+        trace_id=_session_id(builder.meta, builder.meta_where) or "codex",
         agent_name="codex",
         agent_version=builder.meta.get("cli_version"),
         task_input={"prompt": builder.prompts[0]} if builder.prompts else {},
@@ -291,6 +307,14 @@ def build_trace(data: list[Any]) -> AgentTrace:
             "model": builder.model,
         },
     )
+
+
+def _session_id(meta: dict[str, Any], where: str) -> str | None:
+    for key in ("id", "session_id"):
+        found = identifier(meta.get(key), f"{where}.{key}")
+        if found:
+            return found
+    return None
 
 
 class CodexAdapter(BaseAdapter):

@@ -86,7 +86,7 @@ def _messages_in(container: dict[str, Any] | None) -> list[Any] | None:
 
 
 def _as_list(data: Any) -> _Found | None:
-    return _Found("messages", data, "messages") if isinstance(data, list) else None
+    return _Found("messages", data, "") if isinstance(data, list) else None
 
 
 def _is_debug_event(item: Any) -> bool:

@@ -91,7 +91,7 @@ class OpenInferenceAdapter(BaseAdapter):
             raise TraceFormatError(msg)
         spans = documents.decode_spans(data)
         if not spans:
-            msg = "resourceSpans holds no spans; expected at least one span"
+            msg = "the document holds no spans; expected at least one span"
             hint = "was the exporter flushed before the file was written?"
             raise TraceFormatError(msg, hint=hint)
         return _TraceBuilder(spans).build()

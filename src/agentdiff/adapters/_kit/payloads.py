@@ -3,17 +3,26 @@
 A JSON-string payload is parsed; a dict stays as it is; anything else (a list, a number, plain
 text) is wrapped as `{"value": ...}`. `without_secrets` drops credential-like keys (`api_key`,
 `secret`, `password`, `authorization`, access/refresh tokens) at any depth, for sources that
-copy client configuration into their events.
+copy client configuration into their events. `content_id` names a document that carries no id
+of its own by a hash of its content.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from typing import Any
 
 import orjson
 
-__all__ = ["as_optional_payload", "as_payload", "parse_json_string", "without_secrets"]
+__all__ = [
+    "as_optional_payload",
+    "as_payload",
+    "content_id",
+    "parse_json_string",
+    "without_secrets",
+]
 
 SECRET_KEY = re.compile(
     r"api[_-]?key|secret|passw(or)?d|authorization|(access|refresh|bearer|auth)[_-]?token|"
@@ -61,3 +70,15 @@ def without_secrets(value: Any) -> Any:
     if isinstance(value, list):
         return [without_secrets(v) for v in value]
     return value
+
+
+def content_id(data: Any) -> str:
+    """16 hex characters of the sha256 of `data` as sorted JSON (the same document, the same id).
+
+    Integers past 64 bits, which orjson refuses, are hashed through the standard library.
+    """
+    try:
+        encoded = orjson.dumps(data, option=orjson.OPT_SORT_KEYS, default=str)
+    except TypeError:  # orjson.JSONEncodeError: an integer past 64 bits
+        encoded = json.dumps(data, sort_keys=True, default=str).encode()
+    return hashlib.sha256(encoded).hexdigest()[:16]

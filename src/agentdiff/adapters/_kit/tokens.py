@@ -1,10 +1,12 @@
 """Token usage as sources write it → `TokenUsage`: one reader and one summing helper.
 
 Sources name the same three counts differently (`input_tokens` | `prompt_tokens` |
-`promptTokens`, ...); `usage_from(mapping, key_sets)` reads a mapping with the caller's names,
-first key present wins. A count is a non-negative whole number (an int, an integral float or a
-numeric string); anything else is unknown (`None`), never zero. A missing total is the sum of
-prompt and completion when both are known.
+`promptTokens`, ...); `usage_from(mapping, key_sets, where)` reads a mapping with the caller's
+names, first key present wins. A count is a whole number from 0 to 10^12 (an int, an integral
+float or a numeric string); absent (`None`) is unknown, never zero; anything else is a
+`TraceFormatError` naming its JSON path (`where` is the path of the mapping), never a silently
+unknown or truncated count. A missing total is the sum of prompt and completion when both are
+known.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agentdiff.models.trace import TokenUsage
+from agentdiff.adapters._kit.shapes import key_path, mapping, wrong
+from agentdiff.models.trace import MAX_COUNT, TokenUsage
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -28,38 +31,49 @@ class KeySets(NamedTuple):
     total: tuple[str, ...]
 
 
-def count(value: Any) -> int | None:
-    """A token count: a non-negative whole number (int, float or numeric string), else `None`."""
-    if isinstance(value, bool) or value is None:
+_EXPECTED = "a token count (a whole number from 0 to 10^12)"
+
+
+def count(value: Any, where: str) -> int | None:
+    """A token count (int, integral float or numeric string); `None` when absent.
+
+    Anything else (a boolean, text, a fraction, a negative or huge number) is an error naming
+    `where`.
+    """
+    if value is None:
         return None
+    number: Any = value
     if isinstance(value, str):
         try:
-            value = float(value.strip())
+            number = float(value.strip())
         except ValueError:
-            return None
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        value = int(value)
-    return value if isinstance(value, int) and value >= 0 else None
+            raise wrong(where, _EXPECTED, value) from None
+    if isinstance(number, float) and math.isfinite(number) and number.is_integer():
+        number = int(number)
+    if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number <= MAX_COUNT:
+        raise wrong(where, _EXPECTED, value)
+    return number
 
 
-def first_count(mapping: Mapping[str, Any], keys: Iterable[str]) -> int | None:
-    """The first key of `keys` in `mapping` holding a count."""
+def first_count(counts: Mapping[str, Any], keys: Iterable[str], where: str) -> int | None:
+    """The count under the first key of `keys` that `counts` (at `where`) holds a value for."""
     for key in keys:
-        found = count(mapping.get(key))
-        if found is not None:
-            return found
+        if counts.get(key) is not None:
+            return count(counts[key], key_path(where, key))
     return None
 
 
-def usage_from(mapping: Any, key_sets: KeySets, *, cost: float | None = None) -> TokenUsage | None:
-    """The counts of `mapping` read with `key_sets` (and `cost`); `None` when nothing is known."""
-    if not isinstance(mapping, dict):
-        mapping = {}
-    prompt = first_count(mapping, key_sets.prompt)
-    completion = first_count(mapping, key_sets.completion)
-    total = first_count(mapping, key_sets.total)
+def usage_from(
+    counts: Any, key_sets: KeySets, where: str, *, cost: float | None = None
+) -> TokenUsage | None:
+    """The counts of the object at `where` (or absent), read with `key_sets`.
+
+    `cost` joins them; `None` when nothing is known.
+    """
+    counts = mapping(counts, where)
+    prompt = first_count(counts, key_sets.prompt, where)
+    completion = first_count(counts, key_sets.completion, where)
+    total = first_count(counts, key_sets.total, where)
     if total is None and prompt is not None and completion is not None:
         total = prompt + completion
     usage = TokenUsage(

@@ -25,21 +25,20 @@ Credential-like keys (`api_key`, `authorization`, ...) in event data never reach
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import orjson
-
 from agentdiff.adapters._kit.payloads import (
     as_optional_payload,
     as_payload,
+    content_id,
     parse_json_string,
     without_secrets,
 )
-from agentdiff.adapters._kit.tokens import KeySets, sum_usage, usage_from
+from agentdiff.adapters._kit.shapes import identifier, text
+from agentdiff.adapters._kit.tokens import KeySets, count, sum_usage, usage_from
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 from agentdiff.timeparse import duration_ms, parse_iso, timing_metadata
@@ -107,6 +106,18 @@ class _Walk:
     last_llm: dict[str | None, _Draft] = field(default_factory=dict)
     current_task: str | None = None
     crew: dict[str, Any] = field(default_factory=dict)
+    where: str = ""
+    """The JSON path of the event being read (`events[7]`)."""
+
+    def read(self, data: dict[str, Any], key: str, reader: Any = text) -> Any:
+        """`event_data[key]` of the current event, checked by `reader` against its path."""
+        return reader(data.get(key), f"{self.where}.event_data.{key}")
+
+    def event_id(self, event: dict[str, Any]) -> str | None:
+        return identifier(event.get("event_id"), f"{self.where}.event_id")
+
+    def moment(self, event: dict[str, Any]) -> datetime | None:
+        return parse_iso(text(event.get("timestamp"), f"{self.where}.timestamp"))
 
     def add(
         self,
@@ -118,41 +129,43 @@ class _Walk:
     ) -> _Draft:
         draft = _Draft(
             {
-                "step_id": str(event.get("event_id") or f"event-{len(self.drafts)}"),
+                "step_id": self.event_id(event) or f"event-{len(self.drafts)}",
                 "parent_id": parent.fields["step_id"] if parent else None,
                 "step_type": step_type,
                 "name": name,
                 **fields,
             },
-            started=parse_iso(event.get("timestamp")),
+            started=self.moment(event),
             task_key=self.current_task,
         )
         self.drafts.append(draft)
         return draft
 
     def task_of(self, data: dict[str, Any]) -> _Draft | None:
-        key = data.get("task_id")
-        return self.tasks.get(str(key)) if key else self.tasks.get(self.current_task or "")
+        key = self.read(data, "task_id", identifier)
+        return self.tasks.get(key) if key else self.tasks.get(self.current_task or "")
 
 
 def _role(walk: _Walk, data: dict[str, Any]) -> str:
     task = walk.task_of(data)
-    role = data.get("agent_role") or (task.fields["metadata"]["agent_role"] if task else None)
+    role = walk.read(data, "agent_role") or (
+        task.fields["metadata"]["agent_role"] if task else None
+    )
     return str(role or "agent")
 
 
-def _finish(draft: _Draft | None, event: dict[str, Any], **update: Any) -> None:
+def _finish(walk: _Walk, draft: _Draft | None, event: dict[str, Any], **update: Any) -> None:
     if draft is not None:
-        draft.ended = parse_iso(event.get("timestamp"))
+        draft.ended = walk.moment(event)
         draft.fields.update(update)
 
 
 # --------------------------------------------------------------------------- handlers
 def _task_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
-    key = str(data.get("task_id") or event.get("event_id"))
+    key = str(walk.read(data, "task_id", identifier) or walk.event_id(event))
     walk.current_task = key
-    role = str(data.get("agent_role") or "agent")
-    name = data.get("task_name") or data.get("task_display_name") or "task"
+    role = walk.read(data, "agent_role") or "agent"
+    name = walk.read(data, "task_name") or walk.read(data, "task_display_name") or "task"
     walk.tasks[key] = walk.add(
         event,
         StepType.ROUTING,
@@ -168,6 +181,7 @@ def _task_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> N
 def _task_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
     failed = event["type"] == "task_failed"
     _finish(
+        walk,
         walk.task_of(data),
         event,
         output_payload=as_optional_payload(data.get("output_raw")),
@@ -179,7 +193,7 @@ def _llm_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> No
     draft = walk.add(
         event,
         StepType.LLM_CALL,
-        f"{_role(walk, data)}/{data.get('model') or 'llm'}",
+        f"{_role(walk, data)}/{walk.read(data, 'model') or 'llm'}",
         walk.task_of(data),
         input_payload={"messages": data.get("messages")},
         metadata={
@@ -188,21 +202,23 @@ def _llm_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> No
             "agent_role": _role(walk, data),
         },
     )
-    walk.llm_calls[str(data.get("call_id") or event.get("event_id"))] = draft
+    walk.llm_calls[str(walk.read(data, "call_id", identifier) or walk.event_id(event))] = draft
     walk.last_llm[walk.current_task] = draft
 
 
 def _llm_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
-    draft = walk.llm_calls.pop(str(data.get("call_id") or data.get("started_event_id")), None)
+    key = walk.read(data, "call_id", identifier) or walk.read(data, "started_event_id", identifier)
+    draft = walk.llm_calls.pop(str(key), None)
     if event["type"] == "llm_call_failed":
-        _finish(draft, event, **_error_fields(data.get("error")))
+        _finish(walk, draft, event, **_error_fields(data.get("error")))
         return
     output = {
         "response": _clean_response(data.get("response")),
         "call_type": data.get("call_type"),
         "finish_reason": data.get("finish_reason"),
     }
-    _finish(draft, event, output_payload=output, tokens=usage_from(data.get("usage"), USAGE_KEYS))
+    tokens = usage_from(data.get("usage"), USAGE_KEYS, f"{walk.where}.event_data.usage")
+    _finish(walk, draft, event, output_payload=output, tokens=tokens)
     if draft is not None:
         _as_turn(draft, output["response"])
 
@@ -228,21 +244,23 @@ def _tool_started(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> N
     draft = walk.add(
         event,
         StepType.TOOL_CALL,
-        f"{_role(walk, data)}/{data.get('tool_name')}",
+        f"{_role(walk, data)}/{walk.read(data, 'tool_name')}",
         turn or walk.task_of(data),
         input_payload=as_payload(data.get("tool_args")),
         metadata=meta,
     )
-    walk.tools[str(event.get("event_id"))] = draft
+    walk.tools[str(walk.event_id(event))] = draft
 
 
 def _tool_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
-    draft = walk.tools.pop(str(data.get("started_event_id")), None) or _open_tool(walk, data)
+    started = walk.read(data, "started_event_id", identifier)
+    draft = walk.tools.pop(str(started), None) or _open_tool(walk, data)
     if event["type"] == "tool_usage_error":
-        _finish(draft, event, **_error_fields(data.get("error")))
+        _finish(walk, draft, event, **_error_fields(data.get("error")))
         return
     failure = data.get("failure")
     _finish(
+        walk,
         draft,
         event,
         output_payload=as_optional_payload(data.get("output")),
@@ -254,7 +272,8 @@ def _tool_ended(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> Non
 
 def _tool_failure(walk: _Walk, _event: dict[str, Any], data: dict[str, Any]) -> None:
     """`tool_failure_detected` → the latest matching tool step is an error with the message."""
-    name, args = f"{_role(walk, data)}/{data.get('tool_name')}", as_payload(data.get("tool_args"))
+    name = f"{_role(walk, data)}/{walk.read(data, 'tool_name')}"
+    args = as_payload(data.get("tool_args"))
     for draft in reversed(walk.drafts):
         if (
             draft.fields["step_type"] is StepType.TOOL_CALL
@@ -269,7 +288,7 @@ def _tool_failure(walk: _Walk, _event: dict[str, Any], data: dict[str, Any]) -> 
 def _open_tool(walk: _Walk, data: dict[str, Any]) -> _Draft | None:
     """An unpaired end event: the oldest open tool step with the same tool name."""
     for key, draft in walk.tools.items():
-        if draft.fields["name"].endswith(f"/{data.get('tool_name')}"):
+        if draft.fields["name"].endswith(f"/{walk.read(data, 'tool_name')}"):
             return walk.tools.pop(key)
     return None
 
@@ -277,8 +296,10 @@ def _open_tool(walk: _Walk, data: dict[str, Any]) -> _Draft | None:
 def _crew_event(walk: _Walk, event: dict[str, Any], data: dict[str, Any]) -> None:
     walk.crew[event["type"]] = {
         **data,
-        "_time": parse_iso(event.get("timestamp")),
-        "_id": event.get("event_id"),
+        "_time": walk.moment(event),
+        "_id": walk.event_id(event),
+        "_total": walk.read(data, "total_tokens", count),
+        "_name": walk.read(data, "crew_name"),
     }
 
 
@@ -338,9 +359,9 @@ def _clean_response(response: Any) -> Any:
     return calls
 
 
-def _sum_usage(steps: list[TraceStep], crew_total: Any) -> TokenUsage | None:
+def _sum_usage(steps: list[TraceStep], crew_total: int | None) -> TokenUsage | None:
     usage = sum_usage(s.tokens for s in steps)
-    if usage is None and isinstance(crew_total, int):
+    if usage is None and crew_total is not None:
         return TokenUsage(total_tokens=crew_total)
     return usage
 
@@ -352,6 +373,7 @@ def _walk(events: Any) -> _Walk:
         raise TraceFormatError(msg)
     walk = _Walk()
     for i, event in enumerate(events):
+        walk.where = f"events[{i}]"
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             msg = f"events[{i}]: expected a trace event object with a string `type`"
             raise TraceFormatError(msg)
@@ -401,15 +423,19 @@ def events_trace(data: dict[str, Any]) -> AgentTrace:
             ),
             None,
         )
-    trace_id = data.get("trace_id") or data.get("batch_id") or started.get("_id")
+    trace_id = (
+        identifier(data.get("trace_id"), "trace_id")
+        or identifier(data.get("batch_id"), "batch_id")
+        or started.get("_id")
+    )
     return AgentTrace(
-        trace_id=str(trace_id or "crewai-" + hashlib.sha256(orjson.dumps(data)).hexdigest()[:16]),
-        agent_name=str(started.get("crew_name") or ", ".join(dict.fromkeys(roles)) or "crew"),
+        trace_id=trace_id or f"crewai-{content_id(data)}",
+        agent_name=started.get("_name") or ", ".join(dict.fromkeys(roles)) or "crew",
         task_input=as_payload(started.get("inputs")),
         final_output=as_optional_payload(final),
         steps=steps,
         total_latency_ms=duration_ms(started.get("_time"), ended.get("_time")),
-        total_tokens=_sum_usage(steps, ended.get("total_tokens")),
+        total_tokens=_sum_usage(steps, ended.get("_total")),
         metadata={
             "batch_metadata": data.get("batch_metadata"),
             **({"crew_error": str(ended["error"])} if ended.get("error") else {}),

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-import orjson
-
-from agentdiff.adapters._kit.payloads import as_optional_payload, parse_json_string
+from agentdiff.adapters._kit.payloads import as_optional_payload, content_id, parse_json_string
+from agentdiff.adapters._kit.shapes import mapping, text
 from agentdiff.adapters._kit.tokens import usage_from
 from agentdiff.adapters.crewai.events import USAGE_KEYS, failure_text
 from agentdiff.adapters.messages import conversation_steps, normalize_messages
@@ -29,7 +27,7 @@ def kickoff_trace(data: dict[str, Any]) -> AgentTrace:
     roles = [str(t["agent"]) for t in tasks if isinstance(t, dict) and t.get("agent")]
     usage = data.get("token_usage")
     return AgentTrace(
-        trace_id=f"crewai-{_content_hash(data)}",
+        trace_id=f"crewai-{content_id(data)}",
         agent_name=", ".join(dict.fromkeys(roles)) or "crew",
         task_input=_task_input(tasks),
         final_output=as_optional_payload(data.get("raw")),
@@ -44,13 +42,14 @@ def _task_steps(task: Any, i: int, start: int) -> list[TraceStep]:
     if not isinstance(task, dict):
         msg = f"{path}: expected a task output object, got {type(task).__name__}"
         raise TraceFormatError(msg)
-    role = str(task.get("agent") or "agent")
+    role = text(task.get("agent"), f"{path}.agent") or "agent"
+    title = text(task.get("name"), f"{path}.name") or text(task.get("summary"), f"{path}.summary")
     task_id = f"task-{i}"
     head = TraceStep(
         step_id=task_id,
         step_index=start,
         step_type=StepType.ROUTING,
-        name=f"{role}/{task.get('name') or task.get('summary') or f'task {i}'}",
+        name=f"{role}/{title or f'task {i}'}",
         input_payload={k: task[k] for k in ("description", "expected_output") if k in task},
         output_payload=as_optional_payload(task.get("json_dict") or task.get("raw")),
         metadata={
@@ -139,17 +138,9 @@ def _task_input(tasks: list[Any]) -> dict[str, Any]:
 
 def _token_usage(usage: Any) -> TokenUsage | None:
     """`UsageMetrics` → `TokenUsage`; all zeros with no successful request means untracked."""
-    if not isinstance(usage, dict):
-        return None
-    counts = [usage.get(k) for k in (*USAGE_KEYS.prompt, *USAGE_KEYS.completion, *USAGE_KEYS.total)]
-    if not any(counts) and not usage.get("successful_requests"):
-        return None
-    return usage_from(usage, USAGE_KEYS)
-
-
-def _content_hash(data: Any) -> str:
-    try:
-        encoded = orjson.dumps(data, option=orjson.OPT_SORT_KEYS, default=str)
-    except orjson.JSONEncodeError as exc:  # integers past 64 bits (only from Python callers)
-        raise TraceFormatError(f"a value cannot be written as JSON: {exc}") from None
-    return hashlib.sha256(encoded).hexdigest()[:16]
+    found = usage_from(usage, USAGE_KEYS, "token_usage")
+    if found is None or mapping(usage, "token_usage").get("successful_requests"):
+        return found
+    return (
+        found if any((found.prompt_tokens, found.completion_tokens, found.total_tokens)) else None
+    )

@@ -23,12 +23,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from agentdiff.adapters._kit.shapes import identifier, text
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.adapters.langfuse.observations import (
     Observation,
     TraceHeader,
     field_of,
+    field_path,
     json_value,
+    latency_seconds,
     observation_from_api,
 )
 from agentdiff.adapters.langfuse.otel_observations import observations_from_otlp
@@ -75,7 +78,7 @@ def _is_download(data: Any) -> bool:
 
 
 def _trace_from_download(data: dict[str, Any]) -> AgentTrace:
-    return _trace_from_api({**data["trace"], "observations": data["observations"]})
+    return _trace_from_api({**data["trace"], "observations": data["observations"]}, "trace")
 
 
 def _looks_like_observation(item: Any, *, need_start: bool) -> bool:
@@ -113,18 +116,23 @@ def _v2_items(data: Any) -> list[Any]:
     return list(data["data"]) if isinstance(data, dict) else list(data)
 
 
-def _trace_from_api(data: dict[str, Any]) -> AgentTrace:
+def _trace_from_api(data: dict[str, Any], at: str = "") -> AgentTrace:
+    """A trace object (at JSON path `at`) with its `observations` (a top-level list)."""
     observations = [
         observation_from_api(o, f"observations[{i}]") for i, o in enumerate(data["observations"])
     ]
-    latency = field_of(data, "latency")
+
+    def read(camel: str, reader: Any = text) -> Any:
+        return reader(field_of(data, camel), field_path(data, at, camel))
+
+    latency = read("latency", latency_seconds)
     header = TraceHeader(
-        trace_id=str(data["id"]),
-        name=field_of(data, "name"),
+        trace_id=read("id", identifier),
+        name=read("name"),
         input=json_value(field_of(data, "input")),
         output=json_value(field_of(data, "output")),
-        version=field_of(data, "version"),
-        latency_ms=float(latency) * 1000 if isinstance(latency, (int, float)) else None,
+        version=read("version"),
+        latency_ms=latency * 1000 if latency is not None else None,
         metadata=_picked(data, _TRACE_META),
     )
     return build_trace(header, observations)
@@ -143,10 +151,18 @@ def _trace_from_v2(data: Any) -> AgentTrace:
         msg = f"{where or '[]'}: the observations list is empty; expected at least one"
         raise TraceFormatError(msg)
     _check_single_trace(observations)
-    named = [o for o in items if field_of(o, "traceName")]
+    named = [(i, o) for i, o in enumerate(items) if field_of(o, "traceName")]
+    name = (
+        text(
+            field_of(named[0][1], "traceName"),
+            field_path(named[0][1], f"{where}[{named[0][0]}]", "traceName"),
+        )
+        if named
+        else None
+    )
     header = TraceHeader(
         trace_id=observations[0].trace_id,
-        name=field_of(named[0], "traceName") if named else None,
+        name=name,
         metadata=_picked(items[0], _V2_META),
     )
     return build_trace(header, observations)
@@ -210,8 +226,13 @@ class LangfuseAdapter(BaseAdapter):
     def trace_ids(cls, data: Any) -> list[str]:
         """Distinct trace ids of a v2 list or OTLP document, in order of appearance."""
         if _is_v2_page(data) or _is_v2_list(data):
-            ids = (field_of(o, "traceId") for o in _v2_items(data) if isinstance(o, dict))
-            return list(dict.fromkeys(str(i) for i in ids if i))
+            where = "data" if isinstance(data, dict) else ""
+            ids = (
+                identifier(field_of(o, "traceId"), field_path(o, f"{where}[{i}]", "traceId"))
+                for i, o in enumerate(_v2_items(data))
+                if isinstance(o, dict)
+            )
+            return list(dict.fromkeys(i for i in ids if i))
         return documents.trace_ids(data) if _is_langfuse_otel(data) else []
 
     @classmethod

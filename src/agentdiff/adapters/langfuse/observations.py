@@ -13,7 +13,8 @@ completion is the sum of every count), the legacy `usage` object, the flat
 total (cache, reasoning, audio) are kept whole for `metadata["usage"]`. Cost: `costDetails.total`,
 else the sum of its entries, else `calculatedTotalCost` / `totalCost` / `usage.totalCost`, else
 legacy `usage.inputCost` + `usage.outputCost`. An observation without start and end times takes
-its latency from `latency` (seconds).
+its latency from `latency` (seconds). A count, cost, id, name or time of the wrong JSON type is an
+error naming its JSON path (`observations[3].usageDetails.input: expected a token count, ...`).
 """
 
 from __future__ import annotations
@@ -26,10 +27,19 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from agentdiff.adapters._kit.payloads import parse_json_string
+from agentdiff.adapters._kit.shapes import (
+    amount,
+    identifier,
+    key_path,
+    mapping,
+    number,
+    text,
+    timestamp,
+    wrong,
+)
 from agentdiff.adapters._kit.tokens import KeySets, count, usage_from
 from agentdiff.errors import TraceFormatError
-from agentdiff.models.trace import TokenUsage
-from agentdiff.timeparse import parse_timestamp
+from agentdiff.models.trace import MAX_AMOUNT, TokenUsage
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -39,7 +49,9 @@ __all__ = [
     "TraceHeader",
     "cost_from",
     "field_of",
+    "field_path",
     "json_value",
+    "latency_seconds",
     "observation_from_api",
     "usage_details",
     "usage_extra",
@@ -60,6 +72,10 @@ _COST_FALLBACK_KEYS = ("calculatedTotalCost", "totalCost")
 _MAIN_USAGE_KEYS = frozenset(
     _USAGE_KEYS.prompt + _USAGE_KEYS.completion + _USAGE_KEYS.total + ("unit",)
 )
+_NOT_COUNTS = frozenset(
+    ("unit", "inputCost", "outputCost", "totalCost", "input_cost", "output_cost", "total_cost")
+)
+"""Keys of a (legacy) usage object that are not token counts."""
 
 
 @dataclass(slots=True)
@@ -109,6 +125,11 @@ def field_of(raw: dict[str, Any], camel: str) -> Any:
     return raw.get(_snake(camel))
 
 
+def field_path(raw: dict[str, Any], where: str, camel: str) -> str:
+    """The JSON path of `field_of(raw, camel)` (`raw` being the object at `where`)."""
+    return key_path(where, camel if camel in raw or _snake(camel) not in raw else _snake(camel))
+
+
 def json_value(value: Any) -> Any:
     """A JSON-encoded object, array or quoted string is decoded; anything else is kept."""
     parsed = parse_json_string(value)
@@ -120,18 +141,23 @@ def json_value(value: Any) -> Any:
     return parsed
 
 
-def usage_details(details: Any, cost: float | None = None) -> TokenUsage | None:
-    """`TokenUsage` from a usage dict with arbitrary keys (or its JSON) and a cost; unknown → None.
+def usage_details(details: Any, where: str, cost: float | None = None) -> TokenUsage | None:
+    """`TokenUsage` from a usage dict at `where` (arbitrary keys, or its JSON) and a cost.
 
+    Unknown → None.
     A total neither given nor derivable from prompt + completion is the sum of every count.
     """
-    details = parse_json_string(details)
-    if not isinstance(details, dict):
-        details = {}
-    usage = usage_from(details, _USAGE_KEYS, cost=cost if cost is None or cost >= 0 else None)
+    details = mapping(parse_json_string(details), where)
+    usage = usage_from(
+        details, _USAGE_KEYS, where, cost=cost if cost is None or cost >= 0 else None
+    )
     if usage is not None and usage.total_tokens is not None:
         return usage
-    counts = [c for c in map(count, details.values()) if c is not None]
+    counts = [
+        c
+        for k, v in details.items()
+        if k not in _NOT_COUNTS and (c := count(v, key_path(where, k))) is not None
+    ]
     if not counts:
         return usage
     known = usage or TokenUsage()
@@ -143,66 +169,73 @@ def usage_details(details: Any, cost: float | None = None) -> TokenUsage | None:
     )
 
 
-def cost_from(details: Any) -> float | None:
-    """USD from a `costDetails` dict: its `total`, else the sum of its numeric entries."""
-    details = parse_json_string(details)
-    if not isinstance(details, dict) or not details:
-        return None
-    total = details.get("total")
-    if isinstance(total, (int, float)) and not isinstance(total, bool):
-        return float(total)
-    values = [
-        float(v)
-        for v in details.values()
-        if isinstance(v, (int, float)) and not isinstance(v, bool)
-    ]
-    return sum(values) if values else None
+def cost_from(details: Any, where: str) -> float | None:
+    """USD from a `costDetails` dict at `where`: its `total`, else the sum of its entries."""
+    details = mapping(parse_json_string(details), where)
+    total = amount(details.get("total"), key_path(where, "total"))
+    if total is not None:
+        return total
+    values = [amount(v, key_path(where, k)) for k, v in details.items()]
+    known = [v for v in values if v is not None]
+    return _bounded(sum(known), where, details) if known else None
 
 
-def _api_usage(raw: dict[str, Any]) -> TokenUsage | None:
-    details = field_of(raw, "usageDetails")
-    if details is None:
-        details = field_of(raw, "usage")
-    if details is None:
-        details = {
-            k: field_of(raw, k)
-            for k in ("promptTokens", "completionTokens", "totalTokens")
-            if field_of(raw, k) is not None
-        }
-    return usage_details(details, _api_cost(raw))
+def latency_seconds(value: Any, where: str) -> float | None:
+    """The API's `latency` (seconds): a number whose milliseconds stay within 10^15."""
+    found = number(value, where)
+    if found is not None and abs(found) * 1000 > MAX_AMOUNT:
+        raise wrong(where, "a latency of at most 10^12 seconds", value)
+    return found
 
 
-def _api_cost(raw: dict[str, Any]) -> float | None:
-    given = cost_from(field_of(raw, "costDetails"))
+def _bounded(total: float, where: str, parts: Any) -> float:
+    """A sum of costs, refused (naming `where`) past 10^15 like each of its parts."""
+    if abs(total) > MAX_AMOUNT:
+        raise wrong(where, "costs adding up to at most 10^15", parts)
+    return total
+
+
+def _api_usage(raw: dict[str, Any], where: str) -> TokenUsage | None:
+    for key in ("usageDetails", "usage"):
+        if field_of(raw, key) is not None:
+            return usage_details(
+                field_of(raw, key), field_path(raw, where, key), _api_cost(raw, where)
+            )
+    details = {
+        k: field_of(raw, k)
+        for k in ("promptTokens", "completionTokens", "totalTokens")
+        if field_of(raw, k) is not None
+    }
+    return usage_details(details, where, _api_cost(raw, where))
+
+
+def _api_cost(raw: dict[str, Any], where: str) -> float | None:
+    given = cost_from(field_of(raw, "costDetails"), field_path(raw, where, "costDetails"))
     if given is not None:
         return given
-    legacy = field_of(raw, "usage")
-    candidates = [field_of(raw, k) for k in _COST_FALLBACK_KEYS]
-    if isinstance(legacy, dict):
-        candidates.append(field_of(legacy, "totalCost"))
-    for value in candidates:
-        if _is_number(value):
-            return float(value)
-    if isinstance(legacy, dict):
-        parts = [field_of(legacy, k) for k in ("inputCost", "outputCost")]
-        known = [float(v) for v in parts if _is_number(v)]
-        return sum(known) if known else None
-    return None
+    at = field_path(raw, where, "usage")
+    legacy = mapping(field_of(raw, "usage"), at)
+    candidates = [(field_of(raw, k), field_path(raw, where, k)) for k in _COST_FALLBACK_KEYS]
+    candidates.append((field_of(legacy, "totalCost"), field_path(legacy, at, "totalCost")))
+    for value, path in candidates:
+        if (found := amount(value, path)) is not None:
+            return found
+    parts = [
+        amount(field_of(legacy, k), field_path(legacy, at, k)) for k in ("inputCost", "outputCost")
+    ]
+    known = [v for v in parts if v is not None]
+    return _bounded(sum(known), at, legacy) if known else None
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def usage_extra(details: Any) -> dict[str, Any]:
-    """Counts of a `usageDetails` dict (or its JSON) beyond input/output/total.
+def usage_extra(details: Any, where: str) -> dict[str, Any]:
+    """Counts of a `usageDetails` dict (or its JSON) at `where` beyond input/output/total.
 
     Cache, reasoning and audio tokens, for `metadata["usage"]`.
     """
-    details = parse_json_string(details)
-    if not isinstance(details, dict):
-        return {}
-    extra = {k: count(v) for k, v in details.items() if k not in _MAIN_USAGE_KEYS}
+    details = mapping(parse_json_string(details), where)
+    extra = {
+        k: count(v, key_path(where, k)) for k, v in details.items() if k not in _MAIN_USAGE_KEYS
+    }
     return {k: v for k, v in extra.items() if v is not None}
 
 
@@ -225,33 +258,32 @@ def observation_from_api(raw: Any, where: str) -> Observation:
     if not isinstance(obs_id, str) or not obs_id:
         msg = f"{where}.id: every observation needs a string id"
         raise TraceFormatError(msg)
-    parent = field_of(raw, "parentObservationId")
+
+    def read(camel: str, reader: Any = text) -> Any:
+        return reader(field_of(raw, camel), field_path(raw, where, camel))
+
     extra = {_snake(k): field_of(raw, k) for k in _EXTRA_FIELDS if field_of(raw, k) is not None}
-    usage = usage_extra(field_of(raw, "usageDetails"))
+    usage = usage_extra(field_of(raw, "usageDetails"), field_path(raw, where, "usageDetails"))
     if usage:
         extra["usage"] = usage
-    start = parse_timestamp(field_of(raw, "startTime"))
-    end = parse_timestamp(field_of(raw, "endTime"))
-    latency = field_of(raw, "latency")
-    if (start is None or end is None) and _is_number(latency) and latency >= 0:
-        extra["latency_seconds"] = float(latency)
+    start, end = read("startTime", timestamp), read("endTime", timestamp)
+    latency = read("latency", latency_seconds)
+    if (start is None or end is None) and latency is not None and latency >= 0:
+        extra["latency_seconds"] = latency
+    kind = read("type") or "SPAN"
     return Observation(
         id=obs_id,
-        type=str(field_of(raw, "type") or "SPAN").upper(),
-        name=str(field_of(raw, "name") or field_of(raw, "type") or "observation"),
-        parent_id=str(parent) if parent else None,
-        trace_id=_optional_str(field_of(raw, "traceId")),
+        type=kind.upper(),
+        name=read("name") or read("type") or "observation",
+        parent_id=read("parentObservationId", identifier),
+        trace_id=read("traceId", identifier),
         start=start,
         end=end,
         input=json_value(field_of(raw, "input")),
         output=json_value(field_of(raw, "output")),
-        level=str(field_of(raw, "level") or "DEFAULT").upper(),
-        status_message=_optional_str(field_of(raw, "statusMessage")),
-        model=_optional_str(field_of(raw, "model") or field_of(raw, "providedModelName")),
-        usage=_api_usage(raw),
+        level=(read("level") or "DEFAULT").upper(),
+        status_message=read("statusMessage") or None,
+        model=read("model") or read("providedModelName") or None,
+        usage=_api_usage(raw, where),
         extra=extra,
     )
-
-
-def _optional_str(value: Any) -> str | None:
-    return None if value is None or value == "" else str(value)

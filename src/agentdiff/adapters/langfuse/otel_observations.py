@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agentdiff.adapters._kit.shapes import text
 from agentdiff.adapters.langfuse.observations import (
     Observation,
     TraceHeader,
@@ -55,12 +56,13 @@ def _observation(span: OtelSpan) -> Observation:
     for key in ("model.parameters", "completion_start_time", "prompt.name", "prompt.version"):
         if f"{_OBS}{key}" in attrs:
             extra[key.replace(".", "_")] = json_value(attrs[f"{_OBS}{key}"])
-    usage = usage_extra(_nested(attrs, f"{_OBS}usage_details"))
+    at = span.attributes_path
+    usage = usage_extra(_nested(attrs, f"{_OBS}usage_details"), f"{at}.{_OBS}usage_details")
     if usage:
         extra["usage"] = usage
     return Observation(
         id=span.span_id,
-        type=str(attrs.get(f"{_OBS}type") or "span").upper(),
+        type=(text(attrs.get(f"{_OBS}type"), f"{at}.{_OBS}type") or "span").upper(),
         name=span.name or "span",
         parent_id=span.parent_id,
         trace_id=span.trace_id or None,
@@ -68,12 +70,13 @@ def _observation(span: OtelSpan) -> Observation:
         end=span.end,
         input=json_value(attrs.get(f"{_OBS}input")),
         output=json_value(attrs.get(f"{_OBS}output")),
-        level=str(level).upper(),
+        level=(text(level, f"{at}.{_OBS}level") or "DEFAULT").upper(),
         status_message=attrs.get(f"{_OBS}status_message") or span.status_message,
-        model=attrs.get(f"{_OBS}model.name"),
+        model=text(attrs.get(f"{_OBS}model.name"), f"{at}.{_OBS}model.name"),
         usage=usage_details(
             _nested(attrs, f"{_OBS}usage_details"),
-            cost_from(_nested(attrs, f"{_OBS}cost_details")),
+            f"{at}.{_OBS}usage_details",
+            cost_from(_nested(attrs, f"{_OBS}cost_details"), f"{at}.{_OBS}cost_details"),
         ),
         extra=extra,
     )

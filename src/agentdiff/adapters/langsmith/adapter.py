@@ -79,8 +79,8 @@ class LangSmithAdapter(BaseAdapter):
     def from_dict(cls, data: Any) -> AgentTrace:
         """Build the trace from a run tree, a flat run list, a `runs` envelope or an ingest body."""
         if langsmith_runs.is_ingest(data):
-            runs, prefix = langsmith_runs.ingest_records(data), "post/patch"
-        elif isinstance(data, dict) and "runs" in data and "run_type" not in data:
+            return build_trace(langsmith_runs.flatten_list(langsmith_runs.ingest_items(data)))
+        if isinstance(data, dict) and "runs" in data and "run_type" not in data:
             runs, prefix = data["runs"], "runs"
         elif isinstance(data, dict):
             return build_trace(langsmith_runs.flatten_tree(data))
@@ -89,7 +89,9 @@ class LangSmithAdapter(BaseAdapter):
         if not isinstance(runs, list):
             msg = f"{prefix or 'document'}: expected a run object or a list of runs"
             raise TraceFormatError(msg)
-        return build_trace(langsmith_runs.flatten_list(runs, prefix))
+        return build_trace(
+            langsmith_runs.flatten_list([(f"{prefix}[{i}]", run) for i, run in enumerate(runs)])
+        )
 
 
 def _are_runs(items: list[Any]) -> bool:

@@ -18,10 +18,18 @@ from typing import Any
 
 from agentdiff.adapters._kit.ordering import parents_first
 from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload, parse_json_string
+from agentdiff.adapters._kit.shapes import text, wrong
 from agentdiff.adapters._kit.tokens import KeySets, sum_usage, usage_from
 from agentdiff.adapters.langsmith.runs import Run, trace_of
 from agentdiff.errors import TraceFormatError
-from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+from agentdiff.models.trace import (
+    MAX_AMOUNT,
+    AgentTrace,
+    StepStatus,
+    StepType,
+    TokenUsage,
+    TraceStep,
+)
 from agentdiff.timeparse import duration_ms, timing_metadata
 
 __all__ = ["build_trace"]
@@ -69,50 +77,68 @@ def _tool_output(outputs: Any) -> dict[str, Any] | None:
     return None if value in (None, {}) else as_optional_payload(value)
 
 
-def _usage_candidates(run: dict[str, Any]) -> list[Any]:
-    """Where an LLM run may carry its usage, most specific first."""
-    outputs = _dict(run.get("outputs"))
-    extra = _dict(run.get("extra"))
-    meta = _dict(extra.get("metadata"))
+def _usage_candidates(run: Run) -> list[tuple[Any, str]]:
+    """Where an LLM run may carry its usage, most specific first (each with its JSON path)."""
+    raw = run.raw
+    outputs, at_outputs = _dict(raw.get("outputs")), run.at("outputs")
+    meta = _dict(_dict(raw.get("extra")).get("metadata"))
+    at_meta = f"{run.at('extra')}.metadata"
     llm_output = _dict(outputs.get("llm_output"))
     return [
-        run,
-        run.get("usage_metadata"),
-        outputs.get("usage_metadata"),
-        *_generation_usages(outputs),
-        llm_output.get("token_usage"),
-        llm_output.get("usage"),
-        meta.get("usage_metadata"),
-        meta.get("usage"),
+        (raw, run.path),
+        (raw.get("usage_metadata"), run.at("usage_metadata")),
+        (outputs.get("usage_metadata"), f"{at_outputs}.usage_metadata"),
+        *_generation_usages(outputs, at_outputs),
+        (llm_output.get("token_usage"), f"{at_outputs}.llm_output.token_usage"),
+        (llm_output.get("usage"), f"{at_outputs}.llm_output.usage"),
+        (meta.get("usage_metadata"), f"{at_meta}.usage_metadata"),
+        (meta.get("usage"), f"{at_meta}.usage"),
     ]
 
 
-def _generation_usages(outputs: dict[str, Any]) -> list[Any]:
+def _generation_usages(outputs: dict[str, Any], where: str) -> list[tuple[Any, str]]:
     found = []
     generations = outputs.get("generations")
-    for group in generations if isinstance(generations, list) else []:
-        for gen in group if isinstance(group, list) else [group]:
+    for g, group in enumerate(generations if isinstance(generations, list) else []):
+        nested = isinstance(group, list)
+        for n, gen in enumerate(group if nested else [group]):
             message = gen.get("message") if isinstance(gen, dict) else None
             if isinstance(message, dict):
+                at = f"{where}.generations[{g}]{f'[{n}]' if nested else ''}.message"
                 kwargs = _dict(message.get("kwargs"))
-                found.append(message.get("usage_metadata") or kwargs.get("usage_metadata"))
+                if message.get("usage_metadata") is not None:
+                    found.append((message["usage_metadata"], f"{at}.usage_metadata"))
+                else:
+                    found.append((kwargs.get("usage_metadata"), f"{at}.kwargs.usage_metadata"))
     return found[:1]
 
 
-def _num(value: Any) -> Decimal | None:
-    try:
-        return Decimal(str(value)) if value is not None else None
-    except InvalidOperation:
+def _num(value: Any, where: str) -> Decimal | None:
+    """A cost: a number or numeric text (kept exact); anything else is an error naming it."""
+    if value is None:
         return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise wrong(where, "a cost in USD (a number)", value)
+    try:
+        found = Decimal(str(value))
+    except InvalidOperation:
+        raise wrong(where, "a cost in USD (a number)", value) from None
+    if not found.is_finite() or abs(found) > MAX_AMOUNT:
+        raise wrong(where, "a cost in USD of at most 10^15", value)
+    return found
 
 
-def _cost(run: dict[str, Any]) -> float | None:
-    usage = _dict(run.get("usage_metadata"))
-    for place, keys in (
-        (run, ("total_cost", "prompt_cost", "completion_cost")),
-        (usage, ("total_cost", "input_cost", "output_cost")),
+def _cost(run: Run) -> float | None:
+    usage = _dict(run.raw.get("usage_metadata"))
+    for place, at, keys in (
+        (run.raw, run.at, ("total_cost", "prompt_cost", "completion_cost")),
+        (
+            usage,
+            lambda key: f"{run.at('usage_metadata')}.{key}",
+            ("total_cost", "input_cost", "output_cost"),
+        ),
     ):
-        total, prompt, completion = (_num(place.get(k)) for k in keys)
+        total, prompt, completion = (_num(place.get(k), at(k)) for k in keys)
         if total is None and prompt is not None and completion is not None:
             total = prompt + completion
         if total is not None and total >= 0:
@@ -124,11 +150,11 @@ _DETAIL_KEYS = ("input_token_details", "output_token_details")
 _SERVER_DETAIL_KEYS = ("prompt_token_details", "completion_token_details")
 
 
-def _usage_detail(run: dict[str, Any]) -> dict[str, Any]:
+def _usage_detail(run: Run) -> dict[str, Any]:
     """Cache, reasoning and audio counts, wherever the run's usage keeps them."""
-    for candidate in _usage_candidates(run):
+    for candidate, _ in _usage_candidates(run):
         place = _dict(candidate)
-        keys = _SERVER_DETAIL_KEYS if place is run else _DETAIL_KEYS
+        keys = _SERVER_DETAIL_KEYS if place is run.raw else _DETAIL_KEYS
         detail = {k: place[k] for k in keys if isinstance(place.get(k), dict) and place[k]}
         if detail:
             return detail
@@ -165,11 +191,11 @@ def requested_calls(runs: list[Run]) -> dict[str, str]:
     return found
 
 
-def _tokens(run: dict[str, Any]) -> TokenUsage | None:
+def _tokens(run: Run) -> TokenUsage | None:
     """The first place that holds counts wins; nothing is added across places."""
     cost = _cost(run)
-    for place in _usage_candidates(run):
-        usage = usage_from(place, _TOKEN_KEYS)
+    for place, where in _usage_candidates(run):
+        usage = usage_from(place, _TOKEN_KEYS, where)
         if usage is not None:
             return usage.model_copy(update={"estimated_cost_usd": cost})
     return TokenUsage(estimated_cost_usd=cost) if cost is not None else None
@@ -221,7 +247,7 @@ def _step(run: Run, index: int, turns: dict[str, str]) -> TraceStep:
         meta["turn_id"] = turns[str(extra["tool_call_id"])]
     if step_type is StepType.LLM_CALL:
         meta["model"] = _model(raw)
-        detail = _usage_detail(raw)
+        detail = _usage_detail(run)
         if detail:
             meta["usage"] = detail
     run_meta = _dict(extra.get("metadata"))
@@ -241,7 +267,7 @@ def _step(run: Run, index: int, turns: dict[str, str]) -> TraceStep:
         parent_id=run.parent_id,
         step_index=index,
         step_type=step_type,
-        name=str(raw.get("name") or run_type),
+        name=text(raw.get("name"), run.at("name")) or run_type,
         input_payload=_tool_input(raw.get("inputs")) if tool else as_payload(raw.get("inputs")),
         output_payload=_tool_output(raw.get("outputs"))
         if tool
@@ -249,7 +275,7 @@ def _step(run: Run, index: int, turns: dict[str, str]) -> TraceStep:
         status=StepStatus.ERROR if failed else StepStatus.SUCCESS,
         error_message=error[0] if error else ("error" if failed else None),
         latency_ms=duration_ms(run.started, run.ended),
-        tokens=_tokens(raw) if step_type is StepType.LLM_CALL else None,
+        tokens=_tokens(run) if step_type is StepType.LLM_CALL else None,
         metadata=meta,
     )
 
@@ -282,7 +308,7 @@ def build_trace(runs: list[Run]) -> AgentTrace:
     meta = {k: raw[k] for k in ("session_name", "session_id") if raw.get(k)}
     return AgentTrace(
         trace_id=trace_of(raw, by_id) or root.run_id,
-        agent_name=str(raw.get("name") or "langsmith"),
+        agent_name=text(raw.get("name"), root.at("name")) or "langsmith",
         task_input=as_payload(raw.get("inputs")),
         final_output=_final_text(raw.get("outputs")),
         steps=steps,

@@ -23,6 +23,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from agentdiff.adapters._kit.payloads import as_payload
+from agentdiff.adapters._kit.shapes import identifier, mapping, text
 from agentdiff.adapters._kit.tokens import KeySets, usage_from
 from agentdiff.errors import TraceFormatError
 
@@ -176,7 +177,7 @@ def _from_langchain(kind: str, data: dict[str, Any], path: str, dialect: str) ->
         return None
     role = _role(data.get("role") if kind == "chat" else kind, path)
     calls = tuple(_langchain_tool_calls(data.get("tool_calls"), f"{path}.tool_calls"))
-    fields = _fields(role, data, calls, dialect)
+    fields = _fields(role, data, calls, dialect, path)
     fields["invalid_calls"] = tuple(_invalid_tool_calls(data.get("invalid_tool_calls")))
     return fields
 
@@ -184,7 +185,7 @@ def _from_langchain(kind: str, data: dict[str, Any], path: str, dialect: str) ->
 def _from_openai(item: dict[str, Any], path: str) -> Fields | None:
     role = _role(item["role"], path)
     calls = tuple(_openai_tool_calls(item.get("tool_calls"), f"{path}.tool_calls"))
-    return _fields(role, item, calls, "openai")
+    return _fields(role, item, calls, "openai", path)
 
 
 _EXTRACTORS: dict[str, Callable[[dict[str, Any], str], Fields | None]] = {
@@ -203,19 +204,21 @@ def _role(kind: Any, path: str) -> str:
     return role
 
 
-def _fields(role: str, data: dict[str, Any], calls: tuple[Any, ...], dialect: str) -> Fields:
+def _fields(
+    role: str, data: dict[str, Any], calls: tuple[Any, ...], dialect: str, path: str
+) -> Fields:
     content = _text(data.get("content"))
     status, error = _tool_status(role, data.get("status"), content)
     return {
         "role": role,
         "content": content,
         "tool_calls": calls,
-        "tool_call_id": _optional_str(data.get("tool_call_id")),
+        "tool_call_id": identifier(data.get("tool_call_id"), f"{path}.tool_call_id"),
         "status": status,
         "error": error,
-        "usage": _usage(data) if role == "ai" else None,
-        "id": _optional_str(data.get("id")),
-        "name": _optional_str(data.get("name")),
+        "usage": _usage(data, path) if role == "ai" else None,
+        "id": identifier(data.get("id"), f"{path}.id"),
+        "name": text(data.get("name"), f"{path}.name") or None,
         "metadata": _metadata(data, dialect),
     }
 
@@ -225,7 +228,11 @@ def _langchain_tool_calls(raw: Any, path: str) -> Iterator[tuple[str | None, str
         if not isinstance(call, dict) or not isinstance(call.get("name"), str):
             msg = f"{path}[{i}]: expected a tool call {{'name', 'args', 'id'}}"
             raise TraceFormatError(msg)
-        yield _optional_str(call.get("id")), call["name"], as_payload(call.get("args"))
+        yield (
+            identifier(call.get("id"), f"{path}[{i}].id"),
+            call["name"],
+            as_payload(call.get("args")),
+        )
 
 
 def _invalid_tool_calls(raw: Any) -> Iterator[tuple[str | None, str, str, str]]:
@@ -244,7 +251,8 @@ def _openai_tool_calls(raw: Any, path: str) -> Iterator[tuple[str | None, str, d
         if not isinstance(function, dict) or not isinstance(function.get("name"), str):
             msg = f"{path}[{i}]: expected {{'id', 'function': {{'name', 'arguments'}}}}"
             raise TraceFormatError(msg)
-        yield _optional_str(call.get("id")), function["name"], as_payload(function.get("arguments"))
+        call_id = identifier(call.get("id"), f"{path}[{i}].id")
+        yield call_id, function["name"], as_payload(function.get("arguments"))
 
 
 def _list(raw: Any, path: str) -> list[Any]:
@@ -285,18 +293,20 @@ def _part_text(part: Any) -> str:
     return ""
 
 
-def _usage(data: dict[str, Any]) -> TokenUsage | None:
+def _usage(data: dict[str, Any], path: str) -> TokenUsage | None:
     for keys, names in _USAGE_SOURCES:
-        usage = usage_from(_dig(data, keys), names)
+        where = ".".join((path, *keys))
+        usage = usage_from(_dig(data, keys, path), names, where)
         if usage is not None:
             return usage
     return None
 
 
-def _dig(data: dict[str, Any], keys: tuple[str, ...]) -> Any:
+def _dig(data: dict[str, Any], keys: tuple[str, ...], path: str) -> Any:
+    """`data[k1][k2]...`; a missing level is `None`, a level that is no object an error."""
     value: Any = data
-    for key in keys:
-        value = value.get(key) if isinstance(value, dict) else None
+    for depth, key in enumerate(keys):
+        value = mapping(value, ".".join((path, *keys[:depth]))).get(key)
     return value
 
 

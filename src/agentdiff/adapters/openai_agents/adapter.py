@@ -111,8 +111,8 @@ class OpenAIAgentsAdapter(BaseAdapter):
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
         """Build the trace from any of the accepted documents."""
-        trace, spans = _split_document(data)
-        return build_trace(trace, spans)
+        trace, at, spans = _split_document(data)
+        return build_trace(trace, spans, at)
 
 
 def _all_have(items: list[Any], key: str) -> bool:
@@ -132,15 +132,16 @@ def _trace_and_spans(data: dict[str, Any]) -> tuple[Any, Any]:
     return data.get("trace"), data["spans"]
 
 
-def _split_document(data: Any) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
-    """The trace object and the spans (each with its JSON path) of any accepted shape."""
+def _split_document(data: Any) -> tuple[dict[str, Any], str, list[tuple[str, Any]]]:
+    """The trace object, its JSON path and the spans (each with its JSON path) of any shape."""
     if isinstance(data, dict) and "spans" in data:
         trace, spans = _trace_and_spans(data)
+        at = "trace" if "trace" in data else ""
         if not isinstance(trace, dict):
             raise TraceFormatError("trace: expected the Trace.export() object")
         if not isinstance(spans, list):
             raise TraceFormatError("spans: expected a list of Span.export() objects")
-        return trace, [(f"spans[{i}]", span) for i, span in enumerate(spans)]
+        return trace, at, [(f"spans[{i}]", span) for i, span in enumerate(spans)]
     items = _item_list(data)
     if items is None:
         msg = (
@@ -149,10 +150,15 @@ def _split_document(data: Any) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
         )
         raise TraceFormatError(msg)
     prefix = "data" if isinstance(data, dict) else ""
-    traces = [item for item in items if isinstance(item, dict) and item.get("object") == "trace"]
+    traces = [
+        (f"{prefix}[{i}]", item)
+        for i, item in enumerate(items)
+        if isinstance(item, dict) and item.get("object") == "trace"
+    ]
     spans = [
         (f"{prefix}[{i}]", item)
         for i, item in enumerate(items)
         if not (isinstance(item, dict) and item.get("object") == "trace")
     ]
-    return (traces[0] if traces else {}), spans
+    at, trace = traces[0] if traces else ("trace", {})
+    return trace, at, spans

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from agentdiff.adapters._kit.ordering import parents_first
+from agentdiff.adapters._kit.shapes import identifier, key_path, text
 from agentdiff.adapters._kit.tokens import sum_usage
 from agentdiff.adapters._kit.turns import mark_turns
 from agentdiff.adapters.openai_agents.span_data import MAPPERS, tokens_of, unknown
@@ -34,6 +35,8 @@ class _Span:
     data: dict[str, Any]
     error: dict[str, Any] | None
     position: int
+    path: str
+    """The span's JSON path in the document (`spans[3]`, `data[7]`)."""
 
     @property
     def type(self) -> str:
@@ -64,23 +67,21 @@ def _parse_span(path: str, item: Any, position: int) -> _Span:
         raise TraceFormatError(f"{path}.parent_id: expected a span id string or null")
     if not isinstance(data, dict):
         raise TraceFormatError(f"{path}.span_data: expected an object with a `type`")
+    text(data.get("type"), f"{path}.span_data.type")
     error = item.get("error")
     if error is not None and not isinstance(error, dict):
         error = {"message": str(error)}
     return _Span(
         span_id,
         parent_id,
-        _str_or_none(item.get("trace_id")),
-        parse_iso(item.get("started_at")),
-        parse_iso(item.get("ended_at")),
+        identifier(item.get("trace_id"), f"{path}.trace_id"),
+        parse_iso(text(item.get("started_at"), f"{path}.started_at")),
+        parse_iso(text(item.get("ended_at"), f"{path}.ended_at")),
         data,
         error,
         position,
+        path,
     )
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 # ---------------------------------------------------------------- the trace
@@ -124,7 +125,8 @@ def _error_text(error: dict[str, Any]) -> str:
 
 
 def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
-    step_type, name, inputs, output = MAPPERS.get(span.type, unknown)(span.data)
+    where = f"{span.path}.span_data"
+    step_type, name, inputs, output = MAPPERS.get(span.type, unknown)(span.data, where)
     meta: dict[str, Any] = {"span_type": span.type, **timing_metadata(span.started, span.ended)}
     if placement.parent_id != span.parent_id:
         meta["source_parent_id"] = span.parent_id
@@ -137,10 +139,11 @@ def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
         meta["model_config"] = {k: v for k, v in span.data["model_config"].items() if v is not None}
     if step_type is StepType.TOOL_CALL and placement.turn is not None:
         meta["turn_id"] = placement.turn.span_id
-    tokens = tokens_of(span.data.get("usage")) if step_type is StepType.LLM_CALL else None
-    if step_type is StepType.LLM_CALL:
-        model = span.data.get("model")
-        meta["model"] = str(model) if model else None  # a `response` span names no model
+    llm = step_type is StepType.LLM_CALL
+    tokens = tokens_of(span.data.get("usage"), f"{where}.usage") if llm else None
+    if llm:
+        # a `response` span names no model
+        meta["model"] = text(span.data.get("model"), f"{where}.model") or None
         usage = span.data.get("usage")
         detail = {
             k: v
@@ -174,7 +177,8 @@ def _fill_from_turns(steps: list[TraceStep], turns: dict[str, _Span | None]) -> 
             by_turn.setdefault(turn.span_id, (turn, []))[1].append(step)
     for turn, llm_steps in by_turn.values():
         inner = turn.data.get("data")
-        usage = tokens_of(inner.get("usage")) if isinstance(inner, dict) else None
+        at = f"{turn.path}.span_data.data"
+        usage = tokens_of(inner.get("usage"), f"{at}.usage") if isinstance(inner, dict) else None
         if usage is None or any(s.tokens is not None for s in llm_steps):
             continue
         first = llm_steps[0]
@@ -197,8 +201,13 @@ def _first_text(value: Any, role: str, pick_last: bool = False) -> str | None:
     return (texts[-1] if pick_last else texts[0]) if texts else None
 
 
-def build_trace(trace: dict[str, Any], items: list[tuple[str, Any]]) -> AgentTrace:
-    """The `AgentTrace` of one SDK trace object and its spans (each given with its JSON path)."""
+def build_trace(
+    trace: dict[str, Any], items: list[tuple[str, Any]], at: str = "trace"
+) -> AgentTrace:
+    """The `AgentTrace` of one SDK trace object and its spans.
+
+    `at` is the trace object's JSON path; each span comes with its own.
+    """
     spans = [_parse_span(path, item, i) for i, (path, item) in enumerate(items)]
     by_id = {s.span_id: s for s in spans}
     placements = {s.span_id: _place(s, by_id) for s in spans if s.bookkeeping is None}
@@ -211,14 +220,14 @@ def build_trace(trace: dict[str, Any], items: list[tuple[str, Any]]) -> AgentTra
     steps = [_step(s, i, placements[s.span_id]) for i, s in enumerate(kept)]
     mark_turns(steps)  # SDK versions without `turn` spans: the model message before the call
     _fill_from_turns(steps, {k: p.turn for k, p in placements.items()})
-    trace_id = _str_or_none(trace.get("id")) or next(
+    trace_id = identifier(trace.get("id"), key_path(at, "id")) or next(
         (s.trace_id for s in spans if s.trace_id), None
     )
     if trace_id is None:
         raise TraceFormatError("trace.id: missing (no trace object and no span has a trace_id)")
     return AgentTrace(
         trace_id=trace_id,
-        agent_name=_agent_name(trace, spans, steps),
+        agent_name=_agent_name(trace, at, spans, steps),
         steps=steps,
         task_input=_task_input(steps),
         final_output=_final_output(steps),
@@ -228,14 +237,17 @@ def build_trace(trace: dict[str, Any], items: list[tuple[str, Any]]) -> AgentTra
     )
 
 
-def _agent_name(trace: dict[str, Any], spans: list[_Span], steps: list[TraceStep]) -> str:
-    task = next((s.data.get("data") for s in spans if s.bookkeeping == "task"), None)
+def _agent_name(trace: dict[str, Any], at: str, spans: list[_Span], steps: list[TraceStep]) -> str:
+    task = next((s for s in spans if s.bookkeeping == "task"), None)
+    inner = task.data.get("data") if task is not None else None
     candidates = (
-        trace.get("workflow_name"),
-        task.get("name") if isinstance(task, dict) else None,
+        text(trace.get("workflow_name"), key_path(at, "workflow_name")),
+        text(inner.get("name"), f"{task.path}.span_data.data.name")
+        if task is not None and isinstance(inner, dict)
+        else None,
         next((s.name for s in steps if s.metadata and s.metadata["span_type"] == "agent"), None),
     )
-    return next((str(c) for c in candidates if c), "openai_agents")
+    return next((c for c in candidates if c), "openai_agents")
 
 
 def _task_input(steps: list[TraceStep]) -> dict[str, Any]:

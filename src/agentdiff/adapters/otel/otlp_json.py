@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentdiff.adapters._kit.shapes import items, mapping
+from agentdiff.adapters._kit.shapes import items, mapping, text, wrong
 from agentdiff.adapters.otel.span import OtelSpan, enum_name, flatten_attributes, normal_id
 from agentdiff.errors import TraceFormatError
 from agentdiff.timeparse import from_unix_nanos
@@ -41,10 +41,20 @@ def documents(data: Any) -> list[dict[str, Any]]:
     return [mapping(doc, f"[{d}]") for d, doc in enumerate(found)]
 
 
+def _document_path(data: Any, d: int) -> str:
+    """`[d]` for the documents of a JSON Lines list; `""` for a single document."""
+    return f"[{d}]" if isinstance(data, list) else ""
+
+
+def _member(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
 def resource_spans(doc: dict[str, Any], where: str = "") -> list[dict[str, Any]]:
     """The `resourceSpans` entries of one document, each checked to be an object."""
-    found = items(doc.get("resourceSpans"), f"{where}.resourceSpans")
-    return [mapping(rs, f"{where}.resourceSpans[{r}]") for r, rs in enumerate(found)]
+    at = _member(where, "resourceSpans")
+    found = items(doc.get("resourceSpans"), at)
+    return [mapping(rs, f"{at}[{r}]") for r, rs in enumerate(found)]
 
 
 def scopes(resource_spans: dict[str, Any], where: str = "") -> list[dict[str, Any]]:
@@ -57,9 +67,10 @@ def scopes(resource_spans: dict[str, Any], where: str = "") -> list[dict[str, An
 def otlp_raw_spans(data: Any) -> Iterator[dict[str, Any]]:
     """Every span object of an OTLP document (or list of them), undecoded, in file order."""
     for d, doc in enumerate(documents(data)):
-        for r, rs in enumerate(resource_spans(doc, f"[{d}]")):
-            for s, ss in enumerate(scopes(rs, f"[{d}].resourceSpans[{r}]")):
-                where = f"[{d}].resourceSpans[{r}].scopeSpans[{s}].spans"
+        top = _document_path(data, d)
+        for r, rs in enumerate(resource_spans(doc, top)):
+            for s, ss in enumerate(scopes(rs, f"{_member(top, 'resourceSpans')}[{r}]")):
+                where = f"{_member(top, 'resourceSpans')}[{r}].scopeSpans[{s}].spans"
                 yield from (s for s in items(ss.get("spans"), where) if isinstance(s, dict))
 
 
@@ -67,8 +78,9 @@ def decode_otlp(data: Any) -> list[OtelSpan]:
     """Every span of an OTLP document (or list of them), decoded."""
     spans = []
     for d, doc in enumerate(documents(data)):
-        for r, rs in enumerate(resource_spans(doc, f"[{d}]")):
-            at = f"[{d}].resourceSpans[{r}]"
+        top = _document_path(data, d)
+        for r, rs in enumerate(resource_spans(doc, top)):
+            at = f"{_member(top, 'resourceSpans')}[{r}]"
             resource_doc = mapping(rs.get("resource"), f"{at}.resource")
             resource = _any_attributes(resource_doc.get("attributes"), f"{at}.resource.attributes")
             for s, ss in enumerate(scopes(rs, at)):
@@ -84,15 +96,15 @@ def _decode_span(raw: Any, resource: dict[str, Any], where: str) -> OtelSpan:
         raise TraceFormatError(msg)
     status = mapping(raw.get("status"), f"{where}.status")
     return OtelSpan(
-        trace_id=normal_id(raw["traceId"]),
-        span_id=normal_id(raw["spanId"]),
-        parent_id=normal_id(raw.get("parentSpanId")) or None,
-        name=str(raw.get("name") or ""),
+        trace_id=normal_id(text(raw["traceId"], f"{where}.traceId")),
+        span_id=normal_id(text(raw["spanId"], f"{where}.spanId")),
+        parent_id=normal_id(text(raw.get("parentSpanId"), f"{where}.parentSpanId")) or None,
+        name=text(raw.get("name"), f"{where}.name") or "",
         kind=enum_name(raw.get("kind"), KINDS, "SPAN_KIND_"),
-        start=from_unix_nanos(raw.get("startTimeUnixNano")),
-        end=from_unix_nanos(raw.get("endTimeUnixNano")),
+        start=from_unix_nanos(_nanos(raw.get("startTimeUnixNano"), f"{where}.startTimeUnixNano")),
+        end=from_unix_nanos(_nanos(raw.get("endTimeUnixNano"), f"{where}.endTimeUnixNano")),
         status_code=enum_name(status.get("code"), STATUS, "STATUS_CODE_"),
-        status_message=status.get("message") or None,
+        status_message=text(status.get("message"), f"{where}.status.message") or None,
         attributes=_any_attributes(raw.get("attributes"), f"{where}.attributes"),
         events=[
             _event(e, f"{where}.events[{n}]")
@@ -100,7 +112,15 @@ def _decode_span(raw: Any, resource: dict[str, Any], where: str) -> OtelSpan:
             if isinstance(e, dict)
         ],
         resource=resource,
+        path=where,
     )
+
+
+def _nanos(value: Any, where: str) -> Any:
+    """`*UnixNano`: a decimal string or a number (its value is checked by `from_unix_nanos`)."""
+    if value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool)):
+        return value
+    raise wrong(where, "nanoseconds since the epoch (a decimal string)", value)
 
 
 def _event(raw: dict[str, Any], where: str) -> dict[str, Any]:

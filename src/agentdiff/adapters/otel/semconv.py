@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentdiff.adapters._kit.payloads import parse_json_string
+from agentdiff.adapters._kit.shapes import amount, text, wrong
 from agentdiff.adapters._kit.tokens import KeySets, first_count, usage_from
 from agentdiff.adapters.otel.span import OtelSpan, indexed_list
 from agentdiff.models.trace import StepType, TokenUsage
@@ -190,6 +191,21 @@ def first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
+def first_text(span: OtelSpan, keys: tuple[str, ...]) -> str | None:
+    """`first`, for attributes that hold text (names, ids, models).
+
+    A number is written as text; an object, array or boolean is an error naming its path.
+    """
+    for key in keys:
+        value = span.attributes.get(key)
+        if value is None or value == "":
+            continue
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        return text(value, f"{span.attributes_path}.{key}")
+    return None
+
+
 def classify(attrs: dict[str, Any]) -> tuple[StepType, str] | None:
     """Step type and kind label, or `None` for spans of neither convention."""
     oi_kind = attrs.get(OI_KIND)
@@ -239,10 +255,10 @@ def describe_span(span: OtelSpan) -> SpanFacts | None:
         input_value=first(attrs, TOOL_INPUT_KEYS if is_tool else INPUT_KEYS),
         output_value=first(attrs, TOOL_OUTPUT_KEYS if is_tool else OUTPUT_KEYS),
         error_message=error_message(span),
-        tool_call_id=_str_or_none(first(attrs, TOOL_CALL_ID_KEYS)) if is_tool else None,
+        tool_call_id=first_text(span, TOOL_CALL_ID_KEYS) if is_tool else None,
     )
     if step_type is StepType.LLM_CALL:
-        facts.tokens = token_usage(attrs)
+        facts.tokens = token_usage(attrs, span.attributes_path)
         facts.input_value = _wrap_messages(facts.input_value) or _messages(
             attrs, "llm.input_messages"
         )
@@ -252,9 +268,9 @@ def describe_span(span: OtelSpan) -> SpanFacts | None:
         facts.extra = {
             k: v
             for k, v in (
-                ("model", first(attrs, MODEL_KEYS)),
+                ("model", first_text(span, MODEL_KEYS)),
                 ("provider", first(attrs, PROVIDER_KEYS)),
-                ("usage", usage_detail(attrs)),
+                ("usage", usage_detail(attrs, span.attributes_path)),
             )
             if v
         }
@@ -269,12 +285,15 @@ same step is not renamed by an extra step before it."""
 def _name(span: OtelSpan, step_type: StepType, kind: str) -> str:
     if kind in _NUMBERED_KINDS:
         return kind.removeprefix("genai:")
-    return str(first(span.attributes, NAME_KEYS[step_type]) or span.name or kind)
+    return first_text(span, NAME_KEYS[step_type]) or span.name or kind
 
 
-def usage_detail(attrs: dict[str, Any]) -> dict[str, int]:
-    """Cache, reasoning and audio token counts of an LLM span (`USAGE_DETAIL_KEYS`)."""
-    found = {name: first_count(attrs, keys) for name, keys in USAGE_DETAIL_KEYS.items()}
+def usage_detail(attrs: dict[str, Any], where: str) -> dict[str, int]:
+    """Cache, reasoning and audio token counts of an LLM span (`USAGE_DETAIL_KEYS`).
+
+    `where` is the JSON path of its attributes.
+    """
+    found = {name: first_count(attrs, keys, where) for name, keys in USAGE_DETAIL_KEYS.items()}
     return {name: value for name, value in found.items() if value is not None}
 
 
@@ -306,16 +325,16 @@ def error_message(span: OtelSpan) -> str | None:
     )
 
 
-def token_usage(attrs: dict[str, Any]) -> TokenUsage | None:
-    """Tokens and cost of an LLM span; unknown fields stay `None`."""
-    return usage_from(attrs, TOKEN_KEYS, cost=_cost(attrs))
+def token_usage(attrs: dict[str, Any], where: str) -> TokenUsage | None:
+    """Tokens and cost of an LLM span (its attributes at `where`); unknown fields stay `None`."""
+    return usage_from(attrs, TOKEN_KEYS, where, cost=_cost(attrs, where))
 
 
-def _cost(attrs: dict[str, Any]) -> float | None:
-    total = _float_or_none(attrs.get("llm.cost.total"))
+def _cost(attrs: dict[str, Any], where: str) -> float | None:
+    total = _amount(attrs, "llm.cost.total", where)
     if total is not None:
         return total
-    parts = [_float_or_none(attrs.get(k)) for k in ("llm.cost.prompt", "llm.cost.completion")]
+    parts = [_amount(attrs, k, where) for k in ("llm.cost.prompt", "llm.cost.completion")]
     known = [p for p in parts if p is not None]
     return sum(known) if known else None
 
@@ -375,8 +394,12 @@ def _str_or_none(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _float_or_none(value: Any) -> float | None:
-    try:
-        return None if value is None or isinstance(value, bool) else float(value)
-    except (TypeError, ValueError):
-        return None
+def _amount(attrs: dict[str, Any], key: str, where: str) -> float | None:
+    """A cost attribute: a number or numeric text; anything else is an error naming it."""
+    value = attrs.get(key)
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise wrong(f"{where}.{key}", "a cost in USD (a number)", attrs[key]) from None
+    return amount(value, f"{where}.{key}")

@@ -46,6 +46,17 @@ class OtelSpan:
     attributes: dict[str, Any] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
     resource: dict[str, Any] = field(default_factory=dict)
+    path: str = ""
+    """The span's JSON path in its document (`resourceSpans[0].scopeSpans[0].spans[3]`)."""
+
+    @property
+    def attributes_path(self) -> str:
+        """The JSON path of its attributes (`spans[3].attributes`).
+
+        An attribute's path is that plus its (dotted) name, as adapters read it:
+        `spans[3].attributes.llm.token_count.prompt`.
+        """
+        return f"{self.path}.attributes" if self.path else "attributes"
 
 
 _BASE64_ID = re.compile(r"[A-Za-z0-9+/]{11}=|[A-Za-z0-9+/]{22}==")

@@ -21,11 +21,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from agentdiff.adapters._kit.shapes import items, mapping
+from agentdiff.adapters._kit.shapes import items, key_path, mapping, text, timestamp, wrong
 from agentdiff.adapters.otel.otlp_json import KINDS, STATUS
 from agentdiff.adapters.otel.span import OtelSpan, enum_name, flatten_attributes, normal_id
 from agentdiff.errors import TraceFormatError
-from agentdiff.timeparse import from_unix_nanos, from_unix_seconds, parse_timestamp
+from agentdiff.timeparse import from_unix_nanos, from_unix_seconds
 
 __all__ = [
     "OI_KIND_NAMES",
@@ -60,16 +60,22 @@ _UNIT_THRESHOLDS = ((1e17, 1e9), (1e14, 1e6), (1e11, 1e3))
 
 def span_list(data: Any) -> list[Any] | None:
     """The span dicts of a span-JSON document, whatever its wrapper; `None` when it is none."""
+    found = _span_list(data)
+    return found[1] if found is not None else None
+
+
+def _span_list(data: Any) -> tuple[str, list[Any]] | None:
+    """(the JSON path of the list — `""`, `spans` or `data`; `None` for one span —, its spans)."""
     if isinstance(data, list):
-        return data
+        return "", data
     if not isinstance(data, dict):
         return None
     if raw_span_id(data) is not None and "name" in data:
-        return [data]
+        return "$", [data]
     for key in ("spans", "data"):
         inner = data.get(key)
         if isinstance(inner, list) and inner and _looks_like_spans(inner):
-            return inner
+            return key, inner
     return None
 
 
@@ -102,19 +108,28 @@ def raw_span_id(raw: dict[str, Any]) -> str | None:
 
 
 def raw_trace_id(raw: dict[str, Any]) -> str:
-    """The trace id of an undecoded span dict, or `""`."""
+    """The trace id of an undecoded span dict, or `""`.
+
+    Also `""` for an id that is no string: the decoder names it with its path.
+    """
     for context, key in (("context", "trace_id"), ("spanContext", "traceId")):
         nested = raw.get(context)
         if isinstance(nested, dict) and nested.get(key):
-            return normal_id(nested[key])
-    return normal_id(raw.get("traceId") or raw.get("trace_id") or "")
+            return _id_text(nested[key])
+    return _id_text(raw.get("traceId") or raw.get("trace_id") or "")
+
+
+def _id_text(value: Any) -> str:
+    return normal_id(value) if isinstance(value, str) else ""
 
 
 def decode_span_json(data: Any) -> list[OtelSpan]:
     """Every span of a span-JSON document, decoded."""
-    spans = span_list(data) or []
+    at, spans = _span_list(data) or ("", [])
     divisor = _time_divisor(spans)
-    return [_decode_span(s, i, divisor) for i, s in enumerate(spans)]
+    return [
+        _decode_span(s, "" if at == "$" else f"{at}[{i}]", divisor) for i, s in enumerate(spans)
+    ]
 
 
 def _time_divisor(spans: list[Any]) -> float:
@@ -130,15 +145,16 @@ def _time_divisor(spans: list[Any]) -> float:
     return next((scale for above, scale in _UNIT_THRESHOLDS if largest > above), 1.0)
 
 
-def _decode_span(raw: Any, index: int, divisor: float) -> OtelSpan:
+def _decode_span(raw: Any, where: str, divisor: float) -> OtelSpan:
     span_id = raw_span_id(raw) if isinstance(raw, dict) else None
     if span_id is None:
-        msg = f"[{index}]: a span needs context.span_id, spanContext.spanId or span_id"
+        msg = f"{where or '$'}: a span needs context.span_id, spanContext.spanId or span_id"
         raise TraceFormatError(msg)
+    _check_ids(raw, where)
     js = isinstance(raw.get("spanContext"), dict)
     status = raw.get("status") if isinstance(raw.get("status"), dict) else {}
     code = status.get("status_code") or status.get("code") or raw.get("status_code") or "UNSET"
-    attributes = flatten_attributes(mapping(raw.get("attributes"), f"[{index}].attributes"))
+    attributes = flatten_attributes(mapping(raw.get("attributes"), key_path(where, "attributes")))
     kind = raw.get("kind") if raw.get("kind") is not None else raw.get("span_kind")
     if isinstance(kind, str) and kind.upper() in OI_KIND_NAMES:
         attributes.setdefault("openinference.span.kind", kind.upper())
@@ -147,10 +163,10 @@ def _decode_span(raw: Any, index: int, divisor: float) -> OtelSpan:
         trace_id=raw_trace_id(raw),
         span_id=normal_id(span_id),
         parent_id=normal_id(_parent_id(raw)) or None,
-        name=str(raw.get("name") or ""),
+        name=text(raw.get("name"), key_path(where, "name")) or "",
         kind=enum_name(kind, _JS_KINDS if js else KINDS, "SPAN_KIND_"),
-        start=_time(raw.get("startTime", raw.get("start_time")), divisor),
-        end=_time(raw.get("endTime", raw.get("end_time")), divisor),
+        start=_time(raw, ("startTime", "start_time"), where, divisor),
+        end=_time(raw, ("endTime", "end_time"), where, divisor),
         status_code=enum_name(code, STATUS, "STATUS_CODE_"),
         status_message=(
             status.get("description") or status.get("message") or raw.get("status_message")
@@ -158,17 +174,36 @@ def _decode_span(raw: Any, index: int, divisor: float) -> OtelSpan:
         or None,
         attributes=attributes,
         events=[
-            _event(e, divisor)
-            for e in items(raw.get("events"), f"[{index}].events")
+            _event(e, f"{key_path(where, 'events')}[{n}]", divisor)
+            for n, e in enumerate(items(raw.get("events"), key_path(where, "events")))
             if isinstance(e, dict)
         ],
         resource=flatten_attributes(
             mapping(
-                mapping(raw.get("resource"), f"[{index}].resource").get("attributes"),
-                f"[{index}].resource.attributes",
+                mapping(raw.get("resource"), key_path(where, "resource")).get("attributes"),
+                key_path(where, "resource.attributes"),
             )
         ),
+        path=where,
     )
+
+
+_ID_FIELDS = (
+    ("context", ("span_id", "trace_id")),
+    ("spanContext", ("spanId", "traceId")),
+    ("", ("span_id", "trace_id", "traceId", "parent_id", "parent_span_id", "parentSpanId")),
+    ("parentSpanContext", ("spanId",)),
+)
+
+
+def _check_ids(raw: dict[str, Any], where: str) -> None:
+    """Ids are text: a number or an object where an id belongs is an error naming its path."""
+    for holder, keys in _ID_FIELDS:
+        found = raw.get(holder) if holder else raw
+        if isinstance(found, dict):
+            at = key_path(where, holder) if holder else where
+            for key in keys:
+                text(found.get(key), key_path(at, key))
 
 
 def _parent_id(raw: dict[str, Any]) -> Any:
@@ -178,21 +213,27 @@ def _parent_id(raw: dict[str, Any]) -> Any:
     return raw.get("parent_id") or raw.get("parent_span_id") or raw.get("parentSpanId")
 
 
-def _time(value: Any, divisor: float) -> datetime | None:
+def _time(
+    raw: dict[str, Any], keys: tuple[str, ...], where: str, divisor: float
+) -> datetime | None:
     """ISO text, an hrtime `[seconds, nanoseconds]` pair, or a number in the document's unit."""
+    key = next((k for k in keys if k in raw), keys[-1])
+    value = raw.get(key)
     if isinstance(value, list) and len(value) == 2:  # noqa: PLR2004 - hrtime is a pair
         seconds, nanos = value
         if isinstance(seconds, int) and isinstance(nanos, int):
             return from_unix_nanos(seconds * 1_000_000_000 + nanos)
-        return None
+        raise wrong(key_path(where, key), "an hrtime [seconds, nanoseconds] pair", value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return from_unix_seconds(value / divisor)
-    return parse_timestamp(value)
+    return timestamp(value, key_path(where, key))
 
 
-def _event(raw: dict[str, Any], divisor: float) -> dict[str, Any]:
+def _event(raw: dict[str, Any], where: str, divisor: float) -> dict[str, Any]:
     return {
         "name": raw.get("name"),
-        "timestamp": _time(raw.get("timestamp", raw.get("time")), divisor),
-        "attributes": flatten_attributes(mapping(raw.get("attributes"), "event.attributes")),
+        "timestamp": _time(raw, ("timestamp", "time"), where, divisor),
+        "attributes": flatten_attributes(
+            mapping(raw.get("attributes"), key_path(where, "attributes"))
+        ),
     }
