@@ -33,7 +33,7 @@ from agentdiff.models.report import (
 )
 from agentdiff.models.trace import AgentTrace
 
-__all__ = ["compare", "compare_sides"]
+__all__ = ["compare", "compare_prepared", "compare_sides"]
 
 
 def compare(
@@ -68,6 +68,21 @@ def compare_sides(
         return _compare(baseline, candidate, options)
 
 
+def compare_prepared(
+    baseline: AgentTrace, candidate: AgentTrace, sides: tuple[Side, Side], options: CompareOptions
+) -> DiffReport:
+    """`compare()` of two runs whose sides are prepared already, e.g. cached for many pairs.
+
+    Both sides must come from `prepare()` with one `Signer` (its ids are shared) built from
+    `options` (`ignore`, `strict_tool_signatures`), and `fold_framework_steps` must be off.
+    """
+    if options.fold_framework_steps:
+        msg = "compare_prepared needs fold_framework_steps off (the sides are of unfolded runs)"
+        raise ValueError(msg)
+    with no_gc_pauses():
+        return _report(baseline, candidate, *sides, Normalizer(options.ignore), options)
+
+
 def _compare(
     baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions
 ) -> tuple[DiffReport, Side, Side]:
@@ -76,6 +91,18 @@ def _compare(
     normalizer = Normalizer(options.ignore)
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
     b_side, c_side = prepare(baseline, signer), prepare(candidate, signer)
+    report = _report(baseline, candidate, b_side, c_side, normalizer, options)
+    return report, b_side, c_side
+
+
+def _report(
+    baseline: AgentTrace,
+    candidate: AgentTrace,
+    b_side: Side,
+    c_side: Side,
+    normalizer: Normalizer,
+    options: CompareOptions,
+) -> DiffReport:
     pairs = _align(b_side, c_side)
     moved = reorders(pairs, b_side, c_side)
     entries = _entries(pairs, moved, b_side, c_side, normalizer, options)
@@ -108,7 +135,7 @@ def _compare(
     report.gate = evaluate_gate(report, options.gate)
     report.attach_traces(baseline, candidate)
     report.findings = report_findings(report)
-    return report, b_side, c_side
+    return report
 
 
 def _align(b_side: Side, c_side: Side) -> list[Pair]:

@@ -14,7 +14,7 @@ from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.checks import Draft, metric_test, rate_band, rate_test, threshold_for
 from agentdiff.scenario.invariants import new_loops, runs_with_new_loops
-from agentdiff.scenario.pairs import gate_failures, nearest_rows, nearest_runs
+from agentdiff.scenario.pairs import PairComparer, gate_failures, nearest_rows, nearest_runs
 from agentdiff.scenario.profile import METRICS, RunProfile, profile_run
 from agentdiff.scenario.report import NearestRun, RunRow, ScenarioReport, StatTest, Verdict
 from agentdiff.scenario.routing import route_scenario
@@ -50,9 +50,11 @@ def analyze_scenario(
     stats: StatsOptions,
 ) -> ScenarioReport:
     """Tests, invariants, routes and pairs of one scenario (verdict: see `judge`)."""
-    b_prof = [profile_run(t, rid, options) for rid, t in baseline]
-    c_prof = [profile_run(t, rid, options) for rid, t in candidate]
-    return analyze_profiles(scenario, b_prof, c_prof, options, stats, (baseline, candidate))
+    comparer = PairComparer(options)  # each run prepared once, for its profile and its pairs
+    b_prof = [profile_run(t, rid, options, comparer.side(t)) for rid, t in baseline]
+    c_prof = [profile_run(t, rid, options, comparer.side(t)) for rid, t in candidate]
+    traces = (baseline, candidate)
+    return analyze_profiles(scenario, b_prof, c_prof, options, stats, traces, comparer=comparer)
 
 
 def analyze_profiles(
@@ -63,14 +65,17 @@ def analyze_profiles(
     stats: StatsOptions,
     traces: tuple[Sequence[Run], Sequence[Run]] | None = None,
     compared: Sequence[tuple[int, DiffReport]] | None = None,
+    *,
+    comparer: PairComparer | None = None,
 ) -> ScenarioReport:
     """`analyze_scenario` on runs already profiled; without `traces` no pair is compared.
 
     Without traces (profiles alone, e.g. from stored results) the per-pair gate is not run:
     there is no nearest-pair table and no gate-failure rate. `compared` holds comparisons
     already made (the nearest baseline run's index and the report, per candidate run), which
-    are used instead of comparing again.
+    are used instead of comparing again; `comparer` compares the others (one per scenario).
     """
+    comparer = comparer or PairComparer(options)
     n, m = len(b_prof), len(c_prof)
     routing = route_scenario(b_prof, c_prof, stats)
     nearest: list[NearestRun] = []
@@ -82,10 +87,10 @@ def analyze_profiles(
         nearest = (
             nearest_rows(baseline, candidate, compared, distances)
             if compared is not None
-            else nearest_runs(baseline, candidate, routing.nearest, distances, options)
+            else nearest_runs(baseline, candidate, routing.nearest, distances, comparer)
         )
         if n > 1:
-            gate = _gate_rate(baseline, nearest, routing.baseline_nearest, options)
+            gate = _gate_rate(baseline, nearest, routing.baseline_nearest, comparer)
             if gate is not None:
                 drafts.append(gate)
     drafts += routing.tests
@@ -131,7 +136,7 @@ def _gate_rate(
     baseline: Sequence[Run],
     nearest: Sequence[NearestRun],
     baseline_nearest: Sequence[int | None],
-    options: CompareOptions,
+    comparer: PairComparer,
 ) -> Draft | None:
     """Runs failing the per-pair gate: candidate vs nearest baseline run, baseline vs nearest other.
 
@@ -143,7 +148,7 @@ def _gate_rate(
     failing = sum(not row.gate_passed for row in nearest)
     name = _GATE
     if failing:
-        base = gate_failures(baseline, baseline_nearest, options)
+        base = gate_failures(baseline, baseline_nearest, comparer)
         return rate_test(name, base, n, failing, m)
     note = "no candidate run fails the gate (the baseline's own pairs were not compared)"
     return Draft(

@@ -2,7 +2,8 @@
 
 The nearest baseline run is the one at the smallest route distance. Each baseline run is also
 compared with its nearest *other* baseline run, so the rate of per-pair gate failures has a
-baseline of its own (how often the gate fails when nothing changed).
+baseline of its own (how often the gate fails when nothing changed). A `PairComparer` prepares
+each run of a scenario once (one `Signer` for all of them), however many pairs it is in.
 """
 
 from __future__ import annotations
@@ -10,12 +11,39 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentdiff.diff import compare
+from agentdiff.diff.compare import compare_prepared
+from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
+from agentdiff.diff.order import Side, prepare
+from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import DiffReport, Op
 from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.report import NearestRun
 
-__all__ = ["gate_failures", "nearest_rows", "nearest_runs"]
+__all__ = ["PairComparer", "gate_failures", "nearest_rows", "nearest_runs"]
+
+
+class PairComparer:
+    """`compare()` for the runs of one scenario, each run prepared once."""
+
+    def __init__(self, options: CompareOptions) -> None:
+        self.options = options
+        self._signer = Signer(Normalizer(options.ignore), strict=options.strict_tool_signatures)
+        self._sides: dict[int, tuple[AgentTrace, Side]] = {}
+
+    def side(self, trace: AgentTrace) -> Side:
+        """`trace` prepared (once) as the engine prepares a side."""
+        kept = self._sides.get(id(trace))
+        if kept is None or kept[0] is not trace:
+            kept = self._sides[id(trace)] = (trace, prepare(trace, self._signer))
+        return kept[1]
+
+    def compare(self, baseline: AgentTrace, candidate: AgentTrace) -> DiffReport:
+        """What `compare(baseline, candidate, options=options)` returns."""
+        if self.options.fold_framework_steps:  # the engine compares the folded runs
+            return compare(baseline, candidate, options=self.options)
+        sides = self.side(baseline), self.side(candidate)
+        return compare_prepared(baseline, candidate, sides, self.options)
 
 
 def nearest_runs(
@@ -23,13 +51,13 @@ def nearest_runs(
     candidate: Sequence[tuple[str, AgentTrace]],
     nearest: Sequence[int],
     distances: Sequence[float],
-    options: CompareOptions,
+    comparer: PairComparer,
 ) -> list[NearestRun]:
     """One row per candidate run (in input order)."""
     rows = []
     for (run_id, trace), j, distance in zip(candidate, nearest, distances, strict=True):
         base_id, base_trace = baseline[j]
-        report = compare(base_trace, trace, options=options)
+        report = comparer.compare(base_trace, trace)
         rows.append(_row(run_id, base_id, distance, report))
     return rows
 
@@ -50,13 +78,13 @@ def nearest_rows(
 def gate_failures(
     baseline: Sequence[tuple[str, AgentTrace]],
     nearest_other: Sequence[int | None],
-    options: CompareOptions,
+    comparer: PairComparer,
 ) -> int:
     """Baseline runs failing the gate against their nearest other baseline run."""
     failed = 0
     for (_, trace), j in zip(baseline, nearest_other, strict=True):
         if j is not None:
-            failed += not compare(baseline[j][1], trace, options=options).passed
+            failed += not comparer.compare(baseline[j][1], trace).passed
     return failed
 
 

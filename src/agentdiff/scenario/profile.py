@@ -12,7 +12,7 @@ from agentdiff.diff.loops import find_loops
 from agentdiff.diff.metrics import summarize
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
-from agentdiff.diff.order import prepare
+from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.trace import AgentTrace
 from agentdiff.routes.route import side_route
@@ -60,12 +60,16 @@ class RunProfile:
 
 
 def profile_run(
-    trace: AgentTrace, run_id: str, options: CompareOptions | None = None
+    trace: AgentTrace,
+    run_id: str,
+    options: CompareOptions | None = None,
+    side: Side | None = None,
 ) -> RunProfile:
-    """Read `trace` once into a `RunProfile`."""
+    """Read `trace` once into a `RunProfile` (`side`: the trace prepared already)."""
     options = options or CompareOptions()
     strict = options.strict_tool_signatures
-    side = prepare(trace, Signer(Normalizer(options.ignore), strict=strict))
+    if side is None:
+        side = prepare(trace, Signer(Normalizer(options.ignore), strict=strict))
     summary = summarize(trace, options.prices, side.wall_clock, side.refs)
     positions = sorted(side.call)
     calls = [side.refs[i] for i in positions]

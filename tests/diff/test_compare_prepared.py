@@ -1,0 +1,64 @@
+"""`compare_prepared` (sides prepared once, one Signer for many pairs) gives what `compare` gives.
+
+Every real captured pair of every source and shape, each compared both ways, with runs
+prepared by one shared Signer across all pairs of a source (as a scenario's runs are), plain,
+with strict tool signatures and with ignore patterns; and the real runs pool, every baseline run
+against every candidate run through `PairComparer`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from agentdiff import compare
+from agentdiff.diff.compare import compare_prepared
+from agentdiff.diff.options import CompareOptions
+from agentdiff.scenario.folders import runs_in
+from agentdiff.scenario.pairs import PairComparer
+from tests.realdata import load, real_pairs
+
+POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+OPTIONS = {
+    "plain": CompareOptions(),
+    "strict": CompareOptions(strict_tool_signatures=True),
+    "ignore": CompareOptions(ignore=("input_payload.*.query",), detect_loops=False),
+}
+
+
+def _same(a, b) -> None:
+    assert a.model_dump(mode="json") == b.model_dump(mode="json")
+
+
+@pytest.mark.parametrize("name", sorted(OPTIONS))
+def test_every_real_pair_compares_the_same_prepared(name: str) -> None:
+    options = OPTIONS[name]
+    comparer = PairComparer(options)  # one Signer for every run of every pair
+    pairs = real_pairs()
+    assert pairs
+    for pair in pairs:
+        base, cand = load(pair.baseline), load(pair.candidate)
+        _same(comparer.compare(base, cand), compare(base, cand, options=options))
+        _same(comparer.compare(cand, base), compare(cand, base, options=options))
+
+
+def test_pool_runs_compare_the_same_through_one_comparer() -> None:
+    base = [t for _, t in runs_in(POOL / "baseline")][:6]
+    cand = [t for _, t in runs_in(POOL / "loop")][:6]
+    comparer = PairComparer(CompareOptions())
+    for b, c in itertools.product(base, cand):
+        _same(comparer.compare(b, c), compare(b, c))
+    assert len(comparer._sides) == 12  # each run prepared once
+
+
+def test_folding_is_compared_the_plain_way() -> None:
+    folded = CompareOptions(fold_framework_steps=True)
+    (pair, *_) = real_pairs("identical")
+    base, cand = load(pair.baseline), load(pair.candidate)
+    _same(PairComparer(folded).compare(base, cand), compare(base, cand, options=folded))
+    comparer = PairComparer(CompareOptions())
+    sides = comparer.side(base), comparer.side(cand)
+    with pytest.raises(ValueError, match="fold_framework_steps"):
+        compare_prepared(base, cand, sides, folded)
