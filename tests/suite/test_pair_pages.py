@@ -15,7 +15,7 @@ from agentdiff.render import render
 from agentdiff.suite import SuiteOptions, run_suite
 from agentdiff.suite.pages import PAGE_LIMIT, deciding_pages
 from agentdiff.suite.plan import plan_jobs
-from agentdiff.suite.render.view import by_severity
+from agentdiff.suite.render.view import by_severity, most_severe
 from agentdiff.suite.task import TaskContext
 
 runner = CliRunner()
@@ -78,3 +78,10 @@ def test_without_results_or_html_no_page_is_made(fixture_sets):
         *fixture_sets, SuiteOptions(backend="in-process", only=("*/loop",), pair_pages=True)
     )
     assert len(html.pair_pages) == 7
+
+
+def test_most_severe_is_the_head_of_by_severity(saved):
+    report, _ = saved
+    ordered = by_severity(list(report.scenarios))
+    for limit in range(len(ordered) + 2):
+        assert most_severe(report.scenarios, limit) == ordered[:limit]

@@ -19,7 +19,7 @@ from agentdiff.errors import AgentDiffError
 from agentdiff.models.trace import AgentTrace
 from agentdiff.suite.load import load_runs
 from agentdiff.suite.refs import RunRef
-from agentdiff.suite.render.view import by_severity
+from agentdiff.suite.render.view import most_severe
 from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.rows import RunLocation
 from agentdiff.suite.task import ScenarioJob, TaskContext, job_options
@@ -46,7 +46,7 @@ def deciding_pages(
     from agentdiff.render import render  # noqa: PLC0415 - HTML only when pages are wanted
 
     pages = {}
-    for row in by_severity(list(report.rows.having("regressed")))[:limit]:
+    for row in most_severe(report.rows.having("regressed"), limit):
         job = jobs.get(row.scenario)
         if job is None or row.deciding is None:
             continue

@@ -5,6 +5,8 @@ Renderers read a `SuiteReport` through these helpers and never recompute a verdi
 
 from __future__ import annotations
 
+import heapq
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agentdiff.render.text import clip, one_line
@@ -15,6 +17,7 @@ __all__ = [
     "by_severity",
     "count_words",
     "first_divergence_text",
+    "most_severe",
     "run_pair_text",
     "scenario_views",
     "summary_line",
@@ -48,15 +51,23 @@ def summary_line(report: SuiteReport) -> str:
     return " · ".join(count_words(report))
 
 
+def _severity(row: ScenarioRow) -> tuple[int, float, str]:
+    pair = row.pair
+    broken = len(pair.violations) if pair else 0
+    return (-broken, -(pair.divergence if pair else 0.0), row.scenario)
+
+
 def by_severity(rows: list[ScenarioRow]) -> list[ScenarioRow]:
     """Regressed rows, most severe first: more broken rules, then larger divergence."""
+    return sorted((r for r in rows if r.verdict == "regressed"), key=_severity)
 
-    def key(row: ScenarioRow) -> tuple[int, float, str]:
-        pair = row.pair
-        broken = len(pair.violations) if pair else 0
-        return (-broken, -(pair.divergence if pair else 0.0), row.scenario)
 
-    return sorted((r for r in rows if r.verdict == "regressed"), key=key)
+def most_severe(rows: Iterable[ScenarioRow], limit: int) -> list[ScenarioRow]:
+    """The first `limit` of `by_severity(rows)`, holding at most `limit` rows at a time.
+
+    A suite's rows are parsed one by one: 50,000 of them parsed at once would take ~600 MB.
+    """
+    return heapq.nsmallest(limit, (r for r in rows if r.verdict == "regressed"), key=_severity)
 
 
 def first_divergence_text(pair: PairSummary) -> str | None:
