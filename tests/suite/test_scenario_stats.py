@@ -112,14 +112,20 @@ def test_env_and_flags_beat_a_scenario_override(runs, tmp_path):
     assert sources["min_cost_effect"] == "flag --min-cost-effect"
 
 
-def test_the_python_api_applies_stats_overrides(runs, tmp_path):
-    manifest = load_manifest(_manifest(runs, tmp_path, scenario=STRICT))
-    options = SuiteOptions(
+def _api_options(manifest, **more) -> SuiteOptions:
+    """The manifest's overrides over high top-level thresholds, gate cost/token rules off."""
+    return SuiteOptions(
         compare=load_options(_GATE_OFF, env={}).options,
         stats={"min_cost_effect": 300, "min_token_effect": 300},
         overrides=manifest.overrides,
         backend="in-process",
+        **more,
     )
+
+
+def test_the_python_api_applies_stats_overrides(runs, tmp_path):
+    manifest = load_manifest(_manifest(runs, tmp_path, scenario=STRICT))
+    options = _api_options(manifest)
     done = run_suite(
         RunSet.from_dir(runs / "baseline"), RunSet.from_dir(runs / "candidate"), options
     )
@@ -161,13 +167,7 @@ def test_gate_overrides_follow_the_same_precedence(runs, tmp_path):
 
 def test_a_scenario_regressed_by_the_statistics_keeps_its_pair_report(runs, tmp_path):
     manifest = load_manifest(_manifest(runs, tmp_path, scenario=STRICT))
-    options = SuiteOptions(
-        compare=load_options(_GATE_OFF, env={}).options,
-        stats={"min_cost_effect": 300, "min_token_effect": 300},
-        overrides=manifest.overrides,
-        backend="in-process",
-        results=str(tmp_path / "results"),
-    )
+    options = _api_options(manifest, results=str(tmp_path / "results"))
     done = run_suite(manifest.baseline, manifest.candidate, options)
     # no pair fails the per-pair gate (cost and tokens are off): only the statistics regress it
     assert all(pair.passed for row in done.rows for pair in row.pairs)
