@@ -16,6 +16,7 @@
 //   runs must record the same facts.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 import { OpenTelemetry } from "@ai-sdk/otel";
 import { context } from "@opentelemetry/api";
@@ -232,8 +233,12 @@ async function runOnce(scenario, side, generation) {
   return exporter.getFinishedSpans().map(readable);
 }
 
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+
 function write(path, data) {
-  writeFileSync(path, JSON.stringify(data, null, 1) + "\n", "utf8");
+  // Exception stack traces name this machine's folders: write them relative to this folder.
+  const text = JSON.stringify(data, null, 1).replaceAll(HERE, "/capture/js/");
+  writeFileSync(path, text + "\n", "utf8");
 }
 
 const root = join(process.argv[2] ?? "tests/fixtures/real", SOURCE);
