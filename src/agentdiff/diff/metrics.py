@@ -62,9 +62,10 @@ def summarize(
     counts = Counter(map(_TYPE_OF, counted))
     statuses = Counter(map(_STATUS_OF, counted))
     turns = _model_turns(trace)
-    usages = [s.tokens for s in turns if s.tokens is not None]
+    with_usage = [s for s in turns if s.tokens is not None]
+    usages: list[TokenUsage] = list(map(_TOKENS, with_usage))
     prompt, completion, total = _tokens(trace.total_tokens, usages)
-    cost, estimated, priced = _cost(trace, turns, prices)
+    cost, estimated, priced = _cost(trace, len(turns), with_usage, usages, prices)
     return Summary(
         trace_id=trace.trace_id,
         agent_name=trace.agent_name,
@@ -162,17 +163,20 @@ def _add(a: int | None, b: int | None) -> int | None:
 
 
 def _cost(
-    trace: AgentTrace, turns: list[TraceStep], prices: Mapping[str, ModelPrice]
+    trace: AgentTrace,
+    turns: int,
+    with_usage: list[TraceStep],
+    usages: list[TokenUsage],
+    prices: Mapping[str, ModelPrice],
 ) -> tuple[float | None, bool, int]:
-    """(cost, estimated, priced turns) of one side.
+    """(cost, estimated, priced turns) of one side of `turns` model turns.
 
-    The trace's own total, else each turn's own cost or an estimate from its tokens and model
-    (each model priced once); turns priced neither way are left out and counted.
+    `with_usage` are the turns with token usage and `usages` their usage. The trace's own
+    total, else each turn's own cost or an estimate from its tokens and model (each model
+    priced once); turns priced neither way are left out and counted.
     """
     if trace.total_tokens and trace.total_tokens.estimated_cost_usd is not None:
-        return trace.total_tokens.estimated_cost_usd, False, len(turns)
-    with_usage = [s for s in turns if s.tokens is not None]
-    usages = list(map(_TOKENS, with_usage))
+        return trace.total_tokens.estimated_cost_usd, False, turns
     own = list(map(_COST, usages))
     given: list[float] = list(filter(_KNOWN, own))
     # the turns to estimate: no cost of their own, both token counts known

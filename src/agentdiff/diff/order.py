@@ -28,8 +28,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
-from itertools import compress, islice, repeat
-from operator import add, attrgetter, is_not, le, lt, mul
+from itertools import compress, islice
+from operator import attrgetter, is_not, le, lt
 from typing import Any
 
 import msgspec
@@ -197,12 +197,8 @@ def _preorder(roots: list[_Node], side: Side, signer: Signer) -> list[_Node]:
     side.steps = list(map(_STEP, order))
     side.refs = list(map(_REF, order))
     side.base = list(map(_BASE, order))
-    # Other steps need no interning (`2·base + failed`); tool calls intern their call key.
-    exact = list(map(add, map(mul, side.base, repeat(2)), failed))
     side.call = {i: key for i, key in enumerate(calls) if key is not None}
-    for i, key in side.call.items():
-        exact[i] = signer.exact(side.base[i], failed[i], key)
-    side.exact = exact
+    side.exact = signer.exacts(side.base, failed, side.call)
     side.depth = list(map(_DEPTH, order))
     side.group = list(map(_GROUP, order))
     side.failed = list(compress(range(len(order)), failed))

@@ -12,6 +12,8 @@ detection and the canonical order of concurrent calls.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from itertools import repeat
+from operator import add, mul
 
 import orjson
 
@@ -56,6 +58,16 @@ class Signer:
             return 2 * base + failed
         key = (base, failed, call)
         return -1 - self._calls.setdefault(key, len(self._calls))
+
+    def exacts(self, base: list[int], failed: list[bool], calls: dict[int, str]) -> list[int]:
+        """`exact` of a whole side (`calls`: position → call key).
+
+        The non-tool steps in bulk at C speed, then the calls one by one.
+        """
+        out = list(map(add, map(mul, base, repeat(2)), failed))
+        for i, call in calls.items():
+            out[i] = self.exact(base[i], failed[i], call)
+        return out
 
     def call_key(self, step: TraceStep) -> str:
         """A tool call's name and normalized arguments, as one string."""
