@@ -5,8 +5,8 @@ with a `<side>` placeholder and the `adapter` that reads it. Every `<scenario>/`
 the manifest holds `<side>.<shape>` files and `<side>.facts.json`, the facts recorded inside the
 live run (never read back from the serialized output).
 
-`SHARED` is the reference set beside the checkout (`shared/fixtures/real/<folder>/
-extra_tool_detour/`); it is absent on most machines, and the tests that need it skip.
+`SHARED` is the project's shared reference set (`<folder>/extra_tool_detour/`), copied into
+`tests/fixtures/reference/` so that every checkout runs the tests that read it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from agentdiff.loader import load_trace
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
 REAL = Path(__file__).parent / "fixtures" / "real"
-SHARED = Path(__file__).parents[2] / "shared" / "fixtures" / "real"
+SHARED = Path(__file__).parent / "fixtures" / "reference"
 SCENARIOS = ("identical", "detour", "loop", "error_retry", "reworded")
 SIDES = ("baseline", "candidate")
 
@@ -127,8 +127,8 @@ def check_tool_outcomes(tools: list[TraceStep], calls: list[dict[str, Any]]) -> 
 def other_documents(adapter: str) -> list[Path]:
     """Every real and shared document that an adapter other than `adapter` reads.
 
-    All shapes, scenarios and sides of every manifest, then the shared reference files (when
-    present): the inputs a detection test must not claim.
+    All shapes, scenarios and sides of every manifest, then the shared reference files: the
+    inputs a detection test must not claim.
     """
     found = [
         source.path(shape, scenario, side)
@@ -138,10 +138,9 @@ def other_documents(adapter: str) -> list[Path]:
         for scenario in SCENARIOS
         for side in SIDES
     ]
-    if SHARED.is_dir():
-        for folder in sorted(p for p in SHARED.iterdir() if p.is_dir()):
-            if SHARED_ADAPTERS[folder.name] != adapter:
-                found += sorted(folder.glob("*/*.json"))
+    for folder in sorted(p for p in SHARED.iterdir() if p.is_dir()):
+        if SHARED_ADAPTERS[folder.name] != adapter:
+            found += sorted(folder.glob("*/*.json"))
     return [p for p in found if p.exists()]
 
 

@@ -17,8 +17,8 @@ from tests.realdata import (
 )
 
 from agentdiff.adapters.langfuse import LangfuseAdapter
-from agentdiff.adapters.langfuse.observations import usage_details
-from agentdiff.errors import AgentDiffError, MultipleTracesError
+from agentdiff.adapters.langfuse.observations import usage_details, usage_extra
+from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import StepType
 
@@ -96,8 +96,6 @@ def test_all_shapes_of_one_run_agree() -> None:
 
 def test_shared_reference_fixtures_load() -> None:
     folder = SHARED / "langfuse" / "extra_tool_detour"
-    if not folder.exists():
-        pytest.skip("shared reference fixtures not present")
     names = {
         "baseline": ["geocode", "get_weather", "calculator"],
         "candidate": ["geocode", "search", "get_weather", "calculator"],
@@ -107,6 +105,23 @@ def test_shared_reference_fixtures_load() -> None:
             trace = load_trace(folder / f"{side}.{suffix}")
             # the RETRIEVER observation maps to a tool call too
             assert [t.name for t in tool_steps(trace)] == ["load-user-preferences", *expected]
+
+
+def test_nested_openai_usage_details_are_flattened() -> None:
+    """The Langfuse SDK records OpenAI's usage as is in OTLP: nested `*_details` objects."""
+    trace = load_trace(SHARED / "langfuse" / "extra_tool_detour" / "baseline.otlp.json")
+    first = next(s for s in trace.steps if s.step_type == StepType.LLM_CALL)
+    assert first.tokens is not None
+    assert (first.tokens.prompt_tokens, first.tokens.completion_tokens) == (93, 55)
+    assert first.metadata is not None
+    usage = first.metadata["usage"]
+    assert usage["completion_tokens_details.reasoning_tokens"] == 0
+    assert usage["prompt_tokens_details.cached_tokens"] == 0
+    assert not any(isinstance(v, dict) for v in usage.values())
+    extra = usage_extra({"a_details": {"b": 3, "c": {"d": 4}}}, "usageDetails")
+    assert extra == {"a_details.b": 3, "a_details.c.d": 4}
+    with pytest.raises(TraceFormatError, match=r"usageDetails\.a_details\.b: expected a token"):
+        usage_extra({"a_details": {"b": "many"}}, "usageDetails")
 
 
 def test_detect_claims_every_own_shape_and_rejects_junk() -> None:
@@ -183,6 +198,7 @@ def test_unknown_observation_types_and_tool_named_spans() -> None:
         ({"prompt_tokens": 7, "completion_tokens": 3}, (7, 3, 10)),
         ({"input_cached_tokens": 4, "output_reasoning_tokens": 2}, (None, None, 6)),
         ({}, (None, None, None)),
+        ({"prompt_tokens": 7, "prompt_tokens_details": {"cached_tokens": 6}}, (7, None, 7)),
         ('{"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}', (1, 2, 3)),
     ],
 )

@@ -107,7 +107,6 @@ def test_nested_and_flat_shapes_give_the_same_steps(scenario: str, side: str) ->
     assert nested.trace_id == flat.trace_id
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="shared reference fixtures not present")
 def test_reference_detour_fixture() -> None:
     folder = SHARED / "langsmith" / "extra_tool_detour"
     base, cand = load_trace(folder / "baseline.json"), load_trace(folder / "candidate.json")

@@ -100,7 +100,6 @@ def test_tool_outputs_are_data_not_python_reprs() -> None:
     }
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="shared reference fixtures not present")
 def test_reference_detour_fixture() -> None:
     folder = SHARED / "openai_agents" / "extra_tool_detour"
     export, ingest = (

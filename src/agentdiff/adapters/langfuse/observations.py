@@ -145,7 +145,9 @@ def usage_details(details: Any, where: str, cost: float | None = None) -> TokenU
     """`TokenUsage` from a usage dict at `where` (arbitrary keys, or its JSON) and a cost.
 
     Unknown → None.
-    A total neither given nor derivable from prompt + completion is the sum of every count.
+    A total neither given nor derivable from prompt + completion is the sum of every top-level
+    count; a nested object (OpenAI's `completion_tokens_details`) breaks a count down and is not
+    added again.
     """
     details = mapping(parse_json_string(details), where)
     usage = usage_from(
@@ -156,7 +158,9 @@ def usage_details(details: Any, where: str, cost: float | None = None) -> TokenU
     counts = [
         c
         for k, v in details.items()
-        if k not in _NOT_COUNTS and (c := count(v, key_path(where, k))) is not None
+        if k not in _NOT_COUNTS
+        and not isinstance(v, dict)
+        and (c := count(v, key_path(where, k))) is not None
     ]
     if not counts:
         return usage
@@ -233,10 +237,23 @@ def usage_extra(details: Any, where: str) -> dict[str, Any]:
     Cache, reasoning and audio tokens, for `metadata["usage"]`.
     """
     details = mapping(parse_json_string(details), where)
-    extra = {
-        k: count(v, key_path(where, k)) for k, v in details.items() if k not in _MAIN_USAGE_KEYS
-    }
-    return {k: v for k, v in extra.items() if v is not None}
+    return _counts({k: v for k, v in details.items() if k not in _MAIN_USAGE_KEYS}, where, "")
+
+
+def _counts(details: dict[str, Any], where: str, prefix: str) -> dict[str, Any]:
+    """The counts of `details` at `where`, their keys prefixed with `prefix`.
+
+    A nested object (OpenAI's `completion_tokens_details`, as the Langfuse SDK records it in
+    OTLP) is flattened to dotted keys such as `completion_tokens_details.reasoning_tokens`.
+    """
+    found: dict[str, Any] = {}
+    for key, value in details.items():
+        path = key_path(where, key)
+        if isinstance(value, dict):
+            found |= _counts(value, path, f"{prefix}{key}.")
+        elif (number := count(value, path)) is not None:
+            found[f"{prefix}{key}"] = number
+    return found
 
 
 _EXTRA_FIELDS = (
