@@ -14,6 +14,8 @@ the nearest peer.
 2. Clustering 100,000 runs: routes of ~50 steps drawn from 4 route families (weights
    55/25/15/5 %) with per-run noise (2 % deleted steps, 4 % inserted, 5 % with a 3× loop), as in
    many-runs.md §4.5; `encode_runs` + `cluster_encoded` timed (generation not). Target: ≤ 2 s.
+   Route ids are hashed for medoids only while clustering; reading every run's id afterwards
+   (`RouteMap.route_ids`) is timed on its own line.
    The peer has no route clustering (nothing to put beside it).
 
     python benchmarks/bench_runs.py [--quick] [--no-yardstick]
@@ -140,14 +142,19 @@ def corpus(count: int, seed: int = 7) -> list[list[str]]:
     return runs
 
 
-def cluster_time(count: int) -> tuple[float, float, int, int, list[int]]:
+def cluster_time(count: int) -> tuple[float, float, float, int, int, list[int]]:
+    """Wall and CPU seconds of encode + cluster, the CPU seconds of every run's route id after
+    it (`RouteMap.route_ids`, computed when first read), and the map's shape."""
     runs = corpus(count)
     start, cpu = time.perf_counter(), time.process_time()
     codec, encoded = encode_runs(runs)
     routes = cluster_encoded(codec, encoded, 0.2)
     took, cpu_took = time.perf_counter() - start, time.process_time() - cpu
+    cpu = time.process_time()
+    assert len(routes.route_ids) == count
+    ids_took = time.process_time() - cpu
     sizes = [len(c.runs) for c in routes.clusters]
-    return took, cpu_took, len(routes.encoded), len(routes.clusters), sizes[:6]
+    return took, cpu_took, ids_took, len(routes.encoded), len(routes.clusters), sizes[:6]
 
 
 def main() -> None:
@@ -176,10 +183,11 @@ def main() -> None:
             f"(ours {peer['with_load'] / load_ms:.1f}x faster)"
         )
     for count in (1_000, 10_000) if args.quick else (1_000, 10_000, 100_000):
-        took, cpu, distinct, clusters, sizes = cluster_time(count)
+        took, cpu, ids, distinct, clusters, sizes = cluster_time(count)
         print(
             f"cluster {count:,} runs: {took:.3f} s wall, {cpu:.3f} s CPU ({distinct:,} distinct "
-            f"routes, {clusters} clusters, largest {sizes})"
+            f"routes, {clusters} clusters, largest {sizes}); every run's route id after it: "
+            f"{ids:.3f} s CPU"
         )
     print("target: 100,000 runs (encode + cluster) <= 2 s")
 

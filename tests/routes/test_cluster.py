@@ -194,3 +194,75 @@ def test_codec_ids_and_decoding_match_the_label_definitions() -> None:
         encoded = codec.encode(route)
         assert codec.route_id(encoded) == route_id(route)
         assert codec.decode(encoded) == list(route)
+
+
+def test_a_codec_given_every_label_codes_them_in_label_order() -> None:
+    labels = ["tool_call\x1fzeta", "llm_call\x1fplan", "tool_call\x1fälpha", "response\x1fanswer"]
+    codec = RouteCodec(labels)
+    assert codec.labels == sorted(labels)
+    assert codec.ordered
+    routes = [PLAN_A, PLAN_B, PLAN_A[:2], [labels[2], labels[0]], [labels[0]], []]
+    for route in routes:
+        codec.encode(route)
+    assert not codec.ordered  # the PLAN_* labels came later, coded after the first four
+    assert sorted(routes, key=RouteCodec(labels).encode) == sorted(routes)
+    late = RouteCodec()
+    assert late.encode(["tool_call\x1fz"]) < late.encode(["tool_call\x1fa"])  # first seen
+    unordered = RouteCodec()
+    for label in sorted({*PLAN_A, *PLAN_B}, reverse=True):
+        unordered.encode([label])
+    assert not unordered.ordered
+    together = RouteCodec([*PLAN_A, *PLAN_B])
+    assert sorted([PLAN_A, PLAN_B, PLAN_A[:3]], key=together.encode) == sorted(
+        [PLAN_A, PLAN_B, PLAN_A[:3]]
+    )
+
+
+def test_codec_ids_of_non_ascii_labels_and_many_codes() -> None:
+    labels = [f"tool_call\x1fwerkzeug_{i}_é" for i in range(0xD800 + 10)][-300:]
+    codec = RouteCodec(labels)
+    route = [labels[5], labels[299], labels[5], "response\x1fänswer"]
+    encoded = codec.encode(route)
+    assert codec.route_id(encoded) == route_id(route)
+    assert codec.decode(encoded) == route
+
+
+def test_routes_with_equal_counts_are_ordered_by_their_labels() -> None:
+    runs = [PLAN_B, PLAN_A, [*PLAN_A, "response\x1fsurvey"], PLAN_B, PLAN_A[:3]]
+    routes = cluster_routes(runs, threshold=0.0)
+    ordered = [routes.route(v) for v in range(len(routes.encoded))]
+    assert ordered == [PLAN_B, *sorted([PLAN_A, [*PLAN_A, "response\x1fsurvey"], PLAN_A[:3]])]
+
+
+def test_any_codec_gives_the_map_of_an_ordered_one() -> None:
+    runs, _ = _noisy_runs(120, 6)
+    reference = cluster_routes(runs)
+    shuffled = sorted({label for run in runs for label in run}, reverse=True)
+    codec = RouteCodec()
+    codec.encode(shuffled)
+    assert not codec.ordered
+    routes = cluster_encoded(codec, [codec.encode(run) for run in runs], 0.2)
+    assert [c.runs for c in routes.clusters] == [c.runs for c in reference.clusters]
+    assert [c.medoid for c in routes.clusters] == [c.medoid for c in reference.clusters]
+    assert [routes.route(v) for v in range(len(routes.encoded))] == [
+        reference.route(v) for v in range(len(reference.encoded))
+    ]
+    assert routes.route_ids == reference.route_ids == [route_id(run) for run in runs]
+
+
+def test_leader_clustering_is_input_order_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("agentdiff.routes.cluster.LINKAGE_LIMIT", 1)
+    rng = random.Random(11)
+    names = [f"tool_call\x1ft{i}" for i in range(12)]
+    runs = [[rng.choice(names) for _ in range(rng.randint(3, 8))] for _ in range(300)]
+    order = list(range(len(runs)))
+    rng.shuffle(order)
+    one, two = cluster_routes(runs, 0.4), cluster_routes([runs[i] for i in order], 0.4)
+    assert one.method == two.method == "leader"
+    assert len(one.clusters) > 5
+    as_sets = lambda m, idx: sorted(sorted(idx[i] for i in c.runs) for c in m.clusters)  # noqa: E731
+    assert as_sets(one, list(range(len(runs)))) == as_sets(two, order)
+    assert [c.medoid for c in one.clusters] == [c.medoid for c in two.clusters]
+    assert [c.medoid_run for c in one.clusters] == [
+        min(r for r in c.runs if runs[r] == c.medoid) for c in one.clusters
+    ]

@@ -1,27 +1,31 @@
 """`cluster_routes(runs, threshold=0.2) -> RouteMap`: the routes a set of runs takes.
 
 Exact variants first (runs with the same route counted once), then the distinct routes ordered
-by run count (most frequent first, then route id) are clustered: average linkage up to
+by run count (most frequent first, then by their label lists, lexicographically: an order that
+needs no hashing and does not depend on the order of the runs) are clustered: average linkage up to
 `LINKAGE_LIMIT` distinct routes, frequency-ordered leader clustering above it followed by one
 pass reassigning every route to its nearest medoid. A cluster's **medoid** is the member route
 with the smallest run-weighted sum of distances to the others (with leader clustering, among its
 `MEDOID_CANDIDATES` most frequent members against its `MEDOID_SAMPLE` most frequent ones);
 its representative run is the first run that took it. Clusters are numbered R1, R2, … by run
-count, then by the medoid's route id, so the same runs always give the same map.
+count, then by the medoid's route id, so the same runs always give the same map. Route ids are
+hashed only for medoids while clustering; `RouteMap.route_ids` (every run's) when first read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter, deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
-from operator import mul
+from functools import cached_property
+from itertools import chain, groupby
+from operator import itemgetter, methodcaller, mul
 
 from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
 from agentdiff.models.trace import AgentTrace
-from agentdiff.routes.encode import RouteCodec, route_of
+from agentdiff.routes.encode import RouteCodec, code_point, route_of
 from agentdiff.routes.linkage import average_linkage, distance_matrix, leader_clusters
 
 __all__ = ["LINKAGE_LIMIT", "RouteCluster", "RouteMap", "cluster_routes", "encode_runs"]
@@ -56,8 +60,6 @@ class RouteMap:
     clusters: list[RouteCluster]
     cluster_of: list[int]
     """Per run: its cluster's position in `clusters`."""
-    route_ids: list[str]
-    """Per run: its exact route's id."""
     variant_of: list[int] = field(repr=False)
     """Per run: the index of its distinct route in `routes`."""
     encoded: list[str] = field(repr=False)
@@ -67,6 +69,12 @@ class RouteMap:
     method: str = "average"
     """`average` (average linkage) or `leader` (many distinct routes)."""
 
+    @cached_property
+    def route_ids(self) -> list[str]:
+        """Per run: its exact route's id (`route_id`; computed when first read)."""
+        ids = list(map(self.codec.route_id, self.encoded))
+        return list(map(ids.__getitem__, self.variant_of))
+
     def route(self, variant: int) -> list[str]:
         """The labels of distinct route `variant`."""
         return self.codec.decode(self.encoded[variant])
@@ -75,13 +83,13 @@ class RouteMap:
 def encode_runs(
     runs: Sequence[AgentTrace | Sequence[str]], *, strict: bool = False
 ) -> tuple[RouteCodec, list[str]]:
-    """One encoded route per run (traces are read in canonical order first)."""
-    codec = RouteCodec()
-    encoded = [
-        codec.encode(route_of(run, strict=strict) if isinstance(run, AgentTrace) else run)
-        for run in runs
-    ]
-    return codec, encoded
+    """One encoded route per run (traces are read in canonical order first).
+
+    The codec is given every label first, so its codes follow label order (`RouteCodec.ordered`).
+    """
+    routes = [route_of(run, strict=strict) if isinstance(run, AgentTrace) else run for run in runs]
+    codec = RouteCodec(chain.from_iterable(routes))
+    return codec, list(map(codec.encode, routes))
 
 
 def cluster_routes(
@@ -97,15 +105,9 @@ def cluster_routes(
 
 def cluster_encoded(codec: RouteCodec, per_run: list[str], threshold: float) -> RouteMap:
     """`cluster_routes` on routes already encoded with `codec`."""
-    first: dict[str, int] = {}
-    count: dict[str, int] = {}
-    for i, route in enumerate(per_run):
-        if route not in first:
-            first[route] = i
-            count[route] = 0
-        count[route] += 1
-    ids = {route: codec.route_id(route) for route in first}
-    distinct = sorted(first, key=lambda r: (-count[r], ids[r]))
+    count = Counter(per_run)
+    distinct = sorted(count, key=_label_order(codec))
+    distinct.sort(key=count.__getitem__, reverse=True)  # stable: equal counts keep label order
     weights = [count[r] for r in distinct]
     if len(distinct) <= LINKAGE_LIMIT:
         matrix = distance_matrix(distinct)
@@ -118,9 +120,17 @@ def cluster_encoded(codec: RouteCodec, per_run: list[str], threshold: float) -> 
         labels = _reassign(distinct, medoids)
         method = "leader"
     position = {route: i for i, route in enumerate(distinct)}
-    variant_of = [position[r] for r in per_run]
-    parts = (distinct, ids, labels, medoids, variant_of, first)
-    return _build(codec, *parts, threshold, method)
+    variant_of = list(map(position.__getitem__, per_run))
+    return _build(codec, distinct, labels, medoids, variant_of, threshold, method)
+
+
+def _label_order(codec: RouteCodec) -> Callable[[str], str] | None:
+    """A sort key putting encoded routes in the order of their label lists (None: as they are)."""
+    if codec.ordered:
+        return None
+    rank = sorted(range(len(codec.labels)), key=codec.labels.__getitem__)
+    table = {ord(code_point(i)): code_point(r) for r, i in enumerate(rank)}
+    return methodcaller("translate", table)
 
 
 def _medoids_exact(
@@ -146,8 +156,8 @@ def _medoids_sampled(labels: list[int], routes: list[str], weights: list[int]) -
         mass = [weights[j] for j in sample]
         cost = []
         for i in group[:MEDOID_CANDIDATES]:
-            dist = map(partial(Indel.normalized_distance, routes[i]), targets)
-            cost.append((sum(map(mul, dist, mass)), i))
+            found = process.extract_iter(routes[i], targets, scorer=Indel.normalized_distance)
+            cost.append((sum(map(mul, map(itemgetter(1), found), mass)), i))  # in target order
         medoids[label] = min(cost)[1]
     return medoids
 
@@ -166,39 +176,36 @@ def _reassign(routes: list[str], medoids: dict[int, int]) -> list[int]:
 def _build(
     codec: RouteCodec,
     distinct: list[str],
-    ids: dict[str, str],
     labels: list[int],
     medoids: dict[int, int],
     variant_of: list[int],
-    first: dict[str, int],
     threshold: float,
     method: str,
 ) -> RouteMap:
-    groups: dict[int, list[int]] = {}
-    for i, label in enumerate(labels):
-        groups.setdefault(label, []).append(i)
-    runs_of: dict[int, list[int]] = {label: [] for label in groups}
-    for run, variant in enumerate(variant_of):
-        runs_of[labels[variant]].append(run)
-    ranked = sorted(groups, key=lambda lb: (-len(runs_of[lb]), ids[distinct[lb]]))
-    clusters = []
-    for number, label in enumerate(ranked, start=1):
-        medoid = medoids[label]
-        clusters.append(
-            RouteCluster(
-                name=f"R{number}",
-                runs=runs_of[label],
-                medoid=codec.decode(distinct[medoid]),
-                medoid_id=ids[distinct[medoid]],
-                medoid_run=first[distinct[medoid]],
-                variants=len(groups[label]),
-            )
+    variants = Counter(labels)
+    run_label = list(map(labels.__getitem__, variant_of))
+    by_label = sorted(range(len(run_label)), key=run_label.__getitem__)  # stable: run order
+    runs_of = {lb: list(runs) for lb, runs in groupby(by_label, key=run_label.__getitem__)}
+    ids = {label: codec.route_id(distinct[medoid]) for label, medoid in medoids.items()}
+    ranked = sorted(runs_of, key=lambda lb: (-len(runs_of[lb]), ids[lb]))
+    first: dict[int, int] = {}
+    deque(map(first.setdefault, variant_of, range(len(variant_of))), maxlen=0)
+    clusters = [
+        RouteCluster(
+            name=f"R{number}",
+            runs=runs_of[label],
+            medoid=codec.decode(distinct[medoids[label]]),
+            medoid_id=ids[label],
+            medoid_run=first[medoids[label]],
+            variants=variants[label],
         )
+        for number, label in enumerate(ranked, start=1)
+    ]
     rank = {label: i for i, label in enumerate(ranked)}
+    cluster_of_variant = list(map(rank.__getitem__, labels))
     return RouteMap(
         clusters=clusters,
-        cluster_of=[rank[labels[v]] for v in variant_of],
-        route_ids=[ids[distinct[v]] for v in variant_of],
+        cluster_of=list(map(cluster_of_variant.__getitem__, variant_of)),
         variant_of=variant_of,
         encoded=distinct,
         codec=codec,

@@ -4,19 +4,23 @@ A run's route and its labels (`step_type<US>name`, US: the unit separator; plus 
 sorted input keys with strict tool signatures) are defined once, in `agentdiff.routes.route`
 (`route_of`, `route_id`, `route_distance`): the engine's execution order, concurrent calls in
 canonical order. Here labels are interned (`RouteCodec`), so a route is a string and rapidfuzz
-compares it at C speed with the same normalized Indel distance.
+compares it at C speed with the same normalized Indel distance. A codec given every label up
+front codes them in label order (`ordered`), so encoded routes sort as their label lists do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import islice
+from operator import lt
 
-from agentdiff.routes.route import ROUTE_SEPARATOR, route_id, route_of, route_text_id
+from agentdiff.routes.route import ROUTE_SEPARATOR, route_bytes_id, route_id, route_of
 
 __all__ = ["RouteCodec", "label_name", "route_id", "route_of"]
 
 _SEP = "\x1f"
 _SURROGATES = range(0xD800, 0xE000)
+_SEPARATOR = ROUTE_SEPARATOR.encode()
 
 
 def label_name(label: str) -> str:
@@ -25,14 +29,31 @@ def label_name(label: str) -> str:
     return parts[1] if len(parts) > 1 else label
 
 
-class RouteCodec:
-    """Interns labels to single characters so that routes become short strings."""
+def code_point(index: int) -> str:
+    """The character of the `index`-th interned label (surrogates skipped, order kept)."""
+    return chr(index + len(_SURROGATES) if index >= _SURROGATES.start else index)
 
-    def __init__(self) -> None:
+
+class RouteCodec:
+    """Interns labels to single characters so that routes become short strings.
+
+    `labels`, when given, are interned first, in sorted order (see `ordered`).
+    """
+
+    def __init__(self, labels: Iterable[str] = ()) -> None:
         self._codes: dict[str, str] = {}
         self.labels: list[str] = []
         self._table: dict[int, str] = {}
         """code point → label + separator, for `str.translate` (C speed)."""
+        self._bytes: dict[str, bytes] = {}
+        """code → the label's UTF-8 bytes + separator (what a route id hashes)."""
+        for label in sorted(set(labels)):
+            self._intern(label)
+
+    @property
+    def ordered(self) -> bool:
+        """Codes follow label order: encoded routes compare as their label lists do."""
+        return all(map(lt, self.labels, islice(self.labels, 1, None)))
 
     def encode(self, route: Sequence[str]) -> str:
         """The route as a string of one character per step."""
@@ -42,8 +63,7 @@ class RouteCodec:
         except KeyError:
             for label in route:
                 if label not in codes:
-                    codes[label] = self._next()
-                    self.labels.append(label)
+                    self._intern(label)
             return "".join(map(codes.__getitem__, route))
 
     def joined(self, encoded: str) -> str:
@@ -57,11 +77,11 @@ class RouteCodec:
         return self.joined(encoded).split(ROUTE_SEPARATOR) if encoded else []
 
     def route_id(self, encoded: str) -> str:
-        """`route_id` of an encoded route, without decoding it."""
-        return route_text_id(self.joined(encoded))
+        """`route_id` of an encoded route, without decoding it (the same hash of the same text)."""
+        return route_bytes_id(b"".join(map(self._bytes.__getitem__, encoded))[:-1])
 
-    def _next(self) -> str:
-        point = len(self.labels)
-        if point >= _SURROGATES.start:
-            point += len(_SURROGATES)
-        return chr(point)
+    def _intern(self, label: str) -> None:
+        code = code_point(len(self.labels))
+        self._codes[label] = code
+        self._bytes[code] = label.encode() + _SEPARATOR
+        self.labels.append(label)

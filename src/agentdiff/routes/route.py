@@ -24,11 +24,11 @@ from agentdiff.models.trace import AgentTrace, TraceStep
 __all__ = [
     "ROUTE_SEPARATOR",
     "nearest_run",
+    "route_bytes_id",
     "route_distance",
     "route_from_refs",
     "route_id",
     "route_of",
-    "route_text_id",
     "side_route",
 ]
 
@@ -83,9 +83,9 @@ ROUTE_SEPARATOR = "\x1e"
 
 def route_id(route: Sequence[str]) -> str:
     """A stable short id of a route (the same in every process and on every machine)."""
-    return route_text_id(ROUTE_SEPARATOR.join(route))
+    return route_bytes_id(ROUTE_SEPARATOR.join(route).encode())
 
 
-def route_text_id(joined: str) -> str:
-    """`route_id` of a route given as its labels joined by `ROUTE_SEPARATOR`."""
-    return hashlib.blake2b(joined.encode(), digest_size=8).hexdigest()
+def route_bytes_id(joined: bytes) -> str:
+    """`route_id` of a route given as its labels joined by `ROUTE_SEPARATOR`, UTF-8 encoded."""
+    return hashlib.blake2b(joined, digest_size=8).hexdigest()
