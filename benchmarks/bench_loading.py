@@ -1,6 +1,6 @@
 """Loading and large-trace benchmarks (issue 13): how much loading costs next to parsing.
 
-    python benchmarks/bench_loading.py [--steps 100000] [--million] [--out FILE]
+    python benchmarks/bench_loading.py [--steps 100000] [--million] [--only CASE] [--out FILE]
 
 1. A synthetic canonical trace of `--steps` steps (benchmarks/synthetic.py): the median time of
    `orjson.loads` on its bytes versus `agentdiff.load_trace` (read, parse, limits, validation),
@@ -13,7 +13,8 @@
    subprocess: wall time (target: at most 3 s at 100,000 steps) and peak RSS.
 3. With `--million`: a 1,000,000-step canonical JSON file, the same trace as one line of a JSON
    Lines file, and a 1,000,000-span OTLP JSON Lines file (one span per line), each compared
-   with itself by the CLI: wall time and peak RSS (target: within 4 GB).
+   with itself by the CLI: wall time and peak RSS (target: within 4 GB). `--only otlp`
+   (or `canonical`, `jsonl`) runs that one 1,000,000-step case and nothing else.
 
 Results print as a Markdown table (and go to `--out` when given).
 """
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -113,8 +115,25 @@ def _otlp_million(path: Path, n: int) -> None:
             out.write(orjson.dumps(request) + b"\n")
 
 
-def measure(steps: int, million: bool, work: Path) -> list[str]:
+_MILLION_CASES = {
+    "canonical": ("canonical JSON", "million.json", _canonical_million),
+    "jsonl": ("canonical JSON Lines (one line)", "million-canonical.jsonl", _canonical_million),
+    "otlp": ("OTLP JSON Lines", "million.jsonl", _otlp_million),
+}
+
+
+def measure(steps: int, million: bool, work: Path, only: str | None = None) -> list[str]:
     rows = ["| measure | value | target |", "| --- | ---: | --- |"]
+    if only is not None:
+        return rows + _million_rows([_MILLION_CASES[only]], work)
+    rows += _small_rows(steps, work)
+    if million:
+        rows += _million_rows(list(_MILLION_CASES.values()), work)
+    return rows
+
+
+def _small_rows(steps: int, work: Path) -> list[str]:
+    rows = []
     base, cand = write_pair(make_pair(steps), work)
     raw = base.read_bytes()
     parse = _median_seconds(lambda: orjson.loads(raw), 3)
@@ -137,23 +156,23 @@ def measure(steps: int, million: bool, work: Path) -> list[str]:
         f"| `compare --format json`, {steps:,}-step pair, end to end | {wall:.2f} s | ≤ 3 s |"
     )
     rows.append(f"| peak RSS of that run | {rss:,.0f} MiB | |")
-    if million:
-        for name, file_name, make in (
-            ("canonical JSON", "million.json", _canonical_million),
-            ("canonical JSON Lines (one line)", "million-canonical.jsonl", _canonical_million),
-            ("OTLP JSON Lines", "million.jsonl", _otlp_million),
-        ):
-            path = work / file_name
-            make(path, 1_000_000)
-            mb = path.stat().st_size / 1e6
-            wall, rss, _ = _cli(
-                "compare", str(path), str(path), "--format", "json", "-o", os.devnull
-            )
-            rows.append(
-                f"| 1,000,000 steps, {name} ({mb:,.0f} MB): compare with itself | {wall:.1f} s | |"
-            )
-            rows.append(f"| peak RSS of that run | {rss:,.0f} MiB | ≤ 4,096 MiB |")
-            path.unlink()
+    return rows
+
+
+def _million_rows(
+    cases: list[tuple[str, str, Callable[[Path, int], None]]], work: Path
+) -> list[str]:
+    rows = []
+    for name, file_name, make in cases:
+        path = work / file_name
+        make(path, 1_000_000)
+        mb = path.stat().st_size / 1e6
+        wall, rss, _ = _cli("compare", str(path), str(path), "--format", "json", "-o", os.devnull)
+        rows.append(
+            f"| 1,000,000 steps, {name} ({mb:,.0f} MB): compare with itself | {wall:.1f} s | |"
+        )
+        rows.append(f"| peak RSS of that run | {rss:,.0f} MiB | ≤ 4,096 MiB |")
+        path.unlink()
     return rows
 
 
@@ -161,10 +180,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--million", action="store_true")
+    parser.add_argument("--only", choices=sorted(_MILLION_CASES))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
-        rows = measure(args.steps, args.million, Path(folder))
+        rows = measure(args.steps, args.million, Path(folder), args.only)
     text = "\n".join(rows) + "\n"
     print(text, end="")
     if args.out:

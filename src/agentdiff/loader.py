@@ -6,20 +6,26 @@ a BOM. `parse_trace_data(data)` does the rest for data already in memory: pick t
 (`adapter_name`, or detection: built-ins in `registry.BUILTIN_ADAPTERS` order, then plugins),
 pick the trace when the document holds several, build and validate the `AgentTrace`, and record
 `metadata["source_format"]`.
+
+OTLP JSON Lines (the OTel file exporter's format) are decoded as they are read, each line
+dropped once its spans are decoded (`_stream_spans`), so a million-span file is never held as
+parsed JSON; anything that stream cannot settle on its own goes the whole-document way.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
 
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.adapters.generic import GenericAdapter
+from agentdiff.adapters.otel.lines import NotStreamable, SpanLines
 from agentdiff.adapters.registry import detect_adapter, detection_order, get_adapter
 from agentdiff.canonical import decode_canonical
 from agentdiff.errors import (
@@ -35,6 +41,9 @@ from agentdiff.models.compact import compact_trace
 from agentdiff.models.trace import AgentTrace
 from agentdiff.reading import iter_lines, open_trace_file, read_capped
 
+if TYPE_CHECKING:
+    from agentdiff.adapters.openinference import OpenInferenceAdapter
+
 __all__ = ["load_trace", "parse_trace_data", "read_document"]
 
 _BOM = b"\xef\xbb\xbf"
@@ -43,6 +52,12 @@ DEPTH_HINT = f"payloads may nest at most {MAX_DEPTH} levels; flatten or trim the
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 _CANONICAL_NAMES = (None, "auto", GenericAdapter.name, *GenericAdapter.aliases)
 """`--adapter` values that let a canonical JSON file take the fast path."""
+_OTLP_LINE = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"resourceSpans"\s*:')
+"""How an OTLP export request (one line of the file exporter) starts: worth streaming."""
+_HEAD_LINES = 8
+_HEAD_SPANS = 32
+"""Detection sniffs no more lines and spans than these (`is_otlp`, `sample_attribute_keys`)."""
+_DOCUMENT_DEPTH = MAX_DEPTH + ENVELOPE_DEPTH
 
 
 def load_trace(
@@ -61,7 +76,7 @@ def load_trace(
     source = Path(path)
     try:
         with no_gc_pauses():
-            loaded = _load(source, adapter_name, limits)
+            loaded = _load(source, adapter_name, trace_id, limits)
             if isinstance(loaded, AgentTrace):
                 return loaded
             return parse_trace_data(
@@ -71,10 +86,14 @@ def load_trace(
         raise exc.with_source(path) from exc.__cause__
 
 
-def _load(source: Path, adapter_name: str | None, limits: Limits) -> AgentTrace | Any:
-    """The trace when it is canonical JSON (the fast path), else the parsed document."""
+def _load(
+    source: Path, adapter_name: str | None, trace_id: str | None, limits: Limits
+) -> AgentTrace | Any:
+    """The trace when it is canonical JSON or OTLP JSON Lines, else the parsed document."""
     if _is_json_lines(source):
-        return _read_lines(source, limits, fast=adapter_name in _CANONICAL_NAMES)
+        fast = adapter_name in _CANONICAL_NAMES
+        loaded = _read_lines(source, limits, fast=fast, spans=(adapter_name, trace_id))
+        return loaded if loaded is not None else _read_lines(source, limits)
     raw = _read_whole(source, limits)
     trace = _canonical(_without_bom(raw), adapter_name, limits)
     return trace if trace is not None else _parse_checked(raw, source, limits)
@@ -93,8 +112,18 @@ def _is_json_lines(path: Path) -> bool:
     return path.name.removesuffix(".gz").endswith(_JSON_LINES_SUFFIXES)
 
 
-def _read_lines(path: Path, limits: Limits, *, fast: bool = False) -> AgentTrace | list[Any]:
-    """The parsed lines; with `fast`, a file of one canonical trace line is decoded directly."""
+def _read_lines(
+    path: Path,
+    limits: Limits,
+    *,
+    fast: bool = False,
+    spans: tuple[str | None, str | None] | None = None,
+) -> AgentTrace | list[Any] | None:
+    """The parsed lines; with `fast`, a file of one canonical trace line is decoded directly.
+
+    With `spans` (the adapter name and trace id asked for), OTLP lines are decoded as a stream
+    into the trace; `None` when that stream gave up (read the file again, whole).
+    """
     with open_trace_file(path, limits) as stream:
         lines = ((n, line) for n, line in iter_lines(stream, path, limits) if line.strip())
         head = list(islice(lines, 2))
@@ -103,6 +132,8 @@ def _read_lines(path: Path, limits: Limits, *, fast: bool = False) -> AgentTrace
             trace = _canonical(line.removeprefix(_BOM) if number == 1 else line, None, limits)
             if trace is not None:
                 return trace
+        if spans is not None and head and _OTLP_LINE.match(head[0][1]):
+            return _stream_spans(chain(head, lines), path, limits, *spans)
         document = _parse_lines(chain(head, lines), path, limits)
     _check_document_depth(document, path)
     return document
@@ -177,30 +208,106 @@ def _looks_like_json_lines(raw: bytes | memoryview) -> bool:
 
 
 def _parse_lines(lines: Iterable[tuple[int, bytes]], path: Path, limits: Limits) -> list[Any]:
-    documents: list[Any] = []
-    for number, line in lines:
-        if not line.strip():
-            continue
-        if len(documents) >= limits.max_steps:
-            msg = f"has more than {limits.max_steps:,} JSON lines, past the step limit"
-            raise TraceFormatError(msg, hint=STEPS_HINT, source=path)
-        try:
-            documents.append(orjson.loads(line.removeprefix(_BOM) if number == 1 else line))
-        except orjson.JSONDecodeError as exc:
-            _raise_if_not_utf8(line, path, number)
-            msg = f"invalid JSON on line {number}: {exc}"
-            raise TraceFormatError(msg, source=path) from None
+    documents = list(_parsed_lines(lines, path, limits))
     if not documents:
         raise TraceFormatError("file is empty; expected a JSON trace document", source=path)
     return documents
 
 
+def _parsed_lines(lines: Iterable[tuple[int, bytes]], path: Path, limits: Limits) -> Iterator[Any]:
+    """The document of each non-blank line, in order, within the step limit."""
+    count = 0
+    for number, line in lines:
+        if not line.strip():
+            continue
+        if count >= limits.max_steps:
+            msg = f"has more than {limits.max_steps:,} JSON lines, past the step limit"
+            raise TraceFormatError(msg, hint=STEPS_HINT, source=path)
+        count += 1
+        yield _parse_line(number, line, path)
+
+
+def _parse_line(number: int, line: bytes, path: Path) -> Any:
+    try:
+        return orjson.loads(line.removeprefix(_BOM) if number == 1 else line)
+    except orjson.JSONDecodeError as exc:
+        _raise_if_not_utf8(line, path, number)
+        msg = f"invalid JSON on line {number}: {exc}"
+        raise TraceFormatError(msg, source=path) from None
+
+
 def _check_document_depth(document: Any, path: Path) -> None:
-    limit = MAX_DEPTH + ENVELOPE_DEPTH
-    if exceeds_depth([document], limit):
-        where = _short_path(deepest_path(document, limit, "$") or "$")
-        msg = f"nests deeper than {limit} levels at {where}"
+    if exceeds_depth([document], _DOCUMENT_DEPTH):
+        where = _short_path(deepest_path(document, _DOCUMENT_DEPTH, "$") or "$")
+        msg = f"nests deeper than {_DOCUMENT_DEPTH} levels at {where}"
         raise TraceFormatError(msg, hint=DEPTH_HINT, source=path)
+
+
+def _stream_spans(
+    lines: Iterable[tuple[int, bytes]],
+    path: Path,
+    limits: Limits,
+    adapter_name: str | None,
+    trace_id: str | None,
+) -> AgentTrace | None:
+    """OTLP JSON Lines decoded line by line into the trace; `None` to take the whole route.
+
+    The whole route runs instead (and names the problem with its JSON path, or builds the
+    trace) when a line is no OTLP object, nests too deep, or holds a span the decoder or the
+    builder refuses, and when another adapter claims the file. Errors of the lines themselves
+    (syntax, encoding, size, count) and several traces without `trace_id` are raised here, as
+    that route raises them.
+    """
+    decoded = _decoded_lines(_parsed_lines(lines, path, limits), adapter_name)
+    if decoded is None:
+        return None
+    chosen = _chosen_trace(decoded.trace_ids(), trace_id)
+    if chosen is not None:
+        decoded.select(chosen)
+    spans, decoded.spans = decoded.spans, []
+    adapter = _spans_adapter_class()
+    try:
+        trace = adapter.from_spans(spans)
+    except (AgentDiffError, ValidationError):
+        return None
+    del spans  # the spans go before the trace is compacted
+    return _finished(trace, adapter, limits)
+
+
+def _spans_adapter_class() -> type[OpenInferenceAdapter]:
+    from agentdiff.adapters.openinference import OpenInferenceAdapter  # noqa: PLC0415 - span files only
+
+    return OpenInferenceAdapter
+
+
+def _decoded_lines(documents: Iterable[Any], adapter_name: str | None) -> SpanLines | None:
+    """Every line's spans, or `None` when the stream cannot settle the file on its own."""
+    decoded = SpanLines()
+    head: list[Any] | None = []
+    for doc in documents:
+        if exceeds_depth([[doc]], _DOCUMENT_DEPTH):
+            return None
+        try:
+            decoded.add(doc)
+        except (NotStreamable, AgentDiffError):
+            return None
+        if head is not None:
+            head.append(doc)
+            if len(head) >= _HEAD_LINES and len(decoded.spans) >= _HEAD_SPANS:
+                if not _spans_adapter(head, adapter_name):
+                    return None
+                head = None
+    if head is not None and not _spans_adapter(head, adapter_name):
+        return None
+    return decoded
+
+
+def _spans_adapter(head: list[Any], adapter_name: str | None) -> bool:
+    """True when the first lines go to the `openinference` adapter (so the whole file does)."""
+    try:
+        return _choose_adapter(head, adapter_name) is _spans_adapter_class()
+    except AgentDiffError:
+        return False
 
 
 def parse_trace_data(
@@ -225,6 +332,11 @@ def parse_trace_data(
         trace = adapter.from_dict(data)
     except ValidationError as exc:
         raise TraceValidationError(_describe_validation(exc, adapter)) from None
+    return _finished(trace, adapter, limits)
+
+
+def _finished(trace: AgentTrace, adapter: type[BaseAdapter], limits: Limits) -> AgentTrace:
+    """The trace an adapter built, within the limits, marked with its format, compacted."""
     _check_step_count(trace, limits)
     _check_depth(trace)
     _mark_source(trace, adapter)
@@ -244,16 +356,24 @@ def _check_step_count(trace: AgentTrace, limits: Limits) -> None:
 
 
 def _check_depth(trace: AgentTrace) -> None:
-    values: list[Any] = [trace.task_input, trace.final_output, trace.metadata]
-    for step in trace.steps:
-        values += (step.input_payload, step.output_payload, step.metadata)
-    if not exceeds_depth(values, MAX_DEPTH):
+    if not any(exceeds_depth(values, MAX_DEPTH) for values in _payload_batches(trace)):
         return
     for where, value in _payload_fields(trace):
         path = deepest_path(value, MAX_DEPTH, where)
         if path is not None:
             msg = f"{_short_path(path)} nests deeper than {MAX_DEPTH} levels"
             raise TraceValidationError(msg, hint=DEPTH_HINT)
+
+
+def _payload_batches(trace: AgentTrace, size: int = 10_000) -> Iterator[list[Any]]:
+    """The payloads of the trace, `size` steps at a time (a copy of all of them is big)."""
+    yield [trace.task_input, trace.final_output, trace.metadata]
+    for start in range(0, len(trace.steps), size):
+        yield [
+            value
+            for step in trace.steps[start : start + size]
+            for value in (step.input_payload, step.output_payload, step.metadata)
+        ]
 
 
 def _payload_fields(trace: AgentTrace) -> Iterator[tuple[str, Any]]:
@@ -290,17 +410,22 @@ def _choose_adapter(data: Any, adapter_name: str | None) -> type[BaseAdapter]:
 
 
 def _select_trace(adapter: type[BaseAdapter], data: Any, trace_id: str | None) -> Any:
-    ids = adapter.trace_ids(data)
+    chosen = _chosen_trace(adapter.trace_ids(data), trace_id)
+    return adapter.select_trace(data, chosen) if chosen is not None else data
+
+
+def _chosen_trace(ids: list[str], trace_id: str | None) -> str | None:
+    """The trace to keep of `ids` (as the document spells it); `None` keeps the document whole."""
     if trace_id is not None:
         trace_id = _known_id(trace_id, ids)
         if ids and trace_id not in ids:
             msg = f"no trace {trace_id!r} in this document; it holds: {', '.join(ids)}"
             raise MultipleTracesError(msg)
-        return adapter.select_trace(data, trace_id) if ids else data
+        return trace_id if ids else None
     if len(ids) > 1:
         msg = f"the document holds {len(ids)} traces: {', '.join(ids)}"
         raise MultipleTracesError(msg, hint="pick one with --trace-id ID (trace_id=...)")
-    return data
+    return None
 
 
 def _known_id(trace_id: str, ids: list[str]) -> str:

@@ -42,7 +42,8 @@ from agentdiff.adapters.otel.semconv import SpanFacts, describe_span, requested_
 from agentdiff.adapters.otel.span_json import is_span_json
 from agentdiff.adapters.otel.tree import SpanTree, impossible_times
 from agentdiff.errors import TraceFormatError
-from agentdiff.models.trace import AgentTrace, StepType, TraceStep
+from agentdiff.models.compact import Store
+from agentdiff.models.trace import AgentTrace, StepType, TokenUsage, TraceStep
 from agentdiff.timeparse import duration_ms, timing_metadata, wall_clock_ms
 
 if TYPE_CHECKING:
@@ -89,7 +90,11 @@ class OpenInferenceAdapter(BaseAdapter):
                 "{spans: [...]}, {data: [...]} or one span)"
             )
             raise TraceFormatError(msg)
-        spans = documents.decode_spans(data)
+        return cls.from_spans(documents.decode_spans(data))
+
+    @classmethod
+    def from_spans(cls, spans: list[OtelSpan]) -> AgentTrace:
+        """Build the trace from decoded spans (OTLP JSON Lines are decoded as they are read)."""
         if not spans:
             msg = "the document holds no spans; expected at least one span"
             hint = "was the exporter flushed before the file was written?"
@@ -105,23 +110,47 @@ class _TraceBuilder:
         self.facts = {s.span_id: f for s in spans if (f := describe_span(s)) is not None}
         self.tree = SpanTree(spans, keep=set(self.facts))
         self.pending_calls: list[dict[str, Any]] = []
+        self.step_store = Store(TraceStep)
+        self.usage_store = Store(TokenUsage)
 
     def build(self) -> AgentTrace:
+        """The trace: what it reads of all spans first, then one step per span.
+
+        Each span is released as its step is built, so a million spans and their steps never
+        coexist whole.
+        """
         ordered = self.tree.ordered()
-        steps = [self._step(index, span) for index, span in enumerate(ordered)]
+        roots = self.tree.roots()
+        root_facts = self.facts.get(roots[0].span_id) if len(roots) == 1 else None
         root = ordered[0] if ordered else self.tree.spans[0]
+        agent_name = self._agent_name(ordered, roots)
+        latency = wall_clock_ms(
+            (s.start for s in self.tree.spans), (s.end for s in self.tree.spans)
+        )
+        metadata = self._trace_metadata(root)
+        for span in self.tree.spans:
+            if span.span_id not in self.tree.kept:
+                _release(span)
+        steps = [self._settled(self._step(index, span), span) for index, span in enumerate(ordered)]
         return AgentTrace(
             trace_id=root.trace_id or root.span_id,
-            agent_name=self._agent_name(),
-            task_input=self._task_input(steps),
-            final_output=self._final_output(steps),
+            agent_name=agent_name,
+            task_input=self._task_input(steps, root_facts),
+            final_output=self._final_output(steps, root_facts),
             steps=steps,
-            total_latency_ms=wall_clock_ms(
-                (s.start for s in self.tree.spans), (s.end for s in self.tree.spans)
-            ),
+            total_latency_ms=latency,
             total_tokens=sum_usage(s.tokens for s in steps),
-            metadata=self._trace_metadata(root),
+            metadata=metadata,
         )
+
+    def _settled(self, step: TraceStep, span: OtelSpan) -> TraceStep:
+        """`step` in compact storage, its span released (the tree reads only ids after it)."""
+        self.step_store.repack(step)
+        if step.tokens is not None:
+            self.usage_store.repack(step.tokens)
+        self.facts.pop(span.span_id, None)
+        _release(span)
+        return step
 
     def _step(self, index: int, span: OtelSpan) -> TraceStep:
         facts = self.facts.get(span.span_id) or _plain_span_facts(span)
@@ -195,8 +224,8 @@ class _TraceBuilder:
         self.pending_calls.remove(matches[0])
         return matches[0]
 
-    def _agent_name(self) -> str:
-        for span in self.tree.ordered():
+    def _agent_name(self, ordered: list[OtelSpan], roots: list[OtelSpan]) -> str:
+        for span in ordered:
             facts = self.facts.get(span.span_id)
             if facts is not None and facts.kind in _AGENT_KINDS:
                 return facts.name
@@ -209,25 +238,21 @@ class _TraceBuilder:
             )
             if name:
                 return str(name)
-        return self.tree.roots()[0].name if self.tree.roots() else "unknown"
+        return roots[0].name if roots else "unknown"
 
-    def _task_input(self, steps: list[TraceStep]) -> dict[str, Any]:
-        root = self._root_facts()
+    def _task_input(self, steps: list[TraceStep], root: SpanFacts | None) -> dict[str, Any]:
         if root is not None and root.input_value is not None:
             return as_payload(root.input_value)
         first_llm = next((s for s in steps if s.step_type is StepType.LLM_CALL), None)
         return dict(first_llm.input_payload) if first_llm is not None else {}
 
-    def _final_output(self, steps: list[TraceStep]) -> dict[str, Any] | None:
-        root = self._root_facts()
+    def _final_output(
+        self, steps: list[TraceStep], root: SpanFacts | None
+    ) -> dict[str, Any] | None:
         if root is not None and root.output_value is not None:
             return as_optional_payload(root.output_value)
         last_llm = next((s for s in reversed(steps) if s.step_type is StepType.LLM_CALL), None)
         return last_llm.output_payload if last_llm is not None else None
-
-    def _root_facts(self) -> SpanFacts | None:
-        roots = self.tree.roots()
-        return self.facts.get(roots[0].span_id) if len(roots) == 1 else None
 
     def _trace_metadata(self, root: OtelSpan) -> dict[str, Any]:
         meta: dict[str, Any] = {
@@ -242,6 +267,17 @@ class _TraceBuilder:
         if service:
             meta["service_name"] = service
         return meta
+
+
+_RELEASED_ATTRIBUTES: dict[str, Any] = {}
+_RELEASED_EVENTS: list[dict[str, Any]] = []
+
+
+def _release(span: OtelSpan) -> None:
+    """Drop what only the span's own step reads: its attributes, events and JSON path."""
+    span.attributes = _RELEASED_ATTRIBUTES
+    span.events = _RELEASED_EVENTS
+    span.path = ""
 
 
 def _plain_span_facts(span: OtelSpan) -> SpanFacts:

@@ -17,7 +17,16 @@ from agentdiff.timeparse import from_unix_nanos
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["KINDS", "STATUS", "decode_otlp", "documents", "is_otlp", "otlp_raw_spans", "scopes"]
+__all__ = [
+    "KINDS",
+    "STATUS",
+    "decode_document",
+    "decode_otlp",
+    "documents",
+    "is_otlp",
+    "otlp_raw_spans",
+    "scopes",
+]
 
 KINDS = {0: "UNSPECIFIED", 1: "INTERNAL", 2: "SERVER", 3: "CLIENT", 4: "PRODUCER", 5: "CONSUMER"}
 STATUS = {0: "UNSET", 1: "OK", 2: "ERROR"}
@@ -78,15 +87,21 @@ def decode_otlp(data: Any) -> list[OtelSpan]:
     """Every span of an OTLP document (or list of them), decoded."""
     spans = []
     for d, doc in enumerate(documents(data)):
-        top = _document_path(data, d)
-        for r, rs in enumerate(resource_spans(doc, top)):
-            at = f"{_member(top, 'resourceSpans')}[{r}]"
-            resource_doc = mapping(rs.get("resource"), f"{at}.resource")
-            resource = _any_attributes(resource_doc.get("attributes"), f"{at}.resource.attributes")
-            for s, ss in enumerate(scopes(rs, at)):
-                for i, raw in enumerate(items(ss.get("spans"), f"{at}.scopeSpans[{s}].spans")):
-                    where = f"{at}.scopeSpans[{s}].spans[{i}]"
-                    spans.append(_decode_span(raw, resource, where))
+        spans += decode_document(doc, _document_path(data, d))
+    return spans
+
+
+def decode_document(doc: dict[str, Any], top: str = "") -> list[OtelSpan]:
+    """The spans of one `TracesData` document; `top` is its JSON path (`[d]` for line d + 1)."""
+    spans = []
+    for r, rs in enumerate(resource_spans(doc, top)):
+        at = f"{_member(top, 'resourceSpans')}[{r}]"
+        resource_doc = mapping(rs.get("resource"), f"{at}.resource")
+        resource = _any_attributes(resource_doc.get("attributes"), f"{at}.resource.attributes")
+        for s, ss in enumerate(scopes(rs, at)):
+            for i, raw in enumerate(items(ss.get("spans"), f"{at}.scopeSpans[{s}].spans")):
+                where = f"{at}.scopeSpans[{s}].spans[{i}]"
+                spans.append(_decode_span(raw, resource, where))
     return spans
 
 
