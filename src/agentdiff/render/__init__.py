@@ -1,18 +1,20 @@
-"""Renderers: each turns one `DiffReport` into text; none recomputes anything."""
+"""Renderers: each turns one `DiffReport` into text; none recomputes anything.
+
+`RENDERERS` maps a format to its renderer and imports a renderer's module the first time it is
+asked for: a JSON report never loads rich, the HTML view or the JUnit writer.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
 
 from agentdiff.errors import AgentDiffError
 from agentdiff.models.report import DiffReport
-from agentdiff.render.html import render_html
-from agentdiff.render.json import render_json, render_json_bytes
-from agentdiff.render.junit import render_junit, render_junit_error
-from agentdiff.render.markdown import render_markdown
+from agentdiff.render.json import render_json_bytes
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.terminal import render_terminal
-from agentdiff.render.view import redacting
+from agentdiff.render.prepare import redacting
 
 __all__ = [
     "ERROR_RENDERERS",
@@ -24,16 +26,40 @@ __all__ = [
 ]
 
 Renderer = Callable[[DiffReport, RenderOptions], str]
+F = TypeVar("F", bound=Callable[..., Any])
 
-RENDERERS: dict[str, Renderer] = {
-    "terminal": render_terminal,
-    "json": render_json,
-    "markdown": render_markdown,
-    "html": render_html,
-    "junit": render_junit,
-}
 
-ERROR_RENDERERS: dict[str, Callable[[str], str]] = {"junit": render_junit_error}
+class _Imported(Mapping[str, F]):
+    """Names → functions given as `module:function`, each module imported on first use."""
+
+    def __init__(self, paths: dict[str, str]) -> None:
+        self._paths = paths
+
+    def __getitem__(self, name: str) -> F:
+        module, function = self._paths[name].split(":")
+        found: F = getattr(importlib.import_module(module), function)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+RENDERERS: Mapping[str, Renderer] = _Imported(
+    {
+        "terminal": "agentdiff.render.terminal:render_terminal",
+        "json": "agentdiff.render.json:render_json",
+        "markdown": "agentdiff.render.markdown:render_markdown",
+        "html": "agentdiff.render.html:render_html",
+        "junit": "agentdiff.render.junit:render_junit",
+    }
+)
+
+ERROR_RENDERERS: Mapping[str, Callable[[str], str]] = _Imported(
+    {"junit": "agentdiff.render.junit:render_junit_error"}
+)
 """Formats that also report an input error in their own shape (CI shows it as an error)."""
 
 
