@@ -106,3 +106,25 @@ def test_the_shift_interval_covers_the_true_shift_about_95_percent(n: int) -> No
         covered += effect.shift_low <= 1.0 <= effect.shift_high
     # the percentile bootstrap is known to cover a little under its level at small N
     assert 0.88 <= covered / trials <= 0.985
+
+
+def test_resamples_whose_baseline_median_is_zero_are_left_out_of_the_ratio() -> None:
+    base = [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 2.5, 3.0, 4.0]  # median 0.5, resamples often 0
+    cand = [0.0, 1.0, 1.5, 2.0, 2.0, 3.0, 3.5, 4.0, 5.0, 6.0]
+    for seed in (0, 1, 4):
+        effect = shift_effect(base, cand, seed=seed, resamples=400)
+        low, high, ratio_low, ratio_high = _reference(base, cand, seed, 400)
+        assert (effect.shift_low, effect.shift_high) == (low, high)
+        assert (effect.ratio_low, effect.ratio_high) == (ratio_low, ratio_high)
+    drawn = resamples(len(base), 400, 0)
+    assert any(median(base[i] for i in d) == 0 for d in drawn)
+
+
+def test_more_than_32768_pairs_use_the_widest_lanes_and_agree() -> None:
+    rng = random.Random(13)
+    base, cand = _sample(rng, 190, 0.0, True), _sample(rng, 175, 0.4, False)
+    assert len(base) * len(cand) >= 1 << 15  # lanes of 32 bits, pairs of lanes in 64
+    effect = shift_effect(base, cand, seed=1, resamples=100)
+    low, high, ratio_low, ratio_high = _reference(base, cand, 1, 100)
+    assert (effect.shift_low, effect.shift_high) == (low, high)
+    assert (effect.ratio_low, effect.ratio_high) == (ratio_low, ratio_high)

@@ -23,11 +23,13 @@ from __future__ import annotations
 import random
 import sys
 from array import array
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import groupby
-from operator import add, mul, truediv
+from itertools import accumulate, compress, islice, repeat
+from operator import add, and_, itemgetter, mul, ne, rshift
 from statistics import median
 
 __all__ = ["BOOTSTRAP", "Effect", "hodges_lehmann", "median_ratio", "resamples", "shift_effect"]
@@ -39,6 +41,11 @@ _LANE_CODES = {8: "B", 16: "H", 32: "I", 64: "Q"}
 """Lane width in bits → the `array` type code that unpacks it (native little-endian)."""
 _CACHED_PAIRS = 4096
 """Pair weights are cached per (N, M, resamples, seed) up to this many pairs (N × M)."""
+
+
+Counted = list[tuple[float, int]]
+"""Values with how many resamples gave each (a value may appear more than once)."""
+Columns = tuple[tuple[int, ...], tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -77,14 +84,16 @@ def shift_effect(
     The baseline is resampled with `seed`, the candidate with `seed + 1`.
     """
     b, c = sorted(baseline), sorted(candidate)
-    shifts = _bootstrap_shifts(b, c, seed, resamples)
-    shift_low, shift_high = _percentiles(shifts)
+    shifts = _percentiles(_bootstrap_shifts(b, c, seed, resamples))
+    if shifts is None:
+        msg = "shift_effect needs at least one resample"
+        raise ValueError(msg)
+    shift_low, shift_high = shifts
     shift = hodges_lehmann(b, c)
     ratio = median_ratio(b, c)
     if ratio is None:
         return Effect(shift, shift_low, shift_high, None, None, None)
-    ratios = _bootstrap_ratios(b, c, seed, resamples)
-    ratio_low, ratio_high = _percentiles(ratios) if ratios else (None, None)
+    ratio_low, ratio_high = _percentiles(_bootstrap_ratios(b, c, seed, resamples)) or (None, None)
     return Effect(shift, shift_low, shift_high, ratio, ratio_low, ratio_high)
 
 
@@ -95,52 +104,91 @@ def resamples(n: int, count: int, seed: int) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(sorted(rng.choices(range(n), k=n))) for _ in range(count))
 
 
-def _bootstrap_ratios(b: list[float], c: list[float], seed: int, count: int) -> list[float]:
-    """The median ratio of each resample (resamples whose baseline median is 0 are skipped)."""
-    lows_b, highs_b = _middles(len(b), count, seed)
-    lows_c, highs_c = _middles(len(c), count, seed + 1)
-    # twice each resample's median, at C speed (the halves cancel in the ratio)
-    base = list(map(add, map(b.__getitem__, lows_b), map(b.__getitem__, highs_b)))
-    cand = list(map(add, map(c.__getitem__, lows_c), map(c.__getitem__, highs_c)))
-    if 0 in base:
-        return [x / y for x, y in zip(cand, base, strict=True) if y]
-    return list(map(truediv, cand, base))
+def _bootstrap_ratios(b: list[float], c: list[float], seed: int, count: int) -> Counted:
+    """The median ratios of the resamples, counted (baseline median 0: resample skipped)."""
+    pairs_b, pairs_c, joint = _joint_middles(len(b), len(c), count, seed)
+    # twice each resample's median (the halves cancel in the ratio): one sum per distinct pair
+    # of middle positions, one ratio per distinct (baseline pair, candidate pair)
+    base = list(map(add, map(b.__getitem__, pairs_b[0]), map(b.__getitem__, pairs_b[1])))
+    cand = list(map(add, map(c.__getitem__, pairs_c[0]), map(c.__getitem__, pairs_c[1])))
+    return [(cand[j] / base[i], k) for i, j, k in joint if base[i]]
 
 
 @lru_cache(maxsize=256)
-def _middles(n: int, count: int, seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """For each resample of n sorted positions: the positions of its two middle values."""
-    drawn = resamples(n, count, seed)
-    return tuple(d[(n - 1) // 2] for d in drawn), tuple(d[n // 2] for d in drawn)
+def _middles(
+    n: int, count: int, seed: int
+) -> tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]]:
+    """The resamples' middle positions: distinct (low, high) pairs and each resample's pair.
+
+    The pairs come as two columns (lows, highs); per resample, the index of its pair.
+    """
+    found: dict[tuple[int, int], int] = {}
+    drawn = [
+        found.setdefault((d[(n - 1) // 2], d[n // 2]), len(found))
+        for d in resamples(n, count, seed)
+    ]
+    low, high = zip(*found, strict=True) if found else ((), ())
+    return (tuple(low), tuple(high)), tuple(drawn)
 
 
-def _bootstrap_shifts(b: list[float], c: list[float], seed: int, count: int) -> list[float]:
-    """The Hodges–Lehmann shift of each resample (see the module's docstring)."""
+@lru_cache(maxsize=256)
+def _joint_middles(
+    n: int, m: int, count: int, seed: int
+) -> tuple[Columns, Columns, tuple[tuple[int, int, int], ...]]:
+    """Both sides' distinct middle pairs and (baseline pair, candidate pair, resamples) counts."""
+    pairs_b, drawn_b = _middles(n, count, seed)
+    pairs_c, drawn_c = _middles(m, count, seed + 1)
+    joint = Counter(zip(drawn_b, drawn_c, strict=True))
+    return pairs_b, pairs_c, tuple((i, j, k) for (i, j), k in joint.items())
+
+
+def _bootstrap_shifts(b: list[float], c: list[float], seed: int, count: int) -> Counted:
+    """The Hodges–Lehmann shifts of the resamples, counted (see the module's docstring)."""
     n, m = len(b), len(c)
     pairs = n * m
     lanes = _pair_lanes if pairs <= _CACHED_PAIRS else _pair_lanes.__wrapped__
     width, weights, one = lanes(n, m, count, seed)
-    order = sorted(range(pairs), key=lambda k: c[k % m] - b[k // m])
+    differences = [y - x for x in b for y in c]  # pair k = i·M + j: c[j] − b[i]
+    order = sorted(range(pairs), key=differences.__getitem__)
+    ordered = list(map(differences.__getitem__, order))
+    # each lane: the running weight of the sorted differences, read where a value ends
+    running = accumulate(map(weights.__getitem__, order))
+    last = list(map(ne, ordered, islice(ordered, 1, None)))
+    last.append(True)
+    totals = list(compress(running, last))
+    values = list(compress(ordered, last))
     # the ranks (1-based) of the median: one rank when N × M is odd, the two middle ones else
     low_rank, high_rank = (pairs + 1) // 2, pairs // 2 + 1
+    low = _below(totals, low_rank, width, one)
+    if high_rank == low_rank:
+        return [(values[x], k) for x, k in Counter(_unpack(low, width, count)).items()]
+    high = _below(totals, high_rank, width, one)
+    if 2 * width not in _LANE_CODES:  # pragma: no cover - N × M ≥ 2³¹ pairs
+        both = Counter(zip(_unpack(low, width, count), _unpack(high, width, count), strict=True))
+        return [((values[x] + values[y]) / 2, k) for (x, y), k in both.items()]
+    mask = (1 << width) - 1
+    return [
+        ((values[code >> width] + values[code & mask]) / 2, k)
+        for code, k in Counter(_unpack_pairs(low, high, width, count)).items()
+    ]
+
+
+def _below(totals: list[int], rank: int, width: int, one: int) -> int:
+    """Per lane: how many distinct values end with a running weight under `rank`.
+
+    That is the index of the value holding the rank.
+    A lane's guard bit is set where total + (guard − rank) ≥ guard, i.e. where the total has
+    reached the rank. Totals grow in every lane, so the values before the first one where any
+    lane has reached the rank count in every lane, and from the first where all have, in none:
+    only those in between (found by bisection) are counted lane by lane.
+    """
     guard = 1 << (width - 1)
-    high_bits = one * guard
-    low_offset, high_offset = one * (guard - low_rank), one * (guard - high_rank)
-    shift = width - 1
-    total = below_low = below_high = 0
-    values = []
-    # each lane: total = weight of the differences so far; below_* counts the distinct values
-    # whose running weight is still under the rank, i.e. the index of the rank's value
-    for value, group in groupby(order, key=lambda k: c[k % m] - b[k // m]):
-        for k in group:
-            total += weights[k]
-        values.append(value)
-        below_low += (high_bits ^ ((total + low_offset) & high_bits)) >> shift
-        if high_rank != low_rank:
-            below_high += (high_bits ^ ((total + high_offset) & high_bits)) >> shift
-    low = _unpack(below_low, width, count)
-    high = low if high_rank == low_rank else _unpack(below_high, width, count)
-    return [(values[x] + values[y]) / 2 for x, y in zip(low, high, strict=True)]
+    offset, guards = one * (guard - rank), one * guard
+    start = bisect_left(totals, True, key=lambda t: (t + offset) & guards != 0)
+    stop = bisect_left(totals, True, lo=start, key=lambda t: (t + offset) & guards == guards)
+    reached = map(and_, map(add, islice(totals, start, stop), repeat(offset)), repeat(guards))
+    counted: int = sum(map(rshift, reached, repeat(width - 1)))
+    return one * stop - counted
 
 
 @lru_cache(maxsize=16)
@@ -171,8 +219,33 @@ def _unpack(lanes: int, width: int, count: int) -> array[int]:
     return array(_LANE_CODES[width], lanes.to_bytes(count * width // 8, sys.byteorder))
 
 
-def _percentiles(values: list[float]) -> tuple[float, float]:
-    """The central `LEVEL` interval of `values` (nearest-rank percentiles)."""
-    ordered = sorted(values)
-    last = len(ordered) - 1
-    return ordered[round(_TAIL * last)], ordered[round((1 - _TAIL) * last)]
+def _unpack_pairs(low: int, high: int, width: int, count: int) -> array[int]:
+    """Per lane, `low`'s lane · 2^width + `high`'s lane (lanes of twice the width)."""
+    size = width // 8
+    joined = bytearray(2 * size * count)
+    low_bytes, high_bytes = (
+        low.to_bytes(size * count, "little"),
+        high.to_bytes(size * count, "little"),
+    )
+    for byte in range(size):  # little-endian lanes: the high lane's bytes, then the low lane's
+        joined[byte :: 2 * size] = high_bytes[byte::size]
+        joined[size + byte :: 2 * size] = low_bytes[byte::size]
+    codes = array(_LANE_CODES[2 * width], joined)
+    if sys.byteorder != "little":
+        codes.byteswap()
+    return codes
+
+
+def _percentiles(counted: Counted) -> tuple[float, float] | None:
+    """The central `LEVEL` interval of the counted values (nearest-rank percentiles).
+
+    The values at those positions of the values sorted, each repeated its count times; None
+    when there are none.
+    """
+    ordered = sorted(counted, key=itemgetter(0))
+    ends = list(accumulate(map(itemgetter(1), ordered)))
+    if not ends or not ends[-1]:
+        return None
+    last = ends[-1] - 1
+    low, high = round(_TAIL * last), round((1 - _TAIL) * last)
+    return ordered[bisect_right(ends, low)][0], ordered[bisect_right(ends, high)][0]
