@@ -5,11 +5,13 @@ pairs, cycled through a JSON Lines manifest for the large suites, as the design'
 did) are run:
 
 - load + compare in a plain loop, one core (pairs/s per core);
-- `run_suite` in-process, on the process pool (2 workers), on a Dask `LocalCluster` of 2 and of
-  1 worker (cluster started before timing);
-- the nearest peer, agent-trajectory-diff 0.7.0, as a black box in a throwaway venv
-  (`benchmarks/.yardstick-venv`): its `run_scenarios` over the same suite, sequential and with
-  `workers=2`, in a fresh process (wall and peak RSS);
+- `run_suite` in-process and on the process pool (2 workers), and the nearest peer,
+  agent-trajectory-diff 0.7.0, as a black box in a throwaway venv (`benchmarks/.yardstick-venv`):
+  its `run_scenarios` over the same 2,000 pairs, sequential, in a fresh process. The three run
+  back to back in each of 3 rounds, and ratios are the median of the rounds' ratios: the host's
+  speed drifts by up to 2× from one minute to the next. The peer with `workers=2` runs once;
+- on a Dask `LocalCluster` of 2 and of 1 worker (cluster started before timing), right before
+  a pool and a serial run of the same suite;
 - `agentdiff suite` end to end as a subprocess: 500 pairs; 10,000 pairs of 200 steps; 50,000
   single-run scenarios (100,000 runs) with `--results` (wall, and the peak RSS of the whole
   process tree sampled with psutil);
@@ -18,7 +20,7 @@ did) are run:
 Prints a Markdown table with each target and verdict; a full run writes
 `benchmarks/suite_results.md`. The machine may be shared: the table records the load average.
 
-    python benchmarks/bench_suite.py [--quick] [--no-yardstick] [--output FILE]
+    python benchmarks/bench_suite.py [--quick] [--no-yardstick] [--parts LIST] [--output FILE]
 """
 
 from __future__ import annotations
@@ -263,167 +265,235 @@ def _mark(ok: bool | None) -> str:
     return "—" if ok is None else ("met" if ok else "**missed**")
 
 
-def measure(work: Path, *, quick: bool, yardstick: bool, dask: bool = True) -> list[Line]:
-    """Everything, in one run; quick = tiny sizes for a smoke test."""
-    small, mid, large = (20, 40, 60) if quick else (500, 5_000, 50_000)
-    big_n = 30 if quick else 10_000
-    corpus = make_corpus(work, 50, 20 if quick else 250)
-    lines: list[Line] = []
+ROUNDS = 3
+"""Rounds of the side-by-side throughput runs (serial, pool, peer back to back in each)."""
+PARTS = ("throughput", "cli500", "rss", "dask", "large200", "results50k")
 
-    raw, raw_cpu = raw_loop(corpus, small)
-    raw_rate = small / raw
-    lines.append(
+
+@dataclass
+class Throughput:
+    """Wall seconds per round: ours serial and on the pool, the peer's best, on one suite."""
+
+    pairs: int
+    serial: list[float] = field(default_factory=list)
+    pool: list[float] = field(default_factory=list)
+    peer: list[float] = field(default_factory=list)
+    peer_workers: dict[str, Any] = field(default_factory=dict)
+    peer_skipped: str | None = None
+    serial_timings: dict[str, Any] = field(default_factory=dict)
+    pool_timings: dict[str, Any] = field(default_factory=dict)
+
+    def ratio(self, numerators: list[float], denominators: list[float]) -> float:
+        """The median over rounds of one wall over another (both measured in the round)."""
+        return statistics.median(a / b for a, b in zip(numerators, denominators, strict=False))
+
+
+def throughput(work: Path, corpus: Corpus, n: int, *, rounds: int, yardstick: bool) -> Throughput:
+    """Serial, pool and the peer's sequential `run_scenarios` on the same `n` pairs, alternated
+    round by round so that all three see the same host speed (it drifts by up to 2×)."""
+    out = Throughput(pairs=n)
+    for _ in range(rounds):
+        wall, out.serial_timings = suite_wall(corpus, n, backend="in-process")
+        out.serial.append(wall)
+        wall, out.pool_timings = suite_wall(corpus, n, backend="pool", jobs=2)
+        out.pool.append(wall)
+        if yardstick and out.peer_skipped is None:
+            try:
+                out.peer.append(peer_run(work, corpus, n, 0)["wall"])
+            except YardstickUnavailableError as exc:
+                out.peer_skipped = str(exc)
+    if out.peer:
+        out.peer_workers = peer_run(work, corpus, n, 2)
+    return out
+
+
+def _throughput_lines(t: Throughput, raw: tuple[float, float], small: int) -> list[Line]:
+    raw_rate = small / raw[0]
+    serial_rate = t.pairs / statistics.median(t.serial)
+    pool_rate = t.pairs / statistics.median(t.pool)
+    speedup = t.ratio(t.serial, t.pool)
+    lines = [
         Line(
             "50-step pairs, load + compare, 1 core (plain loop)",
             "≥ 700 pairs/s",
-            f"{raw_rate:,.0f} pairs/s ({small / raw_cpu:,.0f} per CPU second)",
+            f"{raw_rate:,.0f} pairs/s ({small / raw[1]:,.0f} per CPU second)",
             raw_rate >= 700,
-        )
-    )
-    serial, serial_timings = suite_wall(corpus, mid, backend="in-process")
-    serial_rate = mid / serial
-    lines.append(
+        ),
         Line(
-            f"run_suite in-process, {mid:,} pairs",
+            f"run_suite in-process, {t.pairs:,} pairs (median of {len(t.serial)} rounds)",
             "≥ 700 pairs/s",
-            f"{serial_rate:,.0f} pairs/s ({_busy(serial_timings)})",
+            f"{serial_rate:,.0f} pairs/s ({_busy(t.serial_timings)})",
             serial_rate >= 700,
-        )
-    )
-    pool, timings = suite_wall(corpus, mid, backend="pool", jobs=2)
-    pool_rate = mid / pool
-    lines.append(
+        ),
         Line(
-            f"run_suite process pool (2), {mid:,} pairs",
+            f"run_suite process pool (2), {t.pairs:,} pairs (median of {len(t.pool)} rounds)",
             "≥ 1,400 pairs/s",
-            f"{pool_rate:,.0f} pairs/s ({timings['batches']} batches; {_busy(timings)})",
+            f"{pool_rate:,.0f} pairs/s ({t.pool_timings['batches']} batches; "
+            f"{_busy(t.pool_timings)})",
             pool_rate >= 1400,
-        )
-    )
-    lines.append(
-        Line("pool speed-up over serial", "≥ 1.8×", f"{serial / pool:.2f}×", serial / pool >= 1.8)
-    )
-    lines.append(
+        ),
         Line(
-            "the same pool run per CPU second of its tasks × 2 cores (a ceiling, not a wall time)",
+            "pool speed-up over serial (median of the rounds' ratios)",
+            "≥ 1.8×",
+            f"{speedup:.2f}× (rounds: {_each(t.serial, t.pool)})",
+            speedup >= 1.8,
+        ),
+        Line(
+            "the pool run per CPU second of its tasks × 2 cores (a ceiling, not a wall time)",
             "—",
-            f"{2 * mid / timings['task_cpu_s']:,.0f} pairs/s "
-            f"(serial: {mid / serial_timings['task_cpu_s']:,.0f} per CPU second)",
+            f"{2 * t.pairs / t.pool_timings['task_cpu_s']:,.0f} pairs/s "
+            f"(serial: {t.pairs / t.serial_timings['task_cpu_s']:,.0f} per CPU second)",
             None,
-        )
-    )
-
-    if yardstick:
-        try:
-            peer = peer_run(work, corpus, small if quick else 2_000, 0)
-            peer2 = peer_run(work, corpus, small if quick else 2_000, 2)
-        except YardstickUnavailableError as exc:
-            lines.append(Line(f"{YARDSTICK} run_scenarios", "—", f"skipped: {exc}", None))
-        else:
-            peer_rate = peer["pairs"] / peer["wall"]
-            peer2_rate = peer2["pairs"] / peer2["wall"]
-            best = max(peer_rate, peer2_rate)
-            lines.append(
-                Line(
-                    f"{YARDSTICK} run_scenarios, {peer['pairs']:,} pairs (sequential / workers=2)",
-                    "—",
-                    f"{peer_rate:,.0f} / {peer2_rate:,.0f} pairs/s; peak RSS {peer['rss_mb']:,.0f} / {peer2['rss_mb']:,.0f} MB",
-                    None,
-                )
-            )
-            lines.append(
-                Line(
-                    "ours (pool) vs the peer's best run_scenarios",
-                    "≥ 3×",
-                    f"{pool_rate / best:.1f}×",
-                    pool_rate / best >= 3,
-                )
-            )
-
-    suite500 = manifest(work, corpus, small)
-    walls = [
-        cli_run(["suite", "--manifest", str(suite500), "-f", "json", "-o", os.devnull], work)[0]
-        for _ in range(1 if quick else 3)
+        ),
     ]
-    wall500 = statistics.median(walls)
-    lines.append(
-        Line(
-            f"`agentdiff suite`, {small:,} pairs, end to end (CLI, median)",
-            "≤ 1 s",
-            f"{wall500:.2f} s",
-            wall500 <= 1.0,
-        )
-    )
+    return lines + _peer_lines(t)
 
-    rss = main_rss(work, corpus, mid)
-    lines.append(
-        Line(
-            f"main process peak RSS, pool, {mid:,} pairs",
-            "≤ 100 MB",
-            f"{rss['rss_mb']:.0f} MB",
-            rss["rss_mb"] <= 100,
-        )
-    )
 
-    walls_dask = dask_walls(corpus, mid) if dask else {}
-    if walls_dask:
-        ratio2 = walls_dask[2] / pool
-        ratio1 = serial / walls_dask[1]
+def _each(numerators: list[float], denominators: list[float]) -> str:
+    return ", ".join(f"{a / b:.2f}×" for a, b in zip(numerators, denominators, strict=True))
+
+
+def _peer_lines(t: Throughput) -> list[Line]:
+    if t.peer_skipped is not None:
+        return [Line(f"{YARDSTICK} run_scenarios", "—", f"skipped: {t.peer_skipped}", None)]
+    if not t.peer:
+        return []
+    peer_rate = t.pairs / statistics.median(t.peer)
+    peer2 = t.peer_workers
+    ratio = t.ratio(t.peer, t.pool)
+    if peer2 and peer2["wall"] < statistics.median(t.peer):
+        ratio = t.ratio([peer2["wall"]] * len(t.pool), t.pool)
+    return [
+        Line(
+            f"{YARDSTICK} run_scenarios, {t.pairs:,} pairs (sequential, median of "
+            f"{len(t.peer)} rounds / workers=2, once)",
+            "—",
+            f"{peer_rate:,.0f} / {t.pairs / peer2['wall']:,.0f} pairs/s; peak RSS "
+            f"{peer2['rss_mb']:,.0f} MB (workers=2)",
+            None,
+        ),
+        Line(
+            "ours (pool) vs the peer's best run_scenarios (median of the rounds' ratios)",
+            "≥ 3×",
+            f"{ratio:.1f}× (rounds: {_each(t.peer, t.pool)})",
+            ratio >= 3,
+        ),
+    ]
+
+
+def measure(
+    work: Path,
+    *,
+    quick: bool,
+    yardstick: bool,
+    dask: bool = True,
+    parts: tuple[str, ...] = PARTS,
+) -> list[Line]:
+    """Everything in `parts`, in one run; quick = tiny sizes for a smoke test."""
+    small, mid, large = (20, 40, 60) if quick else (500, 5_000, 50_000)
+    corpus = make_corpus(work, 50, 20 if quick else 250)
+    lines: list[Line] = []
+    pool_wall = None
+    if "throughput" in parts:
+        t = throughput(
+            work,
+            corpus,
+            small if quick else 2_000,
+            rounds=1 if quick else ROUNDS,
+            yardstick=yardstick,
+        )
+        lines += _throughput_lines(t, raw_loop(corpus, small), small)
+        pool_wall = statistics.median(t.pool), t.pairs
+    if "cli500" in parts:
+        lines.append(_cli500(work, corpus, small, 1 if quick else 3))
+    if "rss" in parts:
+        rss = main_rss(work, corpus, mid)
         lines.append(
             Line(
-                f"Dask LocalCluster(2), {mid:,} pairs, vs the pool",
-                "≤ 1.3× the pool's time",
-                f"{walls_dask[2]:.2f} s vs {pool:.2f} s = {ratio2:.2f}×",
-                ratio2 <= 1.3,
+                f"main process peak RSS, pool, {mid:,} pairs",
+                "≤ 100 MB",
+                f"{rss['rss_mb']:.0f} MB",
+                rss["rss_mb"] <= 100,
             )
         )
-        lines.append(
-            Line(
-                "Dask, one worker, vs serial in-process",
-                "≥ 0.8× serial speed",
-                f"{ratio1:.2f}×",
-                ratio1 >= 0.8,
-            )
-        )
-
-    corpus200 = make_corpus(work, 200, 10 if quick else 100)
-    suite200 = manifest(work, corpus200, big_n)
-    wall200, _ = cli_run(
-        ["suite", "--manifest", str(suite200), "-f", "json", "-o", os.devnull], work
-    )
-    lines.append(
-        Line(
-            f"`agentdiff suite`, {big_n:,} pairs of 200 steps (CLI)",
-            "≤ 30 s",
-            f"{wall200:.1f} s ({big_n / wall200:,.0f} pairs/s)",
-            wall200 <= 30,
-        )
-    )
-
-    huge = manifest(work, corpus, large)
-    wall_huge, peak = cli_run(
-        [
-            "suite",
-            "--manifest",
-            str(huge),
-            "--results",
-            str(work / "results"),
-            "-f",
-            "json",
-            "-o",
-            os.devnull,
-        ],
-        work,
-    )
-    lines.append(
-        Line(
-            f"`agentdiff suite --results`, {large:,} scenarios ({2 * large:,} runs)",
-            "≤ 60 s, ≤ 1 GB",
-            f"{wall_huge:.1f} s, peak {peak:,.0f} MB (PSS, all processes)",
-            wall_huge <= 60 and peak <= 1024,
-        )
-    )
+    if dask and "dask" in parts:
+        lines += _dask_lines(corpus, mid if pool_wall is None else pool_wall[1])
+    if "large200" in parts:
+        lines.append(_large200(work, 30 if quick else 10_000, quick))
+    if "results50k" in parts:
+        lines.append(_results50k(work, corpus, large))
     return lines
+
+
+def _cli500(work: Path, corpus: Corpus, n: int, repeats: int) -> Line:
+    suite = manifest(work, corpus, n)
+    command = ["suite", "--manifest", str(suite), "-f", "json", "-o", os.devnull]
+    wall = statistics.median(cli_run(command, work)[0] for _ in range(repeats))
+    return Line(
+        f"`agentdiff suite`, {n:,} pairs, end to end (CLI, median of {repeats})",
+        "≤ 1 s",
+        f"{wall:.2f} s",
+        wall <= 1.0,
+    )
+
+
+def _dask_lines(corpus: Corpus, n: int) -> list[Line]:
+    """Dask against the pool and serial, measured right after each other on `n` pairs."""
+    walls = dask_walls(corpus, n)
+    if not walls:
+        return []
+    pool = suite_wall(corpus, n, backend="pool", jobs=2)[0]
+    serial = suite_wall(corpus, n, backend="in-process")[0]
+    ratio2, ratio1 = walls[2] / pool, serial / walls[1]
+    return [
+        Line(
+            f"Dask LocalCluster(2), {n:,} pairs, vs the pool",
+            "≤ 1.3× the pool's time",
+            f"{walls[2]:.2f} s vs {pool:.2f} s = {ratio2:.2f}×",
+            ratio2 <= 1.3,
+        ),
+        Line(
+            "Dask, one worker, vs serial in-process",
+            "≥ 0.8× serial speed",
+            f"{ratio1:.2f}×",
+            ratio1 >= 0.8,
+        ),
+    ]
+
+
+def _large200(work: Path, n: int, quick: bool) -> Line:
+    corpus200 = make_corpus(work, 200, 10 if quick else 100)
+    suite200 = manifest(work, corpus200, n)
+    wall, _ = cli_run(["suite", "--manifest", str(suite200), "-f", "json", "-o", os.devnull], work)
+    return Line(
+        f"`agentdiff suite`, {n:,} pairs of 200 steps (CLI)",
+        "≤ 30 s",
+        f"{wall:.1f} s ({n / wall:,.0f} pairs/s)",
+        wall <= 30,
+    )
+
+
+def _results50k(work: Path, corpus: Corpus, n: int) -> Line:
+    huge = manifest(work, corpus, n)
+    results = str(work / "results")
+    command = [
+        "suite",
+        "--manifest",
+        str(huge),
+        "--results",
+        results,
+        "-f",
+        "json",
+        "-o",
+        os.devnull,
+    ]
+    wall, peak = cli_run(command, work)
+    return Line(
+        f"`agentdiff suite --results`, {n:,} scenarios ({2 * n:,} runs)",
+        "≤ 60 s, ≤ 1 GB",
+        f"{wall:.1f} s, peak {peak:,.0f} MB (PSS, all processes)",
+        wall <= 60 and peak <= 1024,
+    )
 
 
 def render(lines: list[Line], quick: bool) -> str:
@@ -454,10 +524,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-yardstick", action="store_true", help="skip the peer")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask measurements")
     parser.add_argument("--output", type=Path, default=None, help="write the table here")
+    parser.add_argument(
+        "--parts", default=",".join(PARTS), help=f"comma-separated subset of {', '.join(PARTS)}"
+    )
     args = parser.parse_args(argv)
+    parts = tuple(p for p in args.parts.split(",") if p)
+    if unknown := set(parts) - set(PARTS):
+        parser.error(f"unknown parts: {', '.join(sorted(unknown))}")
     with tempfile.TemporaryDirectory(prefix="agentdiff-suite-bench-") as folder:
         lines = measure(
-            Path(folder), quick=args.quick, yardstick=not args.no_yardstick, dask=not args.no_dask
+            Path(folder),
+            quick=args.quick,
+            yardstick=not args.no_yardstick,
+            dask=not args.no_dask,
+            parts=parts,
         )
     text = render(lines, args.quick)
     print(text)
