@@ -18,6 +18,23 @@ def test_quick_suite_benchmark_writes_its_table(tmp_path):
     out = tmp_path / "suite_results.md"
     assert bench_suite.main(["--quick", "--no-yardstick", "--no-dask", "--output", str(out)]) == 0
     text = out.read_text()
-    assert "| run_suite process pool (2), 40 pairs |" in text
+    assert "| run_suite process pool (2), 20 pairs (median of 1 rounds) |" in text
+    assert "| pool speed-up over serial (median of the rounds' ratios) |" in text
     assert "`agentdiff suite --results`, 60 scenarios (120 runs)" in text
     assert "main process peak RSS" in text
+
+
+@pytest.mark.slow
+def test_parts_selects_what_is_measured(tmp_path):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(BENCHMARKS))
+        import bench_suite
+
+    out = tmp_path / "suite_results.md"
+    args = ["--quick", "--no-yardstick", "--parts", "rss", "--output", str(out)]
+    assert bench_suite.main(args) == 0
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| ")][1:]
+    assert len(rows) == 1
+    assert rows[0].startswith("| main process peak RSS, pool, 40 pairs |")
+    with pytest.raises(SystemExit):
+        bench_suite.main(["--quick", "--parts", "nonsense"])

@@ -16,7 +16,7 @@ from typing import Any
 
 from agentdiff.adapters.registry import detect_adapter, get_adapter
 from agentdiff.errors import AgentDiffError, ConfigError, MultipleTracesError
-from agentdiff.loader import parse_trace_data, read_document
+from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import AgentTrace
 from agentdiff.suite.refs import RunRef, is_url, join_source
 
@@ -31,25 +31,26 @@ def load_runs(ref: RunRef, root: str) -> list[LoadedRun]:
     location = join_source(root, ref.source)
     try:
         with local_copy(location) as path:
-            document = read_document(path)
-            return _runs(ref, document)
+            try:
+                trace = load_trace(path, ref.adapter, trace_id=ref.trace_id)
+            except MultipleTracesError:
+                return _each_trace(ref, read_document(path))
+            return [(ref.run_id, ref.trace_id, trace)]
     except AgentDiffError as exc:
         exc.source = None
         raise exc.with_source(location) from exc.__cause__
 
 
-def _runs(ref: RunRef, document: Any) -> list[LoadedRun]:
-    try:
-        trace = parse_trace_data(document, ref.adapter, trace_id=ref.trace_id)
-    except MultipleTracesError:
-        adapter = get_adapter(ref.adapter) if ref.adapter else detect_adapter(document)
-        if adapter is None:  # pragma: no cover - parse_trace_data detected one just now
-            raise
-        return [
-            (f"{ref.run_id}#{tid}", tid, parse_trace_data(document, adapter.name, trace_id=tid))
-            for tid in adapter.trace_ids(document)
-        ]
-    return [(ref.run_id, ref.trace_id, trace)]
+def _each_trace(ref: RunRef, document: Any) -> list[LoadedRun]:
+    """One run per trace of a file that holds several (`load_trace` would not pick one)."""
+    adapter = get_adapter(ref.adapter) if ref.adapter else detect_adapter(document)
+    if adapter is None:  # pragma: no cover - load_trace detected one just now
+        msg = "no adapter recognizes this file"
+        raise AgentDiffError(msg)
+    return [
+        (f"{ref.run_id}#{tid}", tid, parse_trace_data(document, adapter.name, trace_id=tid))
+        for tid in adapter.trace_ids(document)
+    ]
 
 
 @contextmanager
