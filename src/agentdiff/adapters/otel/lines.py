@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentdiff.adapters.otel.otlp_json import decode_document, otlp_raw_spans
+from agentdiff.adapters.otel.otlp_json import decode_document
 from agentdiff.adapters.otel.span import normal_id
 from agentdiff.adapters.otel.span_json import raw_trace_id
 
@@ -46,9 +46,10 @@ class SpanLines:
         """Decode the next line's document (`TraceFormatError` naming its path when bad)."""
         if not (isinstance(doc, dict) and isinstance(doc.get("resourceSpans"), list)):
             raise NotStreamable
-        spans = decode_document(doc, f"[{self.lines}]")
+        raws: list[dict[str, Any]] = []
+        spans = decode_document(doc, f"[{self.lines}]", raws)
         self.lines += 1
-        for span, raw in zip(spans, otlp_raw_spans(doc), strict=True):
+        for span, raw in zip(spans, raws, strict=True):
             raw_id = self._share(raw_trace_id(raw))
             self._raw_ids.append(raw_id)
             if raw_id:

@@ -91,8 +91,13 @@ def decode_otlp(data: Any) -> list[OtelSpan]:
     return spans
 
 
-def decode_document(doc: dict[str, Any], top: str = "") -> list[OtelSpan]:
-    """The spans of one `TracesData` document; `top` is its JSON path (`[d]` for line d + 1)."""
+def decode_document(
+    doc: dict[str, Any], top: str = "", raws: list[dict[str, Any]] | None = None
+) -> list[OtelSpan]:
+    """The spans of one `TracesData` document; `top` is its JSON path (`[d]` for line d + 1).
+
+    `raws`, when given, receives each span's undecoded object, in the same order.
+    """
     spans = []
     for r, rs in enumerate(resource_spans(doc, top)):
         at = f"{_member(top, 'resourceSpans')}[{r}]"
@@ -102,6 +107,8 @@ def decode_document(doc: dict[str, Any], top: str = "") -> list[OtelSpan]:
             for i, raw in enumerate(items(ss.get("spans"), f"{at}.scopeSpans[{s}].spans")):
                 where = f"{at}.scopeSpans[{s}].spans[{i}]"
                 spans.append(_decode_span(raw, resource, where))
+                if raws is not None:
+                    raws.append(raw)
     return spans
 
 

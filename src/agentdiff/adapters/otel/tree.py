@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from agentdiff.adapters._kit.ordering import parents_first
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from agentdiff.adapters.otel.span import OtelSpan
 
 __all__ = ["SpanTree", "impossible_times"]
@@ -57,20 +59,23 @@ class SpanTree:
     def _close_over_ancestors(self, keep: set[str]) -> set[str]:
         kept = {span_id for span_id in keep if span_id in self.by_id}
         for span_id in list(kept):
-            wrappers = [a for a in self._ancestors(self.by_id[span_id]) if a.span_id not in keep]
-            if len(wrappers) == len(self._ancestors(self.by_id[span_id])):
-                kept.update(a.span_id for a in wrappers)  # no agent span above: outer wrappers
+            wrappers: list[str] = []
+            for ancestor in self._ancestors(self.by_id[span_id]):
+                if ancestor.span_id in keep:
+                    break
+                wrappers.append(ancestor.span_id)
+            else:
+                kept.update(wrappers)  # no agent span above: outer wrappers
         return kept
 
-    def _ancestors(self, span: OtelSpan) -> list[OtelSpan]:
-        chain: list[OtelSpan] = []
+    def _ancestors(self, span: OtelSpan) -> Iterator[OtelSpan]:
+        """Parent, grandparent, ... up to a root (or a cycle), walked only as far as asked."""
         seen = {span.span_id}
         node = self._parent(span)
         while node is not None and node.span_id not in seen:
-            chain.append(node)
+            yield node
             seen.add(node.span_id)
             node = self._parent(node)
-        return chain
 
     def _parent(self, span: OtelSpan) -> OtelSpan | None:
         parent = self.by_id.get(span.parent_id) if span.parent_id else None
