@@ -9,6 +9,7 @@ Precedence: flag > env > the manifest's `[[scenario]]` > its `[stats]` > agentdi
 
 from __future__ import annotations
 
+import importlib
 import random
 from pathlib import Path
 
@@ -18,7 +19,12 @@ from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
 from agentdiff.config import SETTINGS, load_options
+from agentdiff.diff.order import Side, prepare
+from agentdiff.diff.signatures import Signer
 from agentdiff.errors import ConfigError
+from agentdiff.loader import load_trace
+from agentdiff.models.trace import AgentTrace
+from agentdiff.scenario.api import compare_runs
 from agentdiff.suite import RunSet, SuiteOptions, run_suite
 from agentdiff.suite.manifest import load_manifest
 
@@ -174,3 +180,33 @@ def test_a_scenario_regressed_by_the_statistics_keeps_its_pair_report(runs, tmp_
     assert list(done.pair_pages) == ["strict/refund"]
     index = (tmp_path / "results" / "pairs" / "index.json").read_text()
     assert "strict/refund" in index and "loose/refund" not in index
+
+
+def test_a_multi_run_scenario_prepares_each_run_once_and_equals_compare_runs(runs, monkeypatch):
+    prepared: list[str] = []
+
+    def counting(trace: AgentTrace, signer: Signer) -> Side:
+        prepared.append(trace.trace_id)
+        return prepare(trace, signer)
+
+    for module in ("scenario.pairs", "scenario.profile", "routes.route", "diff.compare"):
+        monkeypatch.setattr(importlib.import_module(f"agentdiff.{module}"), "prepare", counting)
+    done = run_suite(
+        RunSet.from_dir(runs / "baseline"),
+        RunSet.from_dir(runs / "candidate"),
+        SuiteOptions(backend="in-process"),
+    )
+    # 2 scenarios of 10 + 10 runs: each run prepared once for its route, profile and pairs
+    assert len(prepared) == 40
+    row = done.scenario("strict/refund")
+    assert row.verdict == "regressed"
+    gate = next(t for t in row.stats.tests if t.name == "runs failing the per-pair gate")
+    assert gate.note is None  # a candidate run failed: the baseline's own pairs were compared
+    prepared.clear()
+    sides = [
+        [(path.name.split(".")[0], load_trace(path)) for path in sorted(folder.iterdir())]
+        for folder in (runs / "baseline" / "strict/refund", runs / "candidate" / "strict/refund")
+    ]
+    alone = compare_runs(*sides, scenario="strict/refund")
+    assert len(prepared) == 20
+    assert row.stats.model_dump() == alone.model_dump()

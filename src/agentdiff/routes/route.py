@@ -46,7 +46,7 @@ def route_of(trace: AgentTrace, *, strict: bool = False) -> list[str]:
 
 
 def side_route(side: Side, *, strict: bool = False) -> list[str]:
-    """The route of a run the engine has prepared already (e.g. by `compare_sides`)."""
+    """The route of a run the engine has prepared already (e.g. by a `PairComparer`)."""
     steps = side.steps
     order = range(len(steps)) if side.canon is None else side.canon
     return [_label(steps[i], steps[i], strict) for i in order]

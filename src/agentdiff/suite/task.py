@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from agentdiff.diff import CompareOptions
-from agentdiff.diff.compare import compare_sides
 from agentdiff.diff.metrics import summarize
 from agentdiff.errors import AgentDiffError
 from agentdiff.gate import GateThresholds
 from agentdiff.models.report import DiffReport, Op, Summary
 from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.analyze import analyze_profiles
+from agentdiff.scenario.pairs import PairComparer
 from agentdiff.scenario.profile import profile_run
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.load import load_runs
@@ -126,8 +126,8 @@ class _Run:
     location: RunLocation
     trace: AgentTrace
     route: list[str] | None = None
-    """Canonical order (`agentdiff.routes.route`): read off the side `compare_sides` prepared,
-    else computed once when first needed."""
+    """Canonical order (`agentdiff.routes.route`): read off the side the scenario's
+    `PairComparer` prepared, else computed once when first needed."""
     summary: Summary | None = None
 
     def route_of(self, strict: bool) -> list[str]:
@@ -175,15 +175,15 @@ def _scenario(
     options = job_options(job, ctx.options)
     pairs: list[PairSummary] = []
     reports: list[DiffReport] = []
+    comparer = PairComparer(options)  # each run prepared once, however many pairs it is in
     if not errors and base and cand:
+        for run in (*base, *cand):  # of the runs as loaded (with folding, pairs compare folded)
+            run.route = side_route(comparer.side(run.trace), strict=strict)
         for run in cand:
             pick = base[_nearest(run, base, strict)]
-            report, b_side, c_side = compare_sides(pick.trace, run.trace, options)
+            report = comparer.compare(pick.trace, run.trace)
             pick.summary = pick.summary or report.baseline
             run.summary = report.candidate
-            if not options.fold_framework_steps:  # else the sides are of the folded runs
-                pick.route = pick.route or side_route(b_side, strict=strict)
-                run.route = run.route or side_route(c_side, strict=strict)
             pairs.append(_pair(pick, run, report, strict))
             reports.append(report)
             if writer is not None:
@@ -192,7 +192,7 @@ def _scenario(
     stats = None
     if verdict in ("pass", "regressed") and (len(base) > 1 or len(cand) > 1):
         own = job.stats or ctx.stats
-        stats = _statistics(job.scenario, base, cand, options, own, pairs, reports)
+        stats = _statistics(job.scenario, base, cand, own, pairs, reports, comparer)
     if not job.candidate and verdict == "error":
         message = "no candidate run (did the run crash?); --allow-missing to accept"
         errors.append(RunError(side="candidate", run=None, source=None, message=message))
@@ -220,19 +220,21 @@ def _statistics(
     scenario: str,
     base: list[_Run],
     cand: list[_Run],
-    options: CompareOptions,
     stats: StatsOptions,
     pairs: list[PairSummary],
     reports: list[DiffReport],
+    comparer: PairComparer,
 ) -> Any:
     """The N-vs-M draft of a scenario with several runs on a side (pairs already compared)."""
+    options = comparer.options
     b_runs = [(r.location.run, r.trace) for r in base]
     c_runs = [(r.location.run, r.trace) for r in cand]
-    b_prof = [profile_run(t, rid, options) for rid, t in b_runs]
-    c_prof = [profile_run(t, rid, options) for rid, t in c_runs]
+    b_prof = [profile_run(t, rid, options, comparer.side(t)) for rid, t in b_runs]
+    c_prof = [profile_run(t, rid, options, comparer.side(t)) for rid, t in c_runs]
     index = {r.location.run: i for i, r in enumerate(base)}
     done = [(index[p.baseline.run], report) for p, report in zip(pairs, reports, strict=True)]
-    return analyze_profiles(scenario, b_prof, c_prof, options, stats, (b_runs, c_runs), done)
+    runs = (b_runs, c_runs)
+    return analyze_profiles(scenario, b_prof, c_prof, options, stats, runs, done, comparer=comparer)
 
 
 def _nearest(run: _Run, base: list[_Run], strict: bool) -> int:
