@@ -11,7 +11,10 @@ the nearest peer.
    runs (mean ± k·σ bands) and `compare_envelope` for each candidate run (aligned against
    every baseline run, judged against its best match). Same runs, its own JSON input, CPU
    time in its own process, median over the same scenarios.
-2. Clustering 100,000 runs: routes of ~50 steps drawn from 4 route families (weights
+2. A suite of 1,000 such scenarios (20,000 runs, read from canonical JSON files; the distinct
+   scenarios of part 1 cycled) through `run_suite` on the process pool with 2 workers: wall time
+   (pool start included), the tasks' CPU and the main process's. Target: ≤ 15 s on 2 cores.
+3. Clustering 100,000 runs: routes of ~50 steps drawn from 4 route families (weights
    55/25/15/5 %) with per-run noise (2 % deleted steps, 4 % inserted, 5 % with a 3× loop), as in
    many-runs.md §4.5; `encode_runs` + `cluster_encoded` timed (generation not). Target: ≤ 2 s.
    Route ids are hashed for medoids only while clustering; reading every run's id afterwards
@@ -44,6 +47,7 @@ from agentdiff.loader import load_trace
 from agentdiff.models.trace import AgentTrace
 from agentdiff.routes.cluster import cluster_encoded, encode_runs
 from agentdiff.scenario.api import compare_runs
+from agentdiff.suite import RunSet, SuiteOptions, run_suite
 
 PEER_DRIVER = """\
 import json, sys, time
@@ -75,10 +79,15 @@ def _scenario(k: int) -> tuple[list[AgentTrace], list[AgentTrace]]:
     return base, cand
 
 
-def scenario_times(count: int, work: Path) -> tuple[float, float, list[list[list[str]]]]:
-    """Median CPU ms per scenario (from memory; loading the runs first) and the peer's inputs."""
+Inputs = list[list[list[str]]]
+"""Per scenario: [baseline run paths, candidate run paths]."""
+
+
+def scenario_times(count: int, work: Path) -> tuple[float, float, Inputs, Inputs]:
+    """Median CPU ms per scenario (from memory; loading the runs first), the peer's inputs and
+    ours (the files written)."""
     in_memory, with_load = [], []
-    peer_inputs = []
+    peer_inputs, our_inputs = [], []
     for k in range(count):
         base, cand = _scenario(k)
         paths, peer_paths = [], []
@@ -90,6 +99,7 @@ def scenario_times(count: int, work: Path) -> tuple[float, float, list[list[list
             paths.append(path)
             peer_paths.append(str(peer))
         peer_inputs.append([peer_paths[:10], peer_paths[10:]])
+        our_inputs.append([[str(p) for p in paths[:10]], [str(p) for p in paths[10:]]])
         if k == 0:
             compare_runs(base, cand)  # warm the caches (rank tables, bootstrap draws)
         start = time.process_time()
@@ -100,7 +110,36 @@ def scenario_times(count: int, work: Path) -> tuple[float, float, list[list[list
         compare_runs(loaded[:10], loaded[10:])
         with_load.append(time.process_time() - start)
     print(f"runs of {len(base[0].steps)} steps")
-    return statistics.median(in_memory) * 1000, statistics.median(with_load) * 1000, peer_inputs
+    memory_ms, load_ms = statistics.median(in_memory) * 1000, statistics.median(with_load) * 1000
+    return memory_ms, load_ms, peer_inputs, our_inputs
+
+
+def suite_time(inputs: Inputs, scenarios: int, jobs: int) -> dict[str, float]:
+    """`run_suite` over `scenarios` N = M = 10 scenarios on the process pool of `jobs` workers.
+
+    The scenarios cycle the distinct ones in `inputs` (each scenario still loads, compares and
+    tests its own 20 runs). Wall time includes starting the pool; CPU is the tasks' own (summed
+    over the workers) and the main process's (planning, collecting, settling the statistics
+    across scenarios).
+    """
+    records: dict[str, list[dict[str, str]]] = {"baseline": [], "candidate": []}
+    for i in range(scenarios):
+        for side, paths in zip(records, inputs[i % len(inputs)], strict=True):
+            for j, path in enumerate(paths):
+                records[side].append({"scenario": f"s{i:04d}", "path": path, "run": f"r{j}"})
+    sets = [RunSet.from_records(records[side], label=side) for side in records]
+    start, cpu = time.perf_counter(), time.process_time()
+    report = run_suite(*sets, SuiteOptions(backend="pool", jobs=jobs))
+    wall, client = time.perf_counter() - start, time.process_time() - cpu
+    counts = report.counts
+    assert counts.scenarios == scenarios, counts
+    return {
+        "wall": wall,
+        "tasks_cpu": report.timings["task_cpu_s"],
+        "tasks_wall": report.timings["task_s"],
+        "client_cpu": client,
+        "regressed": counts.regressed,
+    }
 
 
 def peer_times(inputs: list[list[list[str]]], work: Path) -> dict[str, float] | str:
@@ -165,8 +204,10 @@ def main() -> None:
     scenarios = 5 if args.quick else 40
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory() as tmp:
-        memory_ms, load_ms, inputs = scenario_times(scenarios, Path(tmp))
+        memory_ms, load_ms, inputs, ours = scenario_times(scenarios, Path(tmp))
         peer = "skipped (--no-yardstick)" if args.no_yardstick else peer_times(inputs, Path(tmp))
+        suite_scenarios = 100 if args.quick else 1_000
+        suite = suite_time(ours, suite_scenarios, jobs=2)
     print(f"N = M = 10 scenario, CPU per core (median of {scenarios}):")
     print(f"  ours, compare_runs on loaded traces:   {memory_ms:6.1f} ms   (target <= 25 ms)")
     print(f"  ours, load 20 runs + compare_runs:     {load_ms:6.1f} ms")
@@ -182,6 +223,14 @@ def main() -> None:
             f"  peer, load 20 runs + the same:         {peer['with_load']:6.1f} ms   "
             f"(ours {peer['with_load'] / load_ms:.1f}x faster)"
         )
+    print(
+        f"suite of {suite_scenarios:,} N = M = 10 scenarios ({suite_scenarios * 20:,} runs from "
+        f"files, {len(ours)} distinct scenarios cycled), run_suite on the process pool, 2 "
+        f"workers: {suite['wall']:.2f} s wall (target <= 15 s for 1,000); tasks "
+        f"{suite['tasks_cpu']:.2f} s CPU in {suite['tasks_wall']:.2f} s (on a core "
+        f"{suite['tasks_cpu'] / suite['tasks_wall']:.0%} of their time), main process "
+        f"{suite['client_cpu']:.2f} s CPU; {suite['regressed']:g} regressed"
+    )
     for count in (1_000, 10_000) if args.quick else (1_000, 10_000, 100_000):
         took, cpu, ids, distinct, clusters, sizes = cluster_time(count)
         print(

@@ -130,6 +130,27 @@ def test_tarone_leaves_out_scenarios_that_cannot_reach_significance() -> None:
     assert result.threshold == pytest.approx(0.025)
 
 
+def _tarone_k(reachable: list[float], q: float) -> int:
+    """The smallest K with #{reachable p ≤ q/K} ≤ K, by counting every time (the definition)."""
+    k = 1
+    while k < len(reachable) and sum(1 for p in reachable if p <= q / k) > k:
+        k += 1
+    return k
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 400), st.integers(0, 10_000))
+def test_tarone_threshold_is_the_definitions(scenarios: int, seed: int) -> None:
+    rng = random.Random(seed)
+    shapes = [(10, 10), (5, 5), (3, 1), (20, 20), (4, 2), (1, 1)]  # ties of reachable p
+    reachable = [min_p(*rng.choice(shapes)) for _ in range(scenarios)]
+    reachable += [0.05 / k for k in range(1, 4) if rng.random() < 0.5]  # on a boundary q/K
+    pvalues = [max(r, rng.random()) for r in reachable]
+    result = tarone_bh(pvalues, reachable, 0.05)
+    assert result.threshold == 0.05 / _tarone_k(reachable, 0.05)
+    assert [a is None for a in result.adjusted] == [r > result.threshold for r in reachable]
+
+
 def test_bootstrap_is_seeded_and_brackets_the_ratio() -> None:
     base = [1.0, 1.2, 0.9, 1.1, 1.05, 0.95]
     cand = [1.5, 1.8, 1.4, 1.6, 1.55, 1.7]

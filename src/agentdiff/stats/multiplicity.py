@@ -10,6 +10,7 @@ threshold q/K they would have had to reach.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -57,7 +58,7 @@ def tarone_bh(pvalues: Sequence[float], min_pvalues: Sequence[float], q: float) 
         return FdrResult([], q)
     reachable = sorted(min_pvalues)
     k = 1
-    while k < m and sum(1 for p in reachable if p <= q / k) > k:
+    while k < m and bisect_right(reachable, q / k) > k:  # m(K): the reachable p ≤ q/K, counted
         k += 1
     threshold = q / k
     kept = [i for i in range(m) if min_pvalues[i] <= threshold]
