@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from functools import partial
 from itertools import repeat
-from operator import add, mul, truediv
+from operator import add, itemgetter, mul, truediv
 
 from rapidfuzz import process
 from rapidfuzz.distance import Indel
@@ -22,6 +21,8 @@ from rapidfuzz.distance import Indel
 __all__ = ["average_linkage", "distance_matrix", "leader_clusters"]
 
 _INF = float("inf")
+_SCORE = itemgetter(1)
+"""The distance in an `extract_iter` result (choices come back in their order)."""
 
 
 def distance_matrix(routes: Sequence[str]) -> list[array[float]]:
@@ -30,9 +31,10 @@ def distance_matrix(routes: Sequence[str]) -> list[array[float]]:
     Only the upper triangle is computed (rapidfuzz, C speed); the lower one is copied.
     """
     rows: list[array[float]] = []
+    scorer = Indel.normalized_distance
     for i, a in enumerate(routes):
         lower = [rows[j][i] for j in range(i)]
-        upper = map(partial(Indel.normalized_distance, a), routes[i + 1 :])
+        upper = map(_SCORE, process.extract_iter(a, routes[i + 1 :], scorer=scorer))
         row = array("d", lower)
         row.append(0.0)
         row.extend(upper)
