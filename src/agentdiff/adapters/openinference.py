@@ -38,6 +38,7 @@ from agentdiff.adapters._kit.tokens import sum_usage
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.adapters.otel import documents
 from agentdiff.adapters.otel.otlp_json import is_otlp
+from agentdiff.adapters.otel.pending import PendingCalls
 from agentdiff.adapters.otel.semconv import SpanFacts, describe_span, requested_tool_calls
 from agentdiff.adapters.otel.span_json import is_span_json
 from agentdiff.adapters.otel.tree import SpanTree, impossible_times
@@ -109,7 +110,7 @@ class _TraceBuilder:
         self.warnings = impossible_times(spans)
         self.facts = {s.span_id: f for s in spans if (f := describe_span(s)) is not None}
         self.tree = SpanTree(spans, keep=set(self.facts))
-        self.pending_calls: list[dict[str, Any]] = []
+        self.pending_calls = PendingCalls()
         self.step_store = Store(TraceStep)
         self.usage_store = Store(TokenUsage)
 
@@ -167,7 +168,8 @@ class _TraceBuilder:
         input_payload = as_payload(facts.input_value)
         if facts.step_type is StepType.LLM_CALL:
             calls = requested_tool_calls(span)
-            self.pending_calls.extend({**call, "turn_id": span.span_id} for call in calls)
+            for call in calls:
+                self.pending_calls.add({**call, "turn_id": span.span_id})
         elif facts.step_type is StepType.TOOL_CALL:
             input_payload = self._tool_arguments(facts, input_payload, metadata)
         return TraceStep(
@@ -191,7 +193,7 @@ class _TraceBuilder:
         call_id = facts.tool_call_id or _tool_call_id_in_output(facts.output_value)
         if call_id:
             metadata["tool_call_id"] = call_id
-        call = self._take_call(call_id, facts.name)
+        call = self.pending_calls.take(call_id, facts.name)
         if call is not None:
             metadata["turn_id"] = call["turn_id"]
         if isinstance(parse_json_string(facts.input_value), dict) or call is None:
@@ -215,14 +217,6 @@ class _TraceBuilder:
             metadata["recorded_parent_id"] = parent
             return str(turn)
         return parent
-
-    def _take_call(self, call_id: str | None, name: str) -> dict[str, Any] | None:
-        matches = [c for c in self.pending_calls if call_id and c["id"] == call_id]
-        matches = matches or [c for c in self.pending_calls if c["name"] == name]
-        if not matches:
-            return None
-        self.pending_calls.remove(matches[0])
-        return matches[0]
 
     def _agent_name(self, ordered: list[OtelSpan], roots: list[OtelSpan]) -> str:
         for span in ordered:
