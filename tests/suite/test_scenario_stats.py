@@ -25,8 +25,11 @@ from agentdiff.errors import ConfigError
 from agentdiff.loader import load_trace
 from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.api import compare_runs
+from agentdiff.scenario.judge import judge
 from agentdiff.suite import RunSet, SuiteOptions, run_suite
+from agentdiff.suite import run as suite_run
 from agentdiff.suite.manifest import load_manifest
+from agentdiff.suite.rows import ScenarioRow, row_json
 
 POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
 SCENARIOS = ("loose/refund", "strict/refund")
@@ -210,3 +213,33 @@ def test_a_multi_run_scenario_prepares_each_run_once_and_equals_compare_runs(run
     alone = compare_runs(*sides, scenario="strict/refund")
     assert len(prepared) == 20
     assert row.stats.model_dump() == alone.model_dump()
+
+
+def test_settling_the_statistics_rewrites_only_what_judge_settles(runs, tmp_path, monkeypatch):
+    seen = {}
+    settle = suite_run._judge_statistics
+
+    def capture(rows, options, own):
+        seen.update(rows=rows, options=options, own=own)
+        seen["out"] = settle(rows, options, own)
+        return seen["out"]
+
+    monkeypatch.setattr(suite_run, "_judge_statistics", capture)
+    manifest = load_manifest(_manifest(runs, tmp_path, scenario=STRICT))
+    done = run_suite(manifest.baseline, manifest.candidate, _api_options(manifest))
+    assert [row.verdict for row in done.rows] == ["pass", "regressed"]
+    # the reference: every row parsed into the models, judged, copied and dumped again
+    parsed = [ScenarioRow.model_validate_json(row.json) for row in seen["rows"]]
+    options = seen["options"]
+    judged = judge([row.stats for row in parsed], options.stats, options.sources, seen["own"])
+    expected = [
+        row_json(row.model_copy(update={"stats": settled, "verdict": settled.verdict.value}))
+        for row, settled in zip(parsed, judged.scenarios, strict=True)
+    ]
+    rows, threshold = seen["out"]
+    assert [row.json for row in rows] == expected
+    assert threshold == judged.tarone_threshold
+    assert [(row.scenario, row.verdict) for row in rows] == [
+        ("loose/refund", "pass"),
+        ("strict/refund", "regressed"),
+    ]

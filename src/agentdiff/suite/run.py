@@ -15,14 +15,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import orjson
+
 from agentdiff.config import COMPARE_SETTINGS, SETTINGS
 from agentdiff.scenario.judge import judge
+from agentdiff.scenario.report import ScenarioReport
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.options import SuiteOptions
 from agentdiff.suite.pages import deciding_pages
 from agentdiff.suite.plan import choose_backend, estimate_seconds, make_batches, plan_jobs
 from agentdiff.suite.report import RunSetInfo, SuiteReport, Threshold
-from agentdiff.suite.rows import Rows, ScenarioRow, row_json
+from agentdiff.suite.rows import Rows
 from agentdiff.suite.runset import RunSet
 from agentdiff.suite.task import BatchResult, RowOut, TaskContext, run_batch
 
@@ -101,24 +104,39 @@ def run_suite(
     return report
 
 
+_SETTLED = {"verdict", "p", "q", "p_better", "q_better", "needs", "reasons"}
+"""The fields of a scenario's statistics that `judge` settles (everything else stays)."""
+_UNJUDGED = frozenset({"routes", "noise_floor", "nearest", "runs", "invariants"})
+"""The bulk of a scenario's statistics, which `judge` never reads (left out when it judges)."""
+
+
 def _judge_statistics(
     rows: list[RowOut], options: SuiteOptions, own: dict[str, StatsOptions]
 ) -> tuple[list[RowOut], float | None]:
     """Settle the multi-run scenarios together (Benjamini–Hochberg with Tarone across them).
 
-    Only their rows are parsed; every other row stays as the JSON its task sent.
+    Only their rows are read, as plain JSON (one orjson parse, at C speed); `judge` gets each
+    one's statistics without the parts it never reads (routes, runs, nearest pairs), and the
+    fields it settles are written back into the row, which is dumped as `row_json` dumps it.
+    Every other row stays as the JSON its task sent.
     """
     multi = [i for i, row in enumerate(rows) if row.multi_run]
     if not multi:
         return rows, None
-    parsed = {i: ScenarioRow.model_validate_json(rows[i].json) for i in multi}
-    drafts = [draft for i in multi if (draft := parsed[i].stats) is not None]
+    parsed = {i: orjson.loads(rows[i].json) for i in multi}
+    drafts = [
+        ScenarioReport.model_validate(
+            {k: v for k, v in parsed[i]["stats"].items() if k not in _UNJUDGED}
+        )
+        for i in multi
+    ]
     judged = judge(drafts, options.stats, options.sources, own)
     out = list(rows)
     for i, scenario in zip(multi, judged.scenarios, strict=True):
-        verdict = scenario.verdict.value
-        settled = parsed[i].model_copy(update={"stats": scenario, "verdict": verdict})
-        out[i] = RowOut(settled.scenario, verdict, True, row_json(settled))
+        row = parsed[i]
+        row["verdict"] = verdict = scenario.verdict.value
+        row["stats"].update(scenario.model_dump(mode="json", include=_SETTLED))
+        out[i] = RowOut(row["scenario"], verdict, True, orjson.dumps(row))
     return out, judged.tarone_threshold
 
 
