@@ -190,3 +190,37 @@ def test_langfuse_otlp_lines_still_go_to_the_langfuse_adapter(tmp_path: Path) ->
     trace = load_trace(path)
     assert _meta(trace, "source_format") == "langfuse"
     assert trace.model_dump() == _whole(path).model_dump()
+
+
+def _loop_lines_per_span() -> list[dict[str, Any]]:
+    lines = read_document(REAL / "openinference" / "loop" / "candidate.otlp_jsonl.jsonl")
+    return [line for doc in lines for line in _per_span_lines(doc)]
+
+
+@pytest.mark.parametrize("where", [1, -1], ids=["in-the-first-lines", "on-the-last-line"])
+def test_a_bad_span_is_named_without_reading_the_file_whole(
+    where: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = _loop_lines_per_span()
+    line = where % len(lines)
+    path = _write_lines(tmp_path / "bad.jsonl", _broken(lines, line, "endTimeUnixNano", [1]))
+    message = _error(lambda: _streamed(path, monkeypatch))
+    assert f"[{line}].resourceSpans[0].scopeSpans[0].spans[0].endTimeUnixNano" in message
+    assert message == _error(lambda: _unstreamed(path, monkeypatch))
+
+
+def test_after_a_bad_span_the_whole_route_errors_still_come_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = _broken(_loop_lines_per_span(), 2, "spanId", 7)
+    other = copy.deepcopy(lines[-1])
+    other["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"] = "ab" * 16
+    two_traces = _write_lines(tmp_path / "two.jsonl", [*lines, other])
+    message = _error(lambda: _streamed(two_traces, monkeypatch))
+    assert "holds 2 traces" in message
+    assert message == _error(lambda: _unstreamed(two_traces, monkeypatch))
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(two_traces.read_bytes() + b'{"resourceSpans": [')
+    message = _error(lambda: _streamed(cut, monkeypatch))
+    assert f"invalid JSON on line {len(lines) + 2}" in message
+    assert message == _error(lambda: _unstreamed(cut, monkeypatch))

@@ -253,12 +253,17 @@ def _stream_spans(
     """OTLP JSON Lines decoded line by line into the trace; `None` to take the whole route.
 
     The whole route runs instead (and names the problem with its JSON path, or builds the
-    trace) when a line is no OTLP object, nests too deep, or holds a span the decoder or the
-    builder refuses, and when another adapter claims the file. Errors of the lines themselves
-    (syntax, encoding, size, count) and several traces without `trace_id` are raised here, as
-    that route raises them.
+    trace) when a line is no OTLP object or nests too deep, when the builder refuses the spans,
+    when another adapter claims the file, and for a span the decoder refuses in a file where a
+    trace is picked (the path it names is then in the picked document). Errors of the lines
+    themselves (syntax, encoding, size, count), several traces without `trace_id`, and otherwise
+    a span the decoder refuses are raised here, as that route raises them: after a bad span the
+    rest is only skimmed for what that route checks first, so a huge file with one bad span is
+    never read whole.
     """
-    decoded = _decoded_lines(_parsed_lines(lines, path, limits), adapter_name)
+    decoded = _decoded_lines(
+        _parsed_lines(lines, path, limits), adapter_name, settle=trace_id is None
+    )
     if decoded is None:
         return None
     chosen = _chosen_trace(decoded.trace_ids(), trace_id)
@@ -280,34 +285,82 @@ def _spans_adapter_class() -> type[OpenInferenceAdapter]:
     return OpenInferenceAdapter
 
 
-def _decoded_lines(documents: Iterable[Any], adapter_name: str | None) -> SpanLines | None:
-    """Every line's spans, or `None` when the stream cannot settle the file on its own."""
+def _decoded_lines(
+    documents: Iterator[Any], adapter_name: str | None, *, settle: bool
+) -> SpanLines | None:
+    """Every line's spans, or `None` when the stream cannot settle the file on its own.
+
+    With `settle`, a span the decoder refuses is raised as the whole route would raise it.
+    """
     decoded = SpanLines()
-    head: list[Any] | None = []
+    head = _Head(adapter_name)
     for doc in documents:
         if exceeds_depth([[doc]], _DOCUMENT_DEPTH):
             return None
+        before = len(decoded.spans)
         try:
             decoded.add(doc)
-        except (NotStreamable, AgentDiffError):
+        except NotStreamable:
             return None
-        if head is not None:
-            head.append(doc)
-            if len(head) >= _HEAD_LINES and len(decoded.spans) >= _HEAD_SPANS:
-                if not _spans_adapter(head, adapter_name):
-                    return None
-                head = None
-    if head is not None and not _spans_adapter(head, adapter_name):
-        return None
-    return decoded
+        except TraceFormatError as exc:
+            if settle:
+                _raise_as_whole_route(exc, chain([doc], documents), decoded, head)
+            return None
+        if not head.see(doc, len(decoded.spans) - before):
+            return None
+    return decoded if head.finish() else None
 
 
-def _spans_adapter(head: list[Any], adapter_name: str | None) -> bool:
-    """True when the first lines go to the `openinference` adapter (so the whole file does)."""
-    try:
-        return _choose_adapter(head, adapter_name) is _spans_adapter_class()
-    except AgentDiffError:
-        return False
+def _raise_as_whole_route(
+    error: TraceFormatError, documents: Iterable[Any], decoded: SpanLines, head: _Head
+) -> None:
+    """Raise what the whole route raises for a file with this bad span; return if only it can tell.
+
+    The rest is skimmed, not decoded, for what that route checks before decoding: errors of the
+    lines, their nesting, the adapter, several traces. Then the first bad span is `error`.
+    """
+    for doc in documents:
+        if exceeds_depth([[doc]], _DOCUMENT_DEPTH):
+            return
+        try:
+            spans = decoded.skim(doc)
+        except (NotStreamable, TraceFormatError):
+            return
+        if not head.see(doc, spans):
+            return
+    if head.finish():
+        _chosen_trace(decoded.trace_ids(), None)  # several traces: that error comes first
+        raise error
+
+
+class _Head:
+    """The first lines, kept until detection has seen as many lines and spans as it sniffs."""
+
+    def __init__(self, adapter_name: str | None) -> None:
+        self.adapter_name = adapter_name
+        self.docs: list[Any] = []
+        self.spans = 0
+        self.done = False
+        self.claimed = False
+
+    def see(self, doc: Any, spans: int) -> bool:
+        """False once the lines seen go to another adapter than `openinference`."""
+        if self.done:
+            return True
+        self.docs.append(doc)
+        self.spans += spans
+        return len(self.docs) < _HEAD_LINES or self.spans < _HEAD_SPANS or self.finish()
+
+    def finish(self) -> bool:
+        """Whether the lines seen (the whole file, if short) go to `openinference`."""
+        if not self.done:
+            self.done = True
+            docs, self.docs = self.docs, []
+            try:
+                self.claimed = _choose_adapter(docs, self.adapter_name) is _spans_adapter_class()
+            except AgentDiffError:
+                self.claimed = False
+        return self.claimed
 
 
 def parse_trace_data(

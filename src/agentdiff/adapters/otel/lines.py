@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agentdiff.adapters.otel.otlp_json import decode_document
+from agentdiff.adapters.otel.otlp_json import decode_document, otlp_raw_spans
 from agentdiff.adapters.otel.span import normal_id
 from agentdiff.adapters.otel.span_json import raw_trace_id
 
@@ -31,6 +31,11 @@ class NotStreamable(Exception):  # noqa: N818 - a signal to take the other route
     """A line the stream cannot decode on its own: read the file as a whole instead."""
 
 
+def _check_line(doc: Any) -> None:
+    if not (isinstance(doc, dict) and isinstance(doc.get("resourceSpans"), list)):
+        raise NotStreamable
+
+
 class SpanLines:
     """The spans of OTLP/JSON Lines, decoded as each line is read."""
 
@@ -44,8 +49,7 @@ class SpanLines:
 
     def add(self, doc: Any) -> None:
         """Decode the next line's document (`TraceFormatError` naming its path when bad)."""
-        if not (isinstance(doc, dict) and isinstance(doc.get("resourceSpans"), list)):
-            raise NotStreamable
+        _check_line(doc)
         raws: list[dict[str, Any]] = []
         spans = decode_document(doc, f"[{self.lines}]", raws)
         self.lines += 1
@@ -57,6 +61,18 @@ class SpanLines:
             span.trace_id = self._share(span.trace_id)
             span.resource = self._resource(span.resource)
         self.spans += spans
+
+    def skim(self, doc: Any) -> int:
+        """Note the trace ids of a line not decoded (after a bad span); how many spans it holds.
+
+        `TraceFormatError` when its shape is wrong (the whole route names that, with its path).
+        """
+        _check_line(doc)
+        raws = list(otlp_raw_spans(doc))
+        self._order.update(
+            dict.fromkeys(self._share(i) for raw in raws if (i := raw_trace_id(raw)))
+        )
+        return len(raws)
 
     def trace_ids(self) -> list[str]:
         """Distinct trace ids in order of first appearance (as `documents.trace_ids`)."""
