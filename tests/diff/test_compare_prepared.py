@@ -62,3 +62,31 @@ def test_folding_is_compared_the_plain_way() -> None:
     sides = comparer.side(base), comparer.side(cand)
     with pytest.raises(ValueError, match="fold_framework_steps"):
         compare_prepared(base, cand, sides, folded)
+
+
+def test_each_side_is_summarized_once_per_trace_and_price_table(monkeypatch) -> None:
+    from agentdiff.diff import totals
+
+    summarized: list[str] = []
+    real = totals.side_totals
+
+    def counting(trace, side, prices, attempts):
+        summarized.append(trace.trace_id)
+        return real(trace, side, prices, attempts)
+
+    monkeypatch.setattr(totals, "side_totals", counting)
+    base = [t for _, t in runs_in(POOL / "baseline")][:3]
+    cand = [t for _, t in runs_in(POOL / "cost")][:3]
+    comparer = PairComparer(CompareOptions())
+    reports = [comparer.compare(b, c) for b, c in itertools.product(base, cand)]
+    assert sorted(summarized) == sorted(t.trace_id for t in base + cand)  # 6, not 18
+    assert reports[0].baseline is reports[1].baseline  # the same frozen Summary, shared
+    for report, (b, c) in zip(reports, itertools.product(base, cand), strict=True):
+        _same(report, compare(b, c))
+    price = {"input_per_million": 1000.0, "output_per_million": 1000.0}
+    priced = CompareOptions(prices={"gpt": price})
+    side_b, side_c = comparer.side(base[0]), comparer.side(cand[0])
+    before = len(summarized)
+    again = compare_prepared(base[0], cand[0], (side_b, side_c), priced)
+    assert len(summarized) == before + 2  # another price table: both summarized again
+    _same(again, compare(base[0], cand[0], options=priced))

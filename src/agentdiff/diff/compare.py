@@ -17,9 +17,9 @@ from agentdiff.diff.metrics import deltas
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions, applied_thresholds
 from agentdiff.diff.order import MAX_DEPTH, Side, prepare
-from agentdiff.diff.recovery import later_attempts, recoveries
+from agentdiff.diff.recovery import recoveries
 from agentdiff.diff.signatures import Signer
-from agentdiff.diff.totals import side_totals
+from agentdiff.diff.totals import memoized_totals
 from agentdiff.gate import evaluate_gate
 from agentdiff.gcpause import no_gc_pauses
 from agentdiff.models.report import (
@@ -110,9 +110,8 @@ def _report(
     sizes = len(b_side.steps) + len(c_side.steps)
     off_route = ops.count(Op.INSERT) + ops.count(Op.DELETE)
     divergence = off_route / sizes if sizes else 0.0  # = 1 - 2·pairs / sizes
-    b_attempts, c_attempts = later_attempts(b_side), later_attempts(c_side)
-    b_sum = side_totals(baseline, b_side, options.prices, b_attempts)
-    c_sum = side_totals(candidate, c_side, options.prices, c_attempts)
+    b_sum, _ = memoized_totals(baseline, b_side, options.prices)
+    c_sum, c_attempts = memoized_totals(candidate, c_side, options.prices)
     # every part is validated (summaries) or built from validated steps (alignment)
     report = DiffReport.model_construct(
         baseline=b_sum,

@@ -25,19 +25,23 @@ Every timestamp is parsed once and every tool call's arguments normalized once, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from itertools import compress, islice
 from operator import attrgetter, is_not, le, lt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from agentdiff.diff.signatures import Signer
-from agentdiff.models.report import StepRef
+from agentdiff.models.report import StepRef, Summary
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 from agentdiff.timeparse import parse_iso
+
+if TYPE_CHECKING:
+    from agentdiff.diff.pricing import ModelPrice
 
 __all__ = ["MAX_DEPTH", "Side", "prepare"]
 
@@ -85,6 +89,11 @@ class Side:
     that is the execution order."""
     wall_clock: tuple[float, float] | None = None
     """Earliest start and latest end over the steps that have them (epoch seconds)."""
+    totals: (
+        tuple[AgentTrace, Mapping[str, ModelPrice], Summary, Mapping[int, int | None]] | None
+    ) = None
+    """The side's totals once a compare computed them (`totals.memoized_totals`), for a side
+    compared in many pairs."""
 
 
 class _Node(msgspec.Struct, gc=False):

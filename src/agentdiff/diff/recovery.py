@@ -15,6 +15,8 @@ count equals the number of its recovery entries that were retried.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from agentdiff.diff.align import Pair
 from agentdiff.diff.order import Side
 from agentdiff.models.report import ON_PATH, Op, Recovery
@@ -39,7 +41,7 @@ def later_attempts(side: Side) -> dict[int, int | None]:
 
 
 def recoveries(
-    pairs: list[Pair], ops: list[Op], candidate: Side, attempts: dict[int, int | None]
+    pairs: list[Pair], ops: list[Op], candidate: Side, attempts: Mapping[int, int | None]
 ) -> list[Recovery]:
     """One `Recovery` per failed candidate step, in candidate order (`pairs` in that order)."""
     out = []

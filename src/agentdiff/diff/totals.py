@@ -18,13 +18,34 @@ from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import Summary
 from agentdiff.models.trace import AgentTrace
 
-__all__ = ["side_totals", "trace_totals"]
+__all__ = ["memoized_totals", "side_totals", "trace_totals"]
+
+Attempts = Mapping[int, int | None]
+"""Position of each failed step → position of its later attempt (`recovery.later_attempts`)."""
 
 
 def trace_totals(trace: AgentTrace, prices: Mapping[str, ModelPrice] = DEFAULT_PRICES) -> Summary:
     """The `Summary` `compare()` would report for `trace` as either side."""
     side = prepare(trace, Signer(Normalizer(), strict=False))
     return side_totals(trace, side, prices, later_attempts(side))
+
+
+def memoized_totals(
+    trace: AgentTrace, side: Side, prices: Mapping[str, ModelPrice]
+) -> tuple[Summary, Attempts]:
+    """`side_totals` and `later_attempts` of a prepared side, computed once per side.
+
+    A side prepared once and compared in many pairs (a suite's N-vs-M scenario) is summarized
+    on its first compare only; the memo holds for the same trace and price table. Both results
+    are read-only (a `Summary` is frozen).
+    """
+    memo = side.totals
+    if memo is not None and memo[0] is trace and memo[1] is prices:
+        return memo[2], memo[3]
+    attempts = later_attempts(side)
+    summary = side_totals(trace, side, prices, attempts)
+    side.totals = (trace, prices, summary, attempts)
+    return summary, attempts
 
 
 def side_totals(
