@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentdiff.diff.loops import find_loops
-from agentdiff.diff.metrics import summarize
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.signatures import Signer
+from agentdiff.diff.totals import memoized_totals
 from agentdiff.models.trace import AgentTrace
 from agentdiff.routes.route import side_route
 
@@ -70,7 +70,7 @@ def profile_run(
     strict = options.strict_tool_signatures
     if side is None:
         side = prepare(trace, Signer(Normalizer(options.ignore), strict=strict))
-    summary = summarize(trace, options.prices, side.wall_clock, side.refs)
+    summary = memoized_totals(trace, side, options.prices)[0]  # what compare() reports
     positions = sorted(side.call)
     calls = [side.refs[i] for i in positions]
     loops = find_loops(calls, [side.call[i] for i in positions]) if options.detect_loops else []

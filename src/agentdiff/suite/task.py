@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from agentdiff.diff import CompareOptions
-from agentdiff.diff.metrics import summarize
+from agentdiff.diff.fold import fold_framework_steps
+from agentdiff.diff.totals import memoized_totals, trace_totals
 from agentdiff.errors import AgentDiffError
 from agentdiff.gate import GateThresholds
 from agentdiff.models.report import DiffReport, Op, Summary
@@ -136,6 +137,13 @@ class _Run:
         return self.route
 
 
+def _totals(trace: AgentTrace, comparer: PairComparer, options: CompareOptions) -> Summary:
+    """What `compare()` reports for `trace` as a side (for a run that no pair compared)."""
+    if options.fold_framework_steps:
+        return trace_totals(fold_framework_steps(trace), options.prices)
+    return memoized_totals(trace, comparer.side(trace), options.prices)[0]
+
+
 def job_options(job: ScenarioJob, options: CompareOptions) -> CompareOptions:
     """The options `job`'s pairs are compared with: the suite's, with the job's own gate."""
     return options if job.gate is None else options.model_copy(update={"gate": job.gate})
@@ -199,7 +207,7 @@ def _scenario(
     if writer is not None:
         for side, runs in (("baseline", base), ("candidate", cand)):
             for run in runs:
-                summary = run.summary or summarize(run.trace, options.prices, None)
+                summary = run.summary or _totals(run.trace, comparer, options)
                 route = run.route_of(strict)
                 writer.run(side, job.scenario, run.location, summary, route, route_id(route))
     row = ScenarioRow(
