@@ -30,3 +30,20 @@ def test_batches_pause_the_collector_and_restore_it(monkeypatch, fixture_sets, e
     assert seen
     assert not any(seen)
     assert report.counts.scenarios == len(seen)
+
+
+def test_run_suite_pauses_the_collector_in_the_main_process(monkeypatch, fixture_sets) -> None:
+    from agentdiff.suite import run as run_module
+
+    seen: list[bool] = []
+    real = run_module._judge_statistics
+
+    def spying(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run_module, "_judge_statistics", spying)
+    assert gc.isenabled()
+    run_suite(*fixture_sets, SuiteOptions(backend="in-process", only=("langfuse/*",)))
+    assert seen == [False]
+    assert gc.isenabled()

@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from agentdiff.config import COMPARE_SETTINGS, SETTINGS
+from agentdiff.gcpause import no_gc_pauses
 from agentdiff.scenario.judge import judge
 from agentdiff.scenario.report import ScenarioReport
 from agentdiff.stats_options import StatsOptions
@@ -42,8 +43,19 @@ def run_suite(
     *,
     progress: Progress | None = None,
 ) -> SuiteReport:
-    """Judge every scenario of `candidate` against `baseline` (see `SuiteOptions`)."""
-    options = options or SuiteOptions()
+    """Judge every scenario of `candidate` against `baseline` (see `SuiteOptions`).
+
+    The cyclic collector is paused throughout, as the CLI pauses it (rows, plans and reports
+    hold no cycles; each batch frees its own cyclic garbage): a library caller gets the CLI's
+    speed, and its setting is restored afterwards.
+    """
+    with no_gc_pauses():
+        return _run_suite(baseline, candidate, options or SuiteOptions(), progress)
+
+
+def _run_suite(
+    baseline: RunSet, candidate: RunSet, options: SuiteOptions, progress: Progress | None
+) -> SuiteReport:
     started = time.perf_counter()
     jobs = plan_jobs(baseline, candidate, options)
     estimate = estimate_seconds(jobs)
