@@ -33,7 +33,7 @@ from agentdiff.models.report import (
 )
 from agentdiff.models.trace import AgentTrace
 
-__all__ = ["compare", "compare_prepared", "compare_sides"]
+__all__ = ["compare", "compare_prepared"]
 
 
 def compare(
@@ -54,17 +54,6 @@ def compare(
             detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures
         )
     with no_gc_pauses():
-        return _compare(baseline, candidate, options)[0]
-
-
-def compare_sides(
-    baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions
-) -> tuple[DiffReport, Side, Side]:
-    """`compare()` and the two sides it prepared (of the runs as compared, so folded too).
-
-    A suite reads each run's route off them instead of preparing the run a second time.
-    """
-    with no_gc_pauses():
         return _compare(baseline, candidate, options)
 
 
@@ -83,16 +72,13 @@ def compare_prepared(
         return _report(baseline, candidate, *sides, Normalizer(options.ignore), options)
 
 
-def _compare(
-    baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions
-) -> tuple[DiffReport, Side, Side]:
+def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions) -> DiffReport:
     if options.fold_framework_steps:
         baseline, candidate = fold_framework_steps(baseline), fold_framework_steps(candidate)
     normalizer = Normalizer(options.ignore)
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
     b_side, c_side = prepare(baseline, signer), prepare(candidate, signer)
-    report = _report(baseline, candidate, b_side, c_side, normalizer, options)
-    return report, b_side, c_side
+    return _report(baseline, candidate, b_side, c_side, normalizer, options)
 
 
 def _report(
