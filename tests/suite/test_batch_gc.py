@@ -7,18 +7,25 @@ import gc
 import pytest
 
 from agentdiff.suite import SuiteOptions, run_suite, task
+from agentdiff.suite import run as run_module
 
 
-@pytest.mark.parametrize("enabled", [True, False])
-def test_batches_pause_the_collector_and_restore_it(monkeypatch, fixture_sets, enabled) -> None:
+def _collector_states(monkeypatch, module, name: str) -> list[bool]:
+    """Whether the collector was enabled at each call of `module.name` (filled as it runs)."""
     seen: list[bool] = []
-    real = task._scenario
+    real = getattr(module, name)
 
     def spying(*args, **kwargs):
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(task, "_scenario", spying)
+    monkeypatch.setattr(module, name, spying)
+    return seen
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_batches_pause_the_collector_and_restore_it(monkeypatch, fixture_sets, enabled) -> None:
+    seen = _collector_states(monkeypatch, task, "_scenario")
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()
     try:
@@ -33,16 +40,7 @@ def test_batches_pause_the_collector_and_restore_it(monkeypatch, fixture_sets, e
 
 
 def test_run_suite_pauses_the_collector_in_the_main_process(monkeypatch, fixture_sets) -> None:
-    from agentdiff.suite import run as run_module
-
-    seen: list[bool] = []
-    real = run_module._judge_statistics
-
-    def spying(*args, **kwargs):
-        seen.append(gc.isenabled())
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(run_module, "_judge_statistics", spying)
+    seen = _collector_states(monkeypatch, run_module, "_judge_statistics")
     assert gc.isenabled()
     run_suite(*fixture_sets, SuiteOptions(backend="in-process", only=("langfuse/*",)))
     assert seen == [False]

@@ -27,7 +27,7 @@ Attempts = Mapping[int, int | None]
 def trace_totals(trace: AgentTrace, prices: Mapping[str, ModelPrice] = DEFAULT_PRICES) -> Summary:
     """The `Summary` `compare()` would report for `trace` as either side."""
     side = prepare(trace, Signer(Normalizer(), strict=False))
-    return side_totals(trace, side, prices, later_attempts(side))
+    return memoized_totals(trace, side, prices)[0]
 
 
 def memoized_totals(
