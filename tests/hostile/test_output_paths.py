@@ -3,6 +3,7 @@ keep their format family, and no temp file is ever left behind."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 import shutil
@@ -149,8 +150,20 @@ def _as_user(*args: str | Path) -> subprocess.CompletedProcess[str]:
         setpriv = shutil.which("setpriv")
         if setpriv is None:
             pytest.skip("running as root without setpriv to drop to an unprivileged user")
-        command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+        drop = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+        if not _can_import_as(tuple(drop)):
+            pytest.skip(
+                "the unprivileged user cannot read this checkout or its venv "
+                "(a private folder, e.g. made by mktemp -d with mode 0700)"
+            )
+        command = [*drop, *command]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+
+
+@functools.cache
+def _can_import_as(drop: tuple[str, ...]) -> bool:
+    probe = [*drop, sys.executable, "-c", "import agentdiff"]
+    return subprocess.run(probe, capture_output=True, timeout=120, check=False).returncode == 0
 
 
 @pytest.fixture
