@@ -349,6 +349,24 @@ def test_gate_thresholds_flow_through_options():
     ).gate.passed
 
 
+def test_thresholds_follow_each_options_object_however_often_they_alternate():
+    """The applied thresholds are kept per options object: a copy with another gate, or
+    options alternating call by call, never report another object's values."""
+    base = tools(("a", {}))
+    loose = CompareOptions(gate=GateThresholds(max_divergence=0.9))
+    tight = loose.model_copy(update={"gate": GateThresholds(max_divergence=0.1)})
+
+    def value(options: CompareOptions | None) -> object:
+        report = compare(base, base, options=options)
+        return next(t.value for t in report.thresholds if t.setting == "max_divergence")
+
+    for _ in range(2):
+        assert [value(loose), value(tight), value(None), value(tight)] == [0.9, 0.1, 0.5, 0.1]
+    first, again = compare(base, base, options=loose), compare(base, base, options=loose)
+    assert first.thresholds == again.thresholds
+    assert first.thresholds is not again.thresholds  # each report owns its list
+
+
 def test_alignment_is_in_candidate_execution_order():
     base = tools(("a", {}), ("b", {}))
     cand = tools(("a", {}), ("x", {}), ("b", {}), prefix="c")

@@ -50,11 +50,15 @@ def compare(
     knob lives in `options` (whose values win when it is given).
     """
     if options is None:
-        options = CompareOptions(
-            detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures
-        )
+        options = _default_options(detect_loops, strict_tool_signatures)
     with no_gc_pauses():
         return _compare(baseline, candidate, options)
+
+
+@cache
+def _default_options(detect_loops: bool, strict_tool_signatures: bool) -> CompareOptions:
+    """The options of a call without `options` (frozen, so one object serves every call)."""
+    return CompareOptions(detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures)
 
 
 def compare_prepared(

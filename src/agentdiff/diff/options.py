@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer
@@ -44,7 +45,34 @@ class CompareOptions(BaseModel):
 
 
 def applied_thresholds(options: CompareOptions) -> list[Threshold]:
-    """Every gate setting in rule-table order, with the rule reading it, its value and source."""
+    """Every gate setting in rule-table order, with the rule reading it, its value and source.
+
+    Kept for the last few options objects (a suite compares thousands of pairs with one); the
+    records are frozen, and each report gets its own list.
+    """
+    gate, sources = options.gate, options.sources
+    kept = _KEPT.get(id(options))
+    if kept is None or kept[0]() is not options or kept[1] is not gate or kept[2] is not sources:
+        if len(_KEPT) >= _KEEP:
+            _KEPT.clear()
+        kept = _KEPT[id(options)] = (
+            weakref.ref(options),
+            gate,
+            sources,
+            tuple(_thresholds(options)),
+        )
+    return list(kept[3])
+
+
+_KEEP = 8
+_KEPT: dict[
+    int,
+    tuple[weakref.ref[CompareOptions], GateThresholds, Mapping[str, str], tuple[Threshold, ...]],
+] = {}
+"""id(options) → (the options, their gate and sources, their thresholds)."""
+
+
+def _thresholds(options: CompareOptions) -> list[Threshold]:
     gate = options.gate
     given = gate.model_fields_set
     by_setting = {rule.setting: rule.name for rule in RULES}
