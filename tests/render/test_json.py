@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from datetime import datetime, timezone
+from pathlib import Path
 
 import orjson
 import pytest
 
 from agentdiff.diff import compare
-from agentdiff.models.report import DiffReport
+from agentdiff.models.report import Aligned, Change, DiffReport, Op, StepRef, _fields_of
 from agentdiff.models.trace import AgentTrace, TraceStep
 from tests.render.reports import hostile_report, real_report
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def _pydantic_json(report: DiffReport) -> str:
@@ -42,3 +46,22 @@ def test_a_value_orjson_writes_differently_takes_the_pydantic_route() -> None:
     text = report.to_json()
     assert text == _pydantic_json(report)
     assert '"2024-01-01T00:00:00Z"' in text
+
+
+@pytest.mark.parametrize("record", [StepRef, Aligned, Change])
+def test_each_dataclass_record_gives_orjson_all_its_fields_in_order(record: type) -> None:
+    values = {f.name: f"value of {f.name}" for f in fields(record)}
+    given = _fields_of(record(**values))
+    assert list(given.items()) == list(values.items())
+
+
+def test_direct_json_of_a_synthetic_pair_with_every_kind_of_change() -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(BENCHMARKS))
+        import synthetic  # the benchmark's generator, found on its own path
+
+    pair = synthetic.make_pair(600, seed=3)
+    report = compare(pair.baseline, pair.candidate)
+    assert {entry.op for entry in report.alignment} >= {Op.CHANGE, Op.INSERT, Op.DELETE}
+    assert report.to_json() == _pydantic_json(report)
+    assert report.to_json(indent=False) == orjson.dumps(report.model_dump(mode="json")).decode()

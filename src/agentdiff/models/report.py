@@ -114,6 +114,17 @@ class StepRef:
         set_error(ref, error)
         return ref
 
+    def _json_fields(self) -> dict[str, Any]:
+        return {
+            "step_id": self.step_id,
+            "parent_id": self.parent_id,
+            "step_index": self.step_index,
+            "step_type": self.step_type,
+            "name": self.name,
+            "status": self.status,
+            "error_message": self.error_message,
+        }
+
 
 _STEP_REF_SLOTS = _slot_setters(StepRef)
 
@@ -129,6 +140,14 @@ class Change:
     kind: Literal["argument", "status", "content"]
     baseline: Any = None
     candidate: Any = None
+
+    def _json_fields(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +181,15 @@ class Aligned:
         set_changes(entry, changes)
         set_more(entry, more_changes)
         return entry
+
+    def _json_fields(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "changes": self.changes,
+            "more_changes": self.more_changes,
+        }
 
 
 _ALIGNED_SLOTS = _slot_setters(Aligned)
@@ -411,23 +439,36 @@ class DiffReport(BaseModel):
     def to_json_bytes(self, *, indent: bool = True, newline: bool = False) -> bytes:
         """The JSON contract as UTF-8 bytes (what a file gets, without a copy as text).
 
-        orjson writes the report directly (its records are dataclasses and str enums, which it
-        knows; pydantic records give their fields through `_fields_of`), the same bytes as
-        `model_dump(mode="json")` without building that copy. A value orjson would write
-        differently or not at all (a datetime or an integer past 64 bits in a changed argument
-        given through the Python API) takes the pydantic route.
+        orjson writes the report directly (str enums it knows; every record gives its fields
+        as a dict through `_fields_of`), the same bytes as `model_dump(mode="json")` without
+        building that copy. A value orjson would write differently or not at all (a datetime,
+        an integer past 64 bits or a dataclass in a changed argument given through the Python
+        API) takes the pydantic route.
         """
         option = orjson.OPT_INDENT_2 if indent else 0
         option |= orjson.OPT_APPEND_NEWLINE if newline else 0
         try:
-            direct = option | orjson.OPT_PASSTHROUGH_DATETIME
+            # orjson's own walk of a slots dataclass (no `__dict__`) costs 1.5x the instructions
+            # of handing it each record's dict (a 10,000-step report: 294 M → 198 M)
+            direct = option | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
             return orjson.dumps(self, default=_fields_of, option=direct)
         except orjson.JSONEncodeError:
             return orjson.dumps(self.model_dump(mode="json"), option=option)
 
 
+_JSON_FIELDS: dict[type, Callable[[Any], dict[str, Any]]] = {
+    StepRef: StepRef._json_fields,  # noqa: SLF001 - the report's own records
+    Aligned: Aligned._json_fields,  # noqa: SLF001
+    Change: Change._json_fields,  # noqa: SLF001
+}
+"""The report's dataclass records → their fields in field order, by exact type."""
+
+
 def _fields_of(value: object) -> dict[str, Any]:
-    """The fields of a pydantic record, for orjson (which calls this for what it cannot write)."""
+    """The fields of a record, for orjson (which calls this for what it cannot write)."""
+    json_fields = _JSON_FIELDS.get(type(value))
+    if json_fields is not None:
+        return json_fields(value)
     if isinstance(value, BaseModel):
         return value.__dict__
     raise TypeError(type(value).__name__)
