@@ -15,7 +15,7 @@ import pytest
 
 from agentdiff import compare
 from agentdiff.diff.compare import compare_prepared
-from agentdiff.diff.options import CompareOptions
+from agentdiff.diff.options import CompareOptions, applied_thresholds
 from agentdiff.scenario.folders import runs_in
 from agentdiff.scenario.pairs import PairComparer
 from tests.realdata import load, real_pairs
@@ -32,16 +32,31 @@ def _same(a, b) -> None:
     assert a.model_dump(mode="json") == b.model_dump(mode="json")
 
 
+def _same_but_findings(lean, full) -> None:
+    """A `PairComparer` report: `compare()`'s, except that its findings are not built."""
+    lean_dump, full_dump = lean.model_dump(mode="json"), full.model_dump(mode="json")
+    assert lean_dump.pop("findings") == []
+    full_dump.pop("findings")
+    assert lean_dump == full_dump
+    # the traces stay attached (a results folder's `steps` rows read them)
+    assert lean.baseline_trace is full.baseline_trace
+    assert lean.candidate_trace is full.candidate_trace
+
+
 @pytest.mark.parametrize("name", sorted(OPTIONS))
 def test_every_real_pair_compares_the_same_prepared(name: str) -> None:
     options = OPTIONS[name]
     comparer = PairComparer(options)  # one Signer for every run of every pair
     pairs = real_pairs()
     assert pairs
+    thresholds = applied_thresholds(options)
     for pair in pairs:
         base, cand = load(pair.baseline), load(pair.candidate)
-        _same(comparer.compare(base, cand), compare(base, cand, options=options))
-        _same(comparer.compare(cand, base), compare(cand, base, options=options))
+        _same_but_findings(comparer.compare(base, cand), compare(base, cand, options=options))
+        _same_but_findings(comparer.compare(cand, base), compare(cand, base, options=options))
+        sides = comparer.side(base), comparer.side(cand)
+        full = compare_prepared(base, cand, sides, options, thresholds=thresholds)
+        _same(full, compare(base, cand, options=options))  # findings and all
 
 
 def test_pool_runs_compare_the_same_through_one_comparer() -> None:
@@ -49,7 +64,7 @@ def test_pool_runs_compare_the_same_through_one_comparer() -> None:
     cand = [t for _, t in runs_in(POOL / "loop")][:6]
     comparer = PairComparer(CompareOptions())
     for b, c in itertools.product(base, cand):
-        _same(comparer.compare(b, c), compare(b, c))
+        _same_but_findings(comparer.compare(b, c), compare(b, c))
     assert len(comparer._sides) == 12  # each run prepared once
 
 
@@ -57,7 +72,7 @@ def test_folding_is_compared_the_plain_way() -> None:
     folded = CompareOptions(fold_framework_steps=True)
     (pair, *_) = real_pairs("identical")
     base, cand = load(pair.baseline), load(pair.candidate)
-    _same(PairComparer(folded).compare(base, cand), compare(base, cand, options=folded))
+    _same(PairComparer(folded).compare(base, cand), compare(base, cand, options=folded))  # as is
     comparer = PairComparer(CompareOptions())
     sides = comparer.side(base), comparer.side(cand)
     with pytest.raises(ValueError, match="fold_framework_steps"):
@@ -82,7 +97,7 @@ def test_each_side_is_summarized_once_per_trace_and_price_table(monkeypatch) -> 
     assert sorted(summarized) == sorted(t.trace_id for t in base + cand)  # 6, not 18
     assert reports[0].baseline is reports[1].baseline  # the same frozen Summary, shared
     for report, (b, c) in zip(reports, itertools.product(base, cand), strict=True):
-        _same(report, compare(b, c))
+        _same_but_findings(report, compare(b, c))
     price = {"input_per_million": 1000.0, "output_per_million": 1000.0}
     priced = CompareOptions(prices={"gpt": price})
     side_b, side_c = comparer.side(base[0]), comparer.side(cand[0])

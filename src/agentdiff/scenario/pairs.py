@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from agentdiff.diff import compare
 from agentdiff.diff.compare import compare_prepared
 from agentdiff.diff.normalize import Normalizer
-from agentdiff.diff.options import CompareOptions
+from agentdiff.diff.options import CompareOptions, applied_thresholds
 from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import DiffReport, Op
@@ -30,6 +30,7 @@ class PairComparer:
         self.options = options
         self._signer = Signer(Normalizer(options.ignore), strict=options.strict_tool_signatures)
         self._sides: dict[int, tuple[AgentTrace, Side]] = {}
+        self._thresholds = applied_thresholds(options)  # the same for every pair
 
     def side(self, trace: AgentTrace) -> Side:
         """`trace` prepared (once) as the engine prepares a side."""
@@ -39,11 +40,17 @@ class PairComparer:
         return kept[1]
 
     def compare(self, baseline: AgentTrace, candidate: AgentTrace) -> DiffReport:
-        """What `compare(baseline, candidate, options=options)` returns."""
+        """What `compare(baseline, candidate, options=options)` returns, without `findings`.
+
+        Scenario pairs are read for their gate, alignment, first divergence and deltas: the
+        findings (for a pair's own rendered report) are not built.
+        """
         if self.options.fold_framework_steps:  # the engine compares the folded runs
             return compare(baseline, candidate, options=self.options)
         sides = self.side(baseline), self.side(candidate)
-        return compare_prepared(baseline, candidate, sides, self.options)
+        return compare_prepared(
+            baseline, candidate, sides, self.options, thresholds=self._thresholds, findings=False
+        )
 
 
 def nearest_runs(

@@ -6,6 +6,7 @@ route, the loops and the totals agree with what `compare` reports for the same r
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentdiff.diff.loops import find_loops
@@ -64,8 +65,12 @@ def profile_run(
     run_id: str,
     options: CompareOptions | None = None,
     side: Side | None = None,
+    route: Sequence[str] | None = None,
 ) -> RunProfile:
-    """Read `trace` once into a `RunProfile` (`side`: the trace prepared already)."""
+    """Read `trace` once into a `RunProfile`.
+
+    `side` is the trace prepared already, `route` its `side_route` when the caller has it.
+    """
     options = options or CompareOptions()
     strict = options.strict_tool_signatures
     if side is None:
@@ -85,7 +90,7 @@ def profile_run(
         cost_usd=summary.cost_usd,
         latency_ms=summary.latency_ms,
         loops=tuple(LoopSeen(lp.key, tuple(lp.names), lp.repetitions, lp.kind) for lp in loops),
-        route=tuple(side_route(side, strict=strict)),
+        route=tuple(side_route(side, strict=strict) if route is None else route),
         outcome=_outcome(trace),
     )
 

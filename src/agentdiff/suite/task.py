@@ -25,7 +25,7 @@ from agentdiff.models.report import DiffReport, Op, Summary
 from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.analyze import analyze_profiles
 from agentdiff.scenario.pairs import PairComparer
-from agentdiff.scenario.profile import profile_run
+from agentdiff.scenario.profile import RunProfile, profile_run
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.load import load_runs
 from agentdiff.suite.refs import RunRef
@@ -240,12 +240,19 @@ def _statistics(
     options = comparer.options
     b_runs = [(r.location.run, r.trace) for r in base]
     c_runs = [(r.location.run, r.trace) for r in cand]
-    b_prof = [profile_run(t, rid, options, comparer.side(t)) for rid, t in b_runs]
-    c_prof = [profile_run(t, rid, options, comparer.side(t)) for rid, t in c_runs]
+    b_prof = [_profile(r, comparer) for r in base]
+    c_prof = [_profile(r, comparer) for r in cand]
     index = {r.location.run: i for i, r in enumerate(base)}
     done = [(index[p.baseline.run], report) for p, report in zip(pairs, reports, strict=True)]
     runs = (b_runs, c_runs)
     return analyze_profiles(scenario, b_prof, c_prof, options, stats, runs, done, comparer=comparer)
+
+
+def _profile(run: _Run, comparer: PairComparer) -> RunProfile:
+    """The run's profile, with the route already read off its prepared side."""
+    strict = comparer.options.strict_tool_signatures
+    side = comparer.side(run.trace)
+    return profile_run(run.trace, run.location.run, comparer.options, side, run.route_of(strict))
 
 
 def _nearest(run: _Run, base: list[_Run], strict: bool) -> int:
