@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentdiff import compare
-from agentdiff.diff.normalize import is_volatile
+from agentdiff.diff.normalize import Normalizer, is_volatile
 from agentdiff.models.report import Op
 
 from .builders import tools
@@ -132,3 +135,32 @@ def test_three_call_cycle_rotations_match():
     a, b, c = ("a", {}), ("b", {}), ("c", {})
     report = compare(tools(*[a, b, c] * 3), tools(*[b, c, a] * 3, prefix="c"))
     assert [(lp.names, lp.new) for lp in report.loops] == [(["b", "c", "a"], False)]
+
+
+_KEYS = st.sampled_from(
+    ["q", "user", "request_id", "run_id", "created_at", "timestamp", "latency_ms", "page", "id"]
+)
+_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**40), 2**62),
+    st.floats(allow_nan=False),
+    st.sampled_from(["bob", "8b025cab199fc3bc", "call_a1B2c3D4e5", "2026-01-05T10:00:00Z"]),
+    st.text(max_size=8),
+)
+_PAYLOADS = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(_KEYS, inner, max_size=5)),
+    max_leaves=20,
+)
+
+
+@given(_PAYLOADS)
+def test_fast_stripping_equals_the_path_tracking_walk(payload):
+    """The fast path (no ignores) drops exactly what the path-tracking walk drops, keeps the
+    key order, and never changes its input."""
+    before = orjson.dumps(payload)
+    fast = Normalizer().normalize(payload, ("input_payload",))
+    walked = Normalizer(("no.such.path",)).normalize(payload, ("input_payload",))
+    assert orjson.dumps(fast) == orjson.dumps(walked)  # same values, same key order
+    assert orjson.dumps(payload) == before

@@ -148,12 +148,9 @@ def _strip(value: Any) -> Any:
     common case for tool arguments); callers never modify what they get.
     """
     if isinstance(value, dict):
-        kinds, volatile = _KINDS, _volatile
-        flat = _SCALARS.issuperset(map(type, value.values()))
-        if flat:
-            if not any(map(kinds.__getitem__, value)):
-                return value
-            return {k: v for k, v in value.items() if not ((c := kinds[k]) and volatile(c, v))}
+        kinds = _KINDS
+        if _SCALARS.issuperset(map(type, value.values())):
+            return _strip_flat(value)
         out = {}
         for key, item in value.items():
             kind = kinds[key]
@@ -166,6 +163,23 @@ def _strip(value: Any) -> Any:
             return value
         return [_strip(item) if isinstance(item, (dict, list)) else item for item in value]
     return value
+
+
+def _strip_flat(value: dict[Any, Any]) -> dict[Any, Any]:
+    """`_strip` of a dict holding only scalars: itself when nothing in it is volatile."""
+    kinds = _KINDS
+    # the keys of a kind (id-, time- or duration-like), found at C speed: only they can hold
+    # a volatile value, and the copy drops just those that do
+    marked = list(filter(kinds.__getitem__, value))
+    if not marked:
+        return value
+    dropped = [k for k in marked if _volatile(kinds[k], value[k])]
+    if not dropped:
+        return value
+    out = value.copy()
+    for key in dropped:
+        del out[key]
+    return out
 
 
 @lru_cache(maxsize=65536)
