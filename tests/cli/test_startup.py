@@ -4,31 +4,60 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import textwrap
+from pathlib import Path
+
+import orjson
 
 from agentdiff.cli.app import COMMANDS, app, build_app
 
-_PROBE = """
-import sys
+REFERENCE = Path(__file__).resolve().parents[1] / "fixtures" / "reference"
+
+_MAIN = """
 from agentdiff.cli.app import main
 sys.argv = ["agentdiff", *sys.argv[1:]]
+main()
+"""
+_COMPARE = """
+from agentdiff.cli.app import build_app
+build_app(["compare"])(sys.argv[1:])  # not main(): it ends the process without returning
+"""
+_PROBE = """
+import sys
 try:
-    main()
+{run}
 except SystemExit:
     pass
-heavy = ("agentdiff.suite", "agentdiff.record", "agentdiff.stats", "agentdiff.cli.results")
+heavy = (
+    "agentdiff.suite",
+    "agentdiff.record",
+    "agentdiff.stats",
+    "agentdiff.cli.results",
+    "agentdiff.render.view",
+    "rich",
+)
 print("loaded:" + ",".join(sorted(m for m in heavy if m in sys.modules)))
 """
 
 
-def _loaded_heavy_modules(*argv: str) -> str:
+def _loaded_heavy_modules(*argv: str, run: str = _MAIN) -> str:
+    probe = _PROBE.format(run=textwrap.indent(run.strip(), "    "))
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, *argv], capture_output=True, text=True, check=True
+        [sys.executable, "-c", probe, *argv], capture_output=True, text=True, check=True
     )
     return done.stdout.splitlines()[-1].removeprefix("loaded:")
 
 
 def test_compare_imports_no_suite_recorder_or_statistics() -> None:
     assert _loaded_heavy_modules("--debug", "compare", "--help") == ""
+
+
+def test_a_json_report_written_to_a_file_never_imports_the_view_model(tmp_path: Path) -> None:
+    pair = REFERENCE / "langsmith" / "extra_tool_detour"
+    out = tmp_path / "report.json"
+    args = ("compare", str(pair / "baseline.json"), str(pair / "candidate.json"))
+    assert _loaded_heavy_modules(*args, "--format", "json", "-o", str(out), run=_COMPARE) == ""
+    assert orjson.loads(out.read_bytes())["report_version"]
 
 
 def test_the_root_help_still_lists_every_command() -> None:

@@ -41,7 +41,7 @@ from agentdiff.loader import load_trace
 from agentdiff.provenance import stale_warning
 from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render_output
 from agentdiff.render.text import one_line
-from agentdiff.render.view import verdict_line
+from agentdiff.render.verdict import verdict_line
 from agentdiff.sessions import resolve_path, resolve_reference
 
 __all__ = ["compare"]

@@ -380,7 +380,10 @@ class GateResult(_Record):
 class DiffReport(BaseModel):
     """Everything `compare()` found; renderers only read it."""
 
-    model_config = ConfigDict(extra="forbid")
+    # built on first validation or pydantic dump: `compare()` builds the report with
+    # `model_construct` and the JSON is written straight from it, so a `compare` command never
+    # pays for this schema (and the dataclass records' ones inside it)
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     report_version: str = REPORT_VERSION
     baseline: Summary

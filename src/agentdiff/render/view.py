@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agentdiff.gate import verdict
 from agentdiff.models.report import Aligned, DiffReport, Op, StepRef, Summary
 from agentdiff.models.trace import StepStatus, TraceStep
 from agentdiff.render.measures import DELTA_ROWS, count, format_delta, ms, pair, plural
@@ -26,6 +25,7 @@ from agentdiff.render.sentences import (
     threshold_lines,
 )
 from agentdiff.render.text import payload_json, short_json
+from agentdiff.render.verdict import headline, verdict_line
 from agentdiff.render.window import Window, windows
 
 __all__ = [
@@ -293,16 +293,6 @@ class _Builder:
         )
 
 
-def _headline(report: DiffReport) -> tuple[str, str]:
-    return ("PASSED" if report.gate.passed else "FAILED"), text(verdict(report.gate))
-
-
-def verdict_line(report: DiffReport) -> str:
-    """`FAILED  Blocked by: tool loop get_weather ×4`: the one line a console always gets."""
-    state, words = _headline(report)
-    return f"{state}  {words}"
-
-
 def _side(label: str, summary: Summary) -> SideView:
     return SideView(
         label=label,
@@ -351,7 +341,7 @@ def _view(
     detail_budget: int,
 ) -> ReportView:
     builder = _Builder(report, detail=detail, fold_budget=fold_budget, detail_budget=detail_budget)
-    state, words = _headline(report)
+    state, words = headline(report)
     shown = rows(report, options.max_rows, fold_at)
     return ReportView(
         passed=report.gate.passed,
