@@ -15,7 +15,7 @@ import pytest
 
 from agentdiff import compare
 from agentdiff.diff.compare import compare_prepared
-from agentdiff.diff.options import CompareOptions, applied_thresholds
+from agentdiff.diff.options import CompareOptions
 from agentdiff.scenario.folders import runs_in
 from agentdiff.scenario.pairs import PairComparer
 from tests.realdata import load, real_pairs
@@ -49,13 +49,12 @@ def test_every_real_pair_compares_the_same_prepared(name: str) -> None:
     comparer = PairComparer(options)  # one Signer for every run of every pair
     pairs = real_pairs()
     assert pairs
-    thresholds = applied_thresholds(options)
     for pair in pairs:
         base, cand = load(pair.baseline), load(pair.candidate)
         _same_but_findings(comparer.compare(base, cand), compare(base, cand, options=options))
         _same_but_findings(comparer.compare(cand, base), compare(cand, base, options=options))
         sides = comparer.side(base), comparer.side(cand)
-        full = compare_prepared(base, cand, sides, options, thresholds=thresholds)
+        full = compare_prepared(base, cand, sides, options)
         _same(full, compare(base, cand, options=options))  # findings and all
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import cache
 from itertools import repeat
 from operator import add, mul
@@ -30,7 +30,6 @@ from agentdiff.models.report import (
     GateResult,
     LoopFinding,
     Op,
-    Threshold,
 )
 from agentdiff.models.trace import AgentTrace
 
@@ -68,23 +67,22 @@ def compare_prepared(
     sides: tuple[Side, Side],
     options: CompareOptions,
     *,
-    thresholds: Sequence[Threshold] | None = None,
     findings: bool = True,
 ) -> DiffReport:
     """`compare()` of two runs whose sides are prepared already, e.g. cached for many pairs.
 
     Both sides must come from `prepare()` with one `Signer` (its ids are shared) built from
     `options` (`ignore`, `strict_tool_signatures`), and `fold_framework_steps` must be off.
-    For callers comparing many pairs with one `options`: `thresholds` is
-    `applied_thresholds(options)` computed once; `findings=False` leaves `findings` empty
-    (for callers that read the gate, alignment and deltas only, never the findings).
+    `findings=False` leaves `findings` empty (for callers that read the gate, alignment and
+    deltas only, never the findings). The applied thresholds are computed once per `options`
+    (`applied_thresholds`).
     """
     if options.fold_framework_steps:
         msg = "compare_prepared needs fold_framework_steps off (the sides are of unfolded runs)"
         raise ValueError(msg)
     with no_gc_pauses():
         normalizer = Normalizer(options.ignore)
-        return _report(baseline, candidate, *sides, normalizer, options, thresholds, findings)
+        return _report(baseline, candidate, *sides, normalizer, options, findings=findings)
 
 
 def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions) -> DiffReport:
@@ -103,7 +101,7 @@ def _report(
     c_side: Side,
     normalizer: Normalizer,
     options: CompareOptions,
-    thresholds: Sequence[Threshold] | None = None,
+    *,
     findings: bool = True,
 ) -> DiffReport:
     pairs = _align(b_side, c_side)
@@ -131,7 +129,7 @@ def _report(
         recovery=recoveries(pairs, ops, c_side, c_attempts),
         deltas=deltas(b_sum, c_sum),
         gate=GateResult(passed=True),
-        thresholds=applied_thresholds(options) if thresholds is None else list(thresholds),
+        thresholds=applied_thresholds(options),
         findings=[],  # given: a default factory costs an `inspect.signature` per call
     )
     report.gate = evaluate_gate(report, options.gate)

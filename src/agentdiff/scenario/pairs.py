@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from agentdiff.diff import compare
 from agentdiff.diff.compare import compare_prepared
 from agentdiff.diff.normalize import Normalizer
-from agentdiff.diff.options import CompareOptions, applied_thresholds
+from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import DiffReport, Op
@@ -30,7 +30,6 @@ class PairComparer:
         self.options = options
         self._signer = Signer(Normalizer(options.ignore), strict=options.strict_tool_signatures)
         self._sides: dict[int, tuple[AgentTrace, Side]] = {}
-        self._thresholds = applied_thresholds(options)  # the same for every pair
 
     def side(self, trace: AgentTrace) -> Side:
         """`trace` prepared (once) as the engine prepares a side."""
@@ -48,9 +47,7 @@ class PairComparer:
         if self.options.fold_framework_steps:  # the engine compares the folded runs
             return compare(baseline, candidate, options=self.options)
         sides = self.side(baseline), self.side(candidate)
-        return compare_prepared(
-            baseline, candidate, sides, self.options, thresholds=self._thresholds, findings=False
-        )
+        return compare_prepared(baseline, candidate, sides, self.options, findings=False)
 
 
 def nearest_runs(
