@@ -114,17 +114,6 @@ class StepRef:
         set_error(ref, error)
         return ref
 
-    def _json_fields(self) -> dict[str, Any]:
-        return {
-            "step_id": self.step_id,
-            "parent_id": self.parent_id,
-            "step_index": self.step_index,
-            "step_type": self.step_type,
-            "name": self.name,
-            "status": self.status,
-            "error_message": self.error_message,
-        }
-
 
 _STEP_REF_SLOTS = _slot_setters(StepRef)
 
@@ -140,14 +129,6 @@ class Change:
     kind: Literal["argument", "status", "content"]
     baseline: Any = None
     candidate: Any = None
-
-    def _json_fields(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "kind": self.kind,
-            "baseline": self.baseline,
-            "candidate": self.candidate,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,15 +162,6 @@ class Aligned:
         set_changes(entry, changes)
         set_more(entry, more_changes)
         return entry
-
-    def _json_fields(self) -> dict[str, Any]:
-        return {
-            "op": self.op,
-            "baseline": self.baseline,
-            "candidate": self.candidate,
-            "changes": self.changes,
-            "more_changes": self.more_changes,
-        }
 
 
 _ALIGNED_SLOTS = _slot_setters(Aligned)
@@ -452,26 +424,45 @@ class DiffReport(BaseModel):
         option |= orjson.OPT_APPEND_NEWLINE if newline else 0
         try:
             # orjson's own walk of a slots dataclass (no `__dict__`) costs 1.5x the instructions
-            # of handing it each record's dict (a 10,000-step report: 294 M → 198 M)
+            # of handing it each record's dict (a 10,000-step report: 294 M → 177 M)
             direct = option | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
             return orjson.dumps(self, default=_fields_of, option=direct)
         except orjson.JSONEncodeError:
             return orjson.dumps(self.model_dump(mode="json"), option=option)
 
 
-_JSON_FIELDS: dict[type, Callable[[Any], dict[str, Any]]] = {
-    StepRef: StepRef._json_fields,  # noqa: SLF001 - the report's own records
-    Aligned: Aligned._json_fields,  # noqa: SLF001
-    Change: Change._json_fields,  # noqa: SLF001
-}
-"""The report's dataclass records → their fields in field order, by exact type."""
+def _fields_of(value: Any) -> dict[str, Any]:
+    """A record's fields in field order, for orjson (which calls this for what it cannot write).
 
-
-def _fields_of(value: object) -> dict[str, Any]:
-    """The fields of a record, for orjson (which calls this for what it cannot write)."""
-    json_fields = _JSON_FIELDS.get(type(value))
-    if json_fields is not None:
-        return json_fields(value)
+    The dataclass records are spelled out, matched by exact type, most frequent first: one
+    Python call per record (a 100,000-step report has 300,000 of them), no helper call in it.
+    """
+    kind = type(value)
+    if kind is StepRef:
+        return {
+            "step_id": value.step_id,
+            "parent_id": value.parent_id,
+            "step_index": value.step_index,
+            "step_type": value.step_type,
+            "name": value.name,
+            "status": value.status,
+            "error_message": value.error_message,
+        }
+    if kind is Aligned:
+        return {
+            "op": value.op,
+            "baseline": value.baseline,
+            "candidate": value.candidate,
+            "changes": value.changes,
+            "more_changes": value.more_changes,
+        }
+    if kind is Change:
+        return {
+            "path": value.path,
+            "kind": value.kind,
+            "baseline": value.baseline,
+            "candidate": value.candidate,
+        }
     if isinstance(value, BaseModel):
         return value.__dict__
-    raise TypeError(type(value).__name__)
+    raise TypeError(kind.__name__)
