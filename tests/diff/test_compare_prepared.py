@@ -104,3 +104,27 @@ def test_each_side_is_summarized_once_per_trace_and_price_table(monkeypatch) -> 
     again = compare_prepared(base[0], cand[0], (side_b, side_c), priced)
     assert len(summarized) == before + 2  # another price table: both summarized again
     _same(again, compare(base[0], cand[0], options=priced))
+
+
+def test_each_side_s_loops_are_found_once_for_its_profile_and_pairs(monkeypatch) -> None:
+    from agentdiff.diff import loops
+    from agentdiff.scenario.profile import profile_run
+
+    found: list[int] = []
+    real = loops.find_loops
+
+    def counting(calls, keys):
+        found.append(len(calls))
+        return real(calls, keys)
+
+    monkeypatch.setattr(loops, "find_loops", counting)
+    base = [t for _, t in runs_in(POOL / "baseline")][:3]
+    cand = [t for _, t in runs_in(POOL / "loop")][:3]
+    comparer = PairComparer(CompareOptions())
+    profiles = [profile_run(t, t.trace_id, comparer.options, comparer.side(t)) for t in cand]
+    reports = [comparer.compare(b, c) for b, c in itertools.product(base, cand)]
+    assert len(found) == 6  # each run once, not once per profile and pair side (3 + 18)
+    assert any(p.loops for p in profiles)
+    assert any(r.loops for r in reports)
+    for report, (b, c) in zip(reports, itertools.product(base, cand), strict=True):
+        _same_but_findings(report, compare(b, c))

@@ -12,7 +12,7 @@ from agentdiff.diff.changes import step_changes
 from agentdiff.diff.findings import report_findings
 from agentdiff.diff.fold import fold_framework_steps
 from agentdiff.diff.groups import reorders
-from agentdiff.diff.loops import Loop, find_loops, label_loops
+from agentdiff.diff.loops import label_loops, side_loops
 from agentdiff.diff.metrics import deltas
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions, applied_thresholds
@@ -211,9 +211,4 @@ _DIFFERS = frozenset((Op.CHANGE, Op.INSERT, Op.DELETE))
 
 
 def _loops(b_side: Side, c_side: Side) -> list[LoopFinding]:
-    def found(side: Side) -> list[Loop]:
-        positions = sorted(side.call)
-        calls = list(map(side.refs.__getitem__, positions))
-        return find_loops(calls, list(map(side.call.__getitem__, positions)))
-
-    return label_loops(found(c_side), found(b_side))
+    return label_loops(side_loops(c_side), side_loops(b_side))

@@ -21,12 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice
 from operator import eq
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agentdiff.models.report import LoopFinding
 from agentdiff.models.trace import FAILED, StepStatus
 
-__all__ = ["MIN_REPETITIONS", "Call", "Loop", "find_loops", "label_loops"]
+if TYPE_CHECKING:
+    from agentdiff.diff.order import Side
+
+__all__ = ["MIN_REPETITIONS", "Call", "Loop", "find_loops", "label_loops", "side_loops"]
 
 MIN_REPETITIONS = 3
 MAX_WINDOW = 5
@@ -135,6 +138,18 @@ def _windows(
 def _rotation(block: list[str]) -> tuple[str, ...]:
     """The smallest rotation of `block`: one key for a cycle whichever call it starts at."""
     return min(tuple(block[i:] + block[:i]) for i in range(len(block)))
+
+
+def side_loops(side: Side) -> list[Loop]:
+    """The loops of a prepared side's tool calls, found once and kept on the side; read-only.
+
+    A run of an N-vs-M scenario is profiled and compared in several pairs.
+    """
+    if side.loops is None:
+        positions = sorted(side.call)
+        calls = list(map(side.refs.__getitem__, positions))
+        side.loops = find_loops(calls, list(map(side.call.__getitem__, positions)))
+    return side.loops
 
 
 def label_loops(candidate: list[Loop], baseline: list[Loop]) -> list[LoopFinding]:

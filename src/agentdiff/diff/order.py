@@ -41,6 +41,7 @@ from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 from agentdiff.timeparse import parse_iso
 
 if TYPE_CHECKING:
+    from agentdiff.diff.loops import Loop
     from agentdiff.diff.pricing import ModelPrice
 
 __all__ = ["MAX_DEPTH", "Side", "prepare"]
@@ -94,6 +95,8 @@ class Side:
     ) = None
     """The side's totals once a compare computed them (`totals.memoized_totals`), for a side
     compared in many pairs."""
+    loops: list[Loop] | None = None
+    """The loops of the side's tool calls once found (`loops.side_loops`), likewise."""
 
 
 class _Node(msgspec.Struct, gc=False):

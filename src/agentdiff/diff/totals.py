@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from operator import attrgetter
 
 from agentdiff.diff.metrics import summarize
 from agentdiff.diff.normalize import Normalizer
@@ -19,6 +20,8 @@ from agentdiff.models.report import Summary
 from agentdiff.models.trace import AgentTrace
 
 __all__ = ["memoized_totals", "side_totals", "trace_totals"]
+
+_NAME = attrgetter("name")
 
 Attempts = Mapping[int, int | None]
 """Position of each failed step → position of its later attempt (`recovery.later_attempts`)."""
@@ -62,5 +65,5 @@ def side_totals(
         side.wall_clock,
         refs,
         retries=sum(later is not None for later in attempts.values()),
-        tool_counts=dict(Counter(refs[i].name for i in side.call)),
+        tool_counts=dict(Counter(map(_NAME, map(refs.__getitem__, side.call)))),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agentdiff.diff.loops import find_loops
+from agentdiff.diff.loops import side_loops
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import Side, prepare
@@ -76,9 +76,7 @@ def profile_run(
     if side is None:
         side = prepare(trace, Signer(Normalizer(options.ignore), strict=strict))
     summary = memoized_totals(trace, side, options.prices)[0]  # what compare() reports
-    positions = sorted(side.call)
-    calls = [side.refs[i] for i in positions]
-    loops = find_loops(calls, [side.call[i] for i in positions]) if options.detect_loops else []
+    loops = side_loops(side) if options.detect_loops else []
     return RunProfile(
         run_id=run_id,
         steps=summary.steps,
