@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -65,3 +65,17 @@ def test_direct_json_of_a_synthetic_pair_with_every_kind_of_change() -> None:
     assert {entry.op for entry in report.alignment} >= {Op.CHANGE, Op.INSERT, Op.DELETE}
     assert report.to_json() == _pydantic_json(report)
     assert report.to_json(indent=False) == orjson.dumps(report.model_dump(mode="json")).decode()
+
+
+@dataclass
+class _Units:
+    kind: str
+    count: int
+
+
+def test_a_dataclass_in_a_changed_argument_takes_the_pydantic_route() -> None:
+    report = compare(_trace("b", _Units("m", 1)), _trace("c", _Units("m", 2)))
+    assert [c.baseline for entry in report.alignment for c in entry.changes] == [_Units("m", 1)]
+    text = report.to_json()
+    assert text == _pydantic_json(report)
+    assert '"kind": "m",\n' in text
