@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import orjson
 import pytest
@@ -10,9 +11,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agentdiff import AgentTrace, CompareOptions
+from agentdiff.diff.normalize import Normalizer
+from agentdiff.diff.order import prepare
+from agentdiff.diff.signatures import Signer
 from agentdiff.loader import load_trace
 from agentdiff.suite import RunSet, SuiteOptions, run_suite
-from agentdiff.suite.routes import nearest_run, route_distance, route_id, route_of
+from agentdiff.suite.routes import (
+    nearest_run,
+    route_distance,
+    route_from_refs,
+    route_id,
+    route_of,
+    side_route,
+)
 from tests.realdata import RealSource
 
 routes = st.lists(st.sampled_from("abcde"), max_size=12)
@@ -127,3 +138,59 @@ def test_suite_routes_are_route_of_each_run(tmp_path, fixture_suite, strict):
     assert checked >= 36
     made_pair = next(row for row in report.scenarios if row.scenario == "made/parallel").pair
     assert made_pair.route_distance > 0  # `fetch` for `search`: the routes differ
+
+
+def test_multi_run_pairs_take_the_nearest_baseline_run_by_route(tmp_path):
+    """Distances are computed once per pair of distinct routes: the same picks and distances
+    as `nearest_run` / `route_distance` on every run's own route (runs sharing routes too)."""
+    pool = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+    base_files = sorted((pool / "baseline").iterdir())[:8]
+    picked = {
+        "loop": sorted((pool / "loop").iterdir())[:5],
+        "cost": sorted((pool / "cost").iterdir())[:4] + base_files[:2],  # shared routes
+    }
+    for scenario, cand_files in picked.items():
+        for side, files in (("baseline", base_files + base_files[:2]), ("candidate", cand_files)):
+            folder = tmp_path / side / scenario
+            folder.mkdir(parents=True)
+            for k, path in enumerate(files):
+                shutil.copy(path, folder / f"{k:02d}-{path.name}")
+    sets = [RunSet.from_dir(tmp_path / side) for side in ("baseline", "candidate")]
+    report = run_suite(*sets, SuiteOptions(backend="in-process"))
+    checked = 0
+    for row in report.scenarios:
+        folder = {side: tmp_path / side / row.scenario for side in ("baseline", "candidate")}
+        base_runs = sorted(folder["baseline"].iterdir())
+        base_routes = [route_of(load_trace(p)) for p in base_runs]
+        assert len({tuple(r) for r in base_routes}) < len(base_routes)  # some share a route
+        for pair in row.pairs:
+            cand_route = route_of(load_trace(tmp_path / "candidate" / pair.candidate.source))
+            nearest = base_runs[nearest_run(cand_route, base_routes)]
+            assert pair.baseline.source == f"{row.scenario}/{nearest.name}", pair.candidate.run
+            base_route = base_routes[base_runs.index(nearest)]
+            assert pair.route_distance == route_distance(base_route, cand_route)
+            checked += 1
+    assert checked == 11
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_route_from_refs_and_side_route_agree_on_real_runs(strict):
+    reference = Path(__file__).resolve().parents[1] / "fixtures" / "reference"
+    paths = sorted(reference.glob("*/*/baseline.json")) + sorted(
+        reference.glob("*/*/candidate.json")
+    )
+    assert len(paths) >= 10
+    with_keys = 0
+    for path in paths:
+        trace = load_trace(path)
+        side = prepare(trace, Signer(Normalizer(()), strict=strict))
+        order = range(len(side.steps)) if side.canon is None else side.canon
+        refs = [side.refs[i] for i in order]
+        by_id = {step.step_id: step for step in trace.steps}
+        route = side_route(side, strict=strict)
+        assert (
+            route_from_refs(refs, by_id, strict=strict) == route == route_of(trace, strict=strict)
+        )
+        assert route == [f"{r.step_type.value}\x1f{r.name}" for r in refs] or strict
+        with_keys += any(label.count("\x1f") == 2 for label in route)
+    assert bool(with_keys) == strict  # strict labels carry the sorted input keys

@@ -33,11 +33,20 @@ __all__ = [
 ]
 
 
-def _label(step: StepRef | TraceStep, inputs: TraceStep | None, strict: bool) -> str:
-    label = f"{step.step_type._value_}\x1f{step.name}"
-    if strict and inputs is not None:
-        label += "\x1f" + ",".join(sorted(inputs.input_payload))
-    return label
+def _labels(
+    steps: Sequence[StepRef | TraceStep], inputs: Sequence[TraceStep | None] | None
+) -> list[str]:
+    """Each step's label: its type and name, with `inputs` (strict) also its inputs' sorted keys.
+
+    One comprehension, no call per step: a suite reads the route of every run.
+    """
+    labels = [f"{step.step_type._value_}\x1f{step.name}" for step in steps]
+    if inputs is None:
+        return labels
+    return [
+        label if found is None else label + "\x1f" + ",".join(sorted(found.input_payload))
+        for label, found in zip(labels, inputs, strict=True)
+    ]
 
 
 def route_of(trace: AgentTrace, *, strict: bool = False) -> list[str]:
@@ -48,8 +57,8 @@ def route_of(trace: AgentTrace, *, strict: bool = False) -> list[str]:
 def side_route(side: Side, *, strict: bool = False) -> list[str]:
     """The route of a run the engine has prepared already (e.g. by a `PairComparer`)."""
     steps = side.steps
-    order = range(len(steps)) if side.canon is None else side.canon
-    return [_label(steps[i], steps[i], strict) for i in order]
+    ordered = steps if side.canon is None else list(map(steps.__getitem__, side.canon))
+    return _labels(ordered, ordered if strict else None)
 
 
 def route_from_refs(
@@ -60,7 +69,8 @@ def route_from_refs(
     With `strict`, `steps` (id → step) supplies the input keys.
     """
     found = steps or {}
-    return [_label(ref, found.get(ref.step_id), strict) for ref in refs]
+    listed = list(refs)
+    return _labels(listed, [found.get(ref.step_id) for ref in listed] if strict else None)
 
 
 def route_distance(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:

@@ -30,7 +30,6 @@ from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.load import load_runs
 from agentdiff.suite.refs import RunRef
 from agentdiff.suite.routes import (
-    nearest_run,
     route_distance,
     route_id,
     route_of,
@@ -131,6 +130,8 @@ class _Run:
     """Canonical order (`agentdiff.routes.route`): read off the side the scenario's
     `PairComparer` prepared, else computed once when first needed."""
     summary: Summary | None = None
+    variant: int | None = None
+    """Which of the scenario's distinct routes it takes (set with `route` for the pairs)."""
 
     def route_of(self, strict: bool) -> list[str]:
         if self.route is None:
@@ -188,14 +189,17 @@ def _scenario(
     reports: list[DiffReport] = []
     comparer = PairComparer(options)  # each run prepared once, however many pairs it is in
     if not errors and base and cand:
+        variants: dict[tuple[str, ...], int] = {}
         for run in (*base, *cand):  # of the runs as loaded (with folding, pairs compare folded)
             run.route = side_route(comparer.side(run.trace), strict=strict)
+            run.variant = variants.setdefault(tuple(run.route), len(variants))
+        distances: _Distances = {}
         for run in cand:
-            pick = base[_nearest(run, base, strict)]
+            pick = base[_nearest(run, base, distances)]
             report = comparer.compare(pick.trace, run.trace)
             pick.summary = pick.summary or report.baseline
             run.summary = report.candidate
-            pairs.append(_pair(pick, run, report, strict))
+            pairs.append(_pair(pick, run, report, distances))
             reports.append(report)
             if writer is not None:
                 writer.pair(job.scenario, pairs[-1], report)
@@ -255,10 +259,31 @@ def _profile(run: _Run, comparer: PairComparer) -> RunProfile:
     return profile_run(run.trace, run.location.run, comparer.options, side, run.route_of(strict))
 
 
-def _nearest(run: _Run, base: list[_Run], strict: bool) -> int:
+_Distances = dict[tuple[int | None, int | None], float]
+"""Route distance by (route variant, route variant) of one scenario's runs."""
+
+
+def _distance(a: _Run, b: _Run, known: _Distances) -> float:
+    """`route_distance` of two runs whose routes are set, once per pair of distinct routes.
+
+    A scenario's runs mostly take a few routes (the 10 + 10 runs of the benchmark's scenarios
+    take 2 or 3): the nearest baseline run of each candidate run is found from those.
+    """
+    key = (a.variant, b.variant)
+    found = known.get(key)
+    if found is None:
+        found = route_distance(a.route or [], b.route or [])
+        if None not in key:
+            known[key] = found
+    return found
+
+
+def _nearest(run: _Run, base: list[_Run], known: _Distances) -> int:
+    """The index of `run`'s nearest baseline run (the first one on a tie), as `nearest_run`."""
     if len(base) == 1:
         return 0
-    return nearest_run(run.route_of(strict), [b.route_of(strict) for b in base])
+    distances = [_distance(run, b, known) for b in base]
+    return distances.index(min(distances))
 
 
 def _load_side(
@@ -306,7 +331,7 @@ def _deciding(pairs: list[PairSummary]) -> int | None:
     return divergences.index(max(divergences))
 
 
-def _pair(base: _Run, cand: _Run, report: DiffReport, strict: bool) -> PairSummary:
+def _pair(base: _Run, cand: _Run, report: DiffReport, known: _Distances) -> PairSummary:
     counts = {op.value: 0 for op in Op}
     for entry in report.alignment:
         counts[entry.op.value] += 1
@@ -315,7 +340,7 @@ def _pair(base: _Run, cand: _Run, report: DiffReport, strict: bool) -> PairSumma
     return PairSummary(
         baseline=base.location,
         candidate=cand.location,
-        route_distance=route_distance(base.route_of(strict), cand.route_of(strict)),
+        route_distance=_distance(base, cand, known),
         divergence=report.divergence,
         passed=report.passed,
         first_divergence=_first_divergence(report),
