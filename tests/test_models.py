@@ -119,3 +119,39 @@ def test_response_step_type_exists():
     step = TraceStep(step_id="r", step_index=0, step_type=StepType.RESPONSE, name="final")
     assert step.step_type.value == "response"
     assert step.input_payload == {}
+
+
+def test_report_record_builders_give_what_the_constructors_give():
+    """`StepRef.of`, `Aligned.of` and `Change.of` build through a mutable twin turned into
+    the record's class: the result must be the frozen record itself, equal, hashable alike,
+    picklable and validated and dumped by pydantic as one built by its constructor."""
+    import dataclasses
+    import pickle
+
+    from pydantic import TypeAdapter
+
+    from agentdiff.models.report import Aligned, Change, Op, StepRef
+
+    step = TraceStep.model_validate(
+        _step("s1", "p0", 3, status="error", error_message="boom " * 500, input_payload={"q": 1})
+    )
+    ref = StepRef.of(step)
+    plain = StepRef("s1", "p0", 3, StepType.TOOL_CALL, "t", StepStatus.ERROR, ref.error_message)
+    assert ref.error_message is not None and ref.error_message.endswith("…")
+    change = Change.of("input_payload.q", "argument", 1, 2)
+    entry = Aligned.of(Op.CHANGE, ref, ref, [change], 4)
+    built = [
+        (ref, plain),
+        (change, Change("input_payload.q", "argument", 1, 2)),
+        (entry, Aligned(Op.CHANGE, plain, plain, [Change("input_payload.q", "argument", 1, 2)], 4)),
+    ]
+    for fast, slow in built:
+        assert type(fast) is type(slow)
+        assert fast == slow and repr(fast) == repr(slow)
+        assert pickle.loads(pickle.dumps(fast)) == slow  # noqa: S301 - our own bytes
+        adapter = TypeAdapter(type(slow))
+        assert adapter.dump_json(fast) == adapter.dump_json(slow)
+        assert adapter.validate_python(adapter.dump_python(fast)) == slow
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            fast.__setattr__(dataclasses.fields(fast)[0].name, None)
+    assert hash(ref) == hash(plain) and hash(change) == hash(built[1][1])

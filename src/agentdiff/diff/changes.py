@@ -36,14 +36,7 @@ def step_changes(
     """
     changes = Changes()
     if base.status is not cand.status:
-        changes.append(
-            Change(
-                path="status",
-                kind="status",
-                baseline=base.status.value,
-                candidate=cand.status.value,
-            )
-        )
+        changes.append(Change.of("status", "status", base.status.value, cand.status.value))
     tool = base.step_type is _TOOL
     if not (tool and same_arguments):
         a, b = base.input_payload, cand.input_payload
@@ -88,14 +81,7 @@ def _diff(a: Any, b: Any, path: str, kind: _Kind, out: Changes) -> None:
     if len(out) >= MAX_CHANGES:
         out.more += 1
         return
-    out.append(
-        Change(
-            path=path,
-            kind=kind,
-            baseline=None if a is _MISSING else a,
-            candidate=None if b is _MISSING else b,
-        )
-    )
+    out.append(Change.of(path, kind, None if a is _MISSING else a, None if b is _MISSING else b))
 
 
 _MISSING: Any = object()
