@@ -30,6 +30,7 @@ from agentdiff.models.report import (
     GateResult,
     LoopFinding,
     Op,
+    step_fields,
 )
 from agentdiff.models.trace import AgentTrace
 
@@ -174,7 +175,7 @@ def _entries(
 ) -> list[Aligned]:
     """The alignment: one entry per pair of the edit script, in its order."""
     b_refs, c_refs, b_calls, c_calls = b_side.refs, c_side.refs, b_side.call, c_side.call
-    b_steps, c_steps, entry = b_side.steps, c_side.steps, Aligned.of
+    b_steps, c_steps, entry, fields = b_side.steps, c_side.steps, Aligned.of, step_fields
     out = []
     for i, (b, c) in enumerate(pairs):
         if c is None:
@@ -184,18 +185,19 @@ def _entries(
         else:
             call = b_calls.get(b)
             same_call = call is not None and call == c_calls.get(c)
-            b_step, c_step = b_steps[b], c_steps[c]
+            b_ref, c_ref = b_refs[b], c_refs[c]
+            b_held, c_held = fields(b_steps[b]), fields(c_steps[c])
             if (
-                b_step.status is c_step.status
-                and b_step.output_payload == c_step.output_payload
-                and (same_call or b_step.input_payload == c_step.input_payload)
+                b_ref.status is c_ref.status
+                and b_held["output_payload"] == c_held["output_payload"]
+                and (same_call or b_held["input_payload"] == c_held["input_payload"])
             ):  # nothing differs (most pairs): skip the field walk
                 op = Op.REORDER if i in moved else Op.MATCH
-                out.append(entry(op, b_refs[b], c_refs[c], []))
+                out.append(entry(op, b_ref, c_ref, []))
                 continue
-            changes = step_changes(b_step, c_step, normalizer, same_arguments=same_call)
+            changes = step_changes(b_steps[b], c_steps[c], normalizer, same_arguments=same_call)
             op = _op(changes, i in moved, options)
-            out.append(entry(op, b_refs[b], c_refs[c], changes, changes.more))
+            out.append(entry(op, b_ref, c_ref, changes, changes.more))
     return out
 
 

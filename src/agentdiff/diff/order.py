@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from agentdiff.diff.signatures import Signer
-from agentdiff.models.report import StepRef, Summary
+from agentdiff.models.report import StepRef, Summary, step_fields
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 from agentdiff.timeparse import parse_iso
 
@@ -155,18 +155,18 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
 
 def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
     """One pass over the steps: everything later passes need, so they never touch a step."""
-    base_of, call_of, ref_of = signer.base, signer.call_key, StepRef.of
+    base_of, call_of, ref_of = signer.base, signer.call_key_of, StepRef.of_fields
     base_of_kind = signer.base_of_kind
     nodes = []
-    for step in steps:
-        meta = step.metadata
+    for step, held in zip(steps, map(step_fields, steps), strict=True):
+        meta = held["metadata"]
         if meta:
             start, end, turn = meta.get("started_at"), meta.get("ended_at"), meta.get("turn_id")
             if turn is not None and not isinstance(turn, (str, int)):
                 turn = str(turn)
         else:
             start = end = turn = None
-        ref = ref_of(step)
+        ref = ref_of(held)
         nodes.append(
             _Node(
                 step,
@@ -174,7 +174,7 @@ def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
                 base_of(step)
                 if base_of_kind is None
                 else base_of_kind((ref.step_type._value_, ref.name)),
-                call_of(step) if ref.step_type is _TOOL else None,
+                call_of(ref.name, held["input_payload"]) if ref.step_type is _TOOL else None,
                 ref.status is _ERROR or ref.status is _RETRY,
                 start,
                 start if end is None else end,

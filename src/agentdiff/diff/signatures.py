@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from itertools import repeat
 from operator import add, mul
+from typing import Any
 
 import orjson
 
@@ -71,9 +72,13 @@ class Signer:
 
     def call_key(self, step: TraceStep) -> str:
         """A tool call's name and normalized arguments, as one string."""
-        args = self._normalizer.normalize(step.input_payload, ("input_payload",))
+        return self.call_key_of(step.name, step.input_payload)
+
+    def call_key_of(self, name: str, arguments: Any) -> str:
+        """`call_key` of a tool call named `name` with input payload `arguments`."""
+        args = self._normalizer.normalize(arguments, ("input_payload",))
         dumped = orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
-        return f"{step.name}\x00{dumped}"
+        return f"{name}\x00{dumped}"
 
 
 class _Interner(dict[Hashable, int]):
