@@ -13,6 +13,7 @@ from __future__ import annotations
 import gc
 import time
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Literal, NamedTuple
 
 from agentdiff.diff import CompareOptions
@@ -59,6 +60,7 @@ __all__ = [
 ]
 
 Side = Literal["baseline", "candidate"]
+_OP = attrgetter("op")
 _DELTAS = ("steps", "tool_calls", "errors", "total_tokens", "cost_usd", "latency_ms")
 
 
@@ -332,10 +334,8 @@ def _deciding(pairs: list[PairSummary]) -> int | None:
 
 
 def _pair(base: _Run, cand: _Run, report: DiffReport, known: _Distances) -> PairSummary:
-    counts = {op.value: 0 for op in Op}
-    for entry in report.alignment:
-        counts[entry.op.value] += 1
-    ops = OpCounts(**counts)
+    found = list(map(_OP, report.alignment))  # counted at C speed (`Op.value` is Python-level)
+    ops = OpCounts(**{op.value: found.count(op) for op in Op})
     deltas = report.deltas
     return PairSummary(
         baseline=base.location,
@@ -358,9 +358,12 @@ def _first_divergence(report: DiffReport) -> FirstDivergence | None:
     first = report.first_divergence
     if first is None:
         return None
-    position = next(
-        i for i, entry in enumerate(report.alignment) if entry is first or entry == first
-    )
+    alignment = report.alignment
+    # the entry itself (an earlier equal entry would be the first divergence); equality only
+    # for a report whose entries are copies
+    position = next((i for i, entry in enumerate(alignment) if entry is first), None)
+    if position is None:
+        position = alignment.index(first)
     return FirstDivergence(
         position=position,
         op=first.op.value,
