@@ -247,3 +247,58 @@ def test_the_structs_mirror_the_models_field_by_field() -> None:
     pairs = ((_Step, TraceStep), (_Usage, TokenUsage), (_Trace, AgentTrace))
     for struct, model in pairs:
         assert struct.__struct_fields__ == tuple(model.model_fields)
+
+
+_OPTIONAL_STEP_VALUES: dict[str, Any] = {
+    "parent_id": "a",
+    "input_payload": {"q": 1},
+    "output_payload": None,
+    "status": "retry",
+    "error_message": None,
+    "latency_ms": 2,
+    "tokens": {"total_tokens": 3},
+    "metadata": {"k": [1]},
+}
+_OPTIONAL_USAGE_VALUES: dict[str, Any] = {
+    "prompt_tokens": 1,
+    "completion_tokens": None,
+    "total_tokens": 4,
+    "estimated_cost_usd": 0.5,
+}
+
+
+def _subsets(values: dict[str, Any]) -> list[dict[str, Any]]:
+    names = list(values)
+    return [
+        {name: values[name] for i, name in enumerate(names) if mask >> i & 1}
+        for mask in range(1 << len(names))
+    ]
+
+
+def test_every_combination_of_left_out_fields_decodes_as_validation() -> None:
+    steps: list[dict[str, Any]] = [
+        {"step_id": "a", "step_index": 0, "step_type": "llm_call", "name": "gpt"}
+    ]
+    for i, given in enumerate(_subsets(_OPTIONAL_STEP_VALUES), start=1):
+        steps.append(
+            {"step_id": f"s{i}", "step_index": i, "step_type": "tool_call", "name": "t", **given}
+        )
+    for usage in _subsets(_OPTIONAL_USAGE_VALUES):
+        steps.append(
+            {
+                "step_id": f"u{len(steps)}",
+                "step_index": len(steps),
+                "step_type": "llm_call",
+                "name": "gpt",
+                "tokens": usage,
+            }
+        )
+    for total in _subsets(_OPTIONAL_USAGE_VALUES):
+        raw = orjson.dumps(_document(steps=steps, total_tokens=total))
+        fast = decode_canonical(raw)
+        assert fast is not None
+        _assert_same(fast, AgentTrace.model_validate_json(raw))
+        assert fast.total_tokens is not None
+        assert fast.total_tokens.model_fields_set == set(total)
+    assert fast is not None
+    assert len({id(step.model_fields_set) for step in fast.steps}) == 1 << 8

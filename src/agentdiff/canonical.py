@@ -22,7 +22,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from msgspec.structs import asdict, astuple
 
 from agentdiff.limits import MAX_DEPTH, exceeds_depth
-from agentdiff.models.compact import Store
+from agentdiff.models.compact import shared_store
 from agentdiff.models.trace import (
     MAX_AMOUNT,
     MAX_COUNT,
@@ -82,48 +82,99 @@ class _Unsure(Exception):  # noqa: N818 - a signal, not an error: the ordinary r
 
 
 class _Decoder:
-    """One decoding: the builders, the names and ids it shares, and whether parents come first."""
+    """One decoding: the builders, the names and ids it shares, and whether parents come first.
+
+    `steps` is the hot loop of loading (it runs once per step of every file a suite or a
+    comparison reads): a bytecode or a C call per field is measurable there. So each optional
+    field is tested for `UNSET` with `is` (a rich comparison, as `UNSET in values` does, costs
+    ~4x more), the left-out fields make a bit mask that picks the shared fields-set, and the
+    instances are made in C-level loops once every step's values are known.
+    """
 
     def __init__(self) -> None:
-        self.usage = Store(TokenUsage, UNSET)
-        self.step = Store(TraceStep, UNSET)
-        self.trace = Store(AgentTrace, UNSET)
+        self.usage = shared_store(TokenUsage, UNSET)
+        self.step = shared_store(TraceStep, UNSET)
+        self.trace = shared_store(AgentTrace, UNSET)
         self.names: dict[str, str] = {}
         self.ids: dict[str, str] = {}
         self.ordered = True
         """Every parent so far came before its children (then no cycle or dangling parent)."""
 
-    def steps(self, decoded: list[_Step]) -> list[TraceStep]:
-        """The steps, each struct let go once its step is built."""
-        names, ids, store, usage = self.names, self.ids, self.step, self.usage
-        steps: list[TraceStep] = []
+    def steps(self, decoded: list[_Step]) -> list[TraceStep]:  # noqa: C901 - see class
+        """The steps, each struct let go once its values are taken."""
+        names, ids = self.names, self.ids
+        fields_sets = self.step.fields_sets(_STEP_OPTIONAL)
+        unset = UNSET
+        ordered = True
+        steps: list[TraceStep] = self.step.blanks(len(decoded))
+        shapes: list[set[str]] = []
+        tokens_of: list[tuple[dict[str, Any], _Usage]] = []
         for i, struct in enumerate(decoded):
             decoded[i] = None  # type: ignore[call-overload]
-            values = astuple(struct)
-            if UNSET in values:
-                filled = asdict(struct)
-                fields_set = store.fill(filled)
-                values = tuple(filled.values())
-            else:
-                fields_set = store.by_missing[()]
-            step_id, parent, index, kind, name, given, out, status, error, ms, tokens, meta = values
+            step_id, parent, index, kind, name, given, out, status, error, ms, tokens, meta = (
+                astuple(struct)
+            )
+            missing = 0
+            if parent is unset:
+                parent, missing = None, 1
+            if given is unset:
+                given, missing = {}, missing | 2
+            if out is unset:
+                out, missing = None, missing | 4
+            if status is unset:
+                status, missing = StepStatus.SUCCESS, missing | 8
+            if error is unset:
+                error, missing = None, missing | 16
+            if ms is unset:
+                ms, missing = None, missing | 32
+            if tokens is unset:
+                tokens, missing = None, missing | 64
+            if meta is unset:
+                meta, missing = None, missing | 128
             if step_id in ids:
                 raise _Unsure
             ids[step_id] = step_id
             if parent is not None:
                 known = ids.get(parent, parent)
-                self.ordered = self.ordered and known is not parent
+                ordered = ordered and known is not parent
                 parent = known
-            if tokens is not None:
-                tokens = usage.build(asdict(tokens))
-            name = names.setdefault(name, name)
-            held = store.template.copy()
+            held = steps[i].__dict__
             held["step_id"], held["parent_id"], held["step_index"] = step_id, parent, index
-            held["step_type"], held["name"], held["input_payload"] = kind, name, given
-            held["output_payload"], held["status"], held["error_message"] = out, status, error
-            held["latency_ms"], held["tokens"], held["metadata"] = ms, tokens, meta
-            steps.append(store.adopt(held, fields_set))
+            held["step_type"], held["name"] = kind, names.setdefault(name, name)
+            held["input_payload"], held["output_payload"], held["status"] = given, out, status
+            held["error_message"], held["latency_ms"], held["tokens"] = error, ms, tokens
+            held["metadata"] = meta
+            if tokens is not None:
+                tokens_of.append((held, tokens))
+            shapes.append(fields_sets[missing] or self.step.fields_set_of(_STEP_OPTIONAL, missing))
+        self.ordered = ordered
+        self._add_usages(tokens_of)
+        self.step.settle(steps, shapes)
         return steps
+
+    def _add_usages(self, tokens_of: list[tuple[dict[str, Any], _Usage]]) -> None:
+        """Each step's token usage, into its field dict `held` (instances made in one go)."""
+        fields_sets, unset = self.usage.fields_sets(_USAGE), UNSET
+        usages: list[TokenUsage] = self.usage.blanks(len(tokens_of))
+        shapes: list[set[str]] = []
+        for i, (_, struct) in enumerate(tokens_of):
+            prompt, completion, total, cost = astuple(struct)
+            missing = 0
+            if prompt is unset:
+                prompt, missing = None, 1
+            if completion is unset:
+                completion, missing = None, missing | 2
+            if total is unset:
+                total, missing = None, missing | 4
+            if cost is unset:
+                cost, missing = None, missing | 8
+            held = usages[i].__dict__
+            held["prompt_tokens"], held["completion_tokens"] = prompt, completion
+            held["total_tokens"], held["estimated_cost_usd"] = total, cost
+            shapes.append(fields_sets[missing] or self.usage.fields_set_of(_USAGE, missing))
+        self.usage.settle(usages, shapes)
+        for (step, _), usage in zip(tokens_of, usages, strict=True):
+            step["tokens"] = usage
 
     def whole(self, decoded: _Trace) -> AgentTrace:
         """The trace (its graph checked as validation would, unless parents come first)."""
@@ -135,6 +186,20 @@ class _Decoder:
             values["total_tokens"] = self.usage.build(asdict(decoded.total_tokens))
         trace: AgentTrace = self.trace.build(values)
         return trace if self.ordered else check_graph(trace)
+
+
+_STEP_OPTIONAL = (
+    "parent_id",
+    "input_payload",
+    "output_payload",
+    "status",
+    "error_message",
+    "latency_ms",
+    "tokens",
+    "metadata",
+)
+"""The step fields a document may leave out, in the order of the bits of `missing`."""
+_USAGE = ("prompt_tokens", "completion_tokens", "total_tokens", "estimated_cost_usd")
 
 
 _DECODER: msgspec.json.Decoder[_Trace] | None = None
