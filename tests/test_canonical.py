@@ -213,6 +213,8 @@ def test_graphs_are_checked_as_validation_checks_them(tmp_path: Path) -> None:
     for pairs, message in (
         ((("a", None), ("a", None)), r"duplicate step_id 'a' at steps\[0\] and steps\[1\]"),
         ((("a", "b"), ("b", "a")), "parent cycle between steps"),
+        ((("a", None), ("b", "b")), "parent cycle between steps: b -> b"),
+        ((("b", "a"), ("a", None), ("b", None)), r"duplicate step_id 'b'"),
     ):
         path = tmp_path / "bad.json"
         path.write_bytes(orjson.dumps(_document(steps=_steps(*pairs))))

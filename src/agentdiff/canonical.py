@@ -100,7 +100,7 @@ class _Decoder:
         self.ordered = True
         """Every parent so far came before its children (then no cycle or dangling parent)."""
 
-    def steps(self, decoded: list[_Step]) -> list[TraceStep]:  # noqa: C901 - see class
+    def steps(self, decoded: list[_Step]) -> list[TraceStep]:  # noqa: C901, PLR0912 - see class
         """The steps, each struct let go once its values are taken."""
         names, ids = self.names, self.ids
         fields_sets = self.step.fields_sets(_STEP_OPTIONAL)
@@ -131,13 +131,11 @@ class _Decoder:
                 tokens, missing = None, missing | 64
             if meta is unset:
                 meta, missing = None, missing | 128
-            if step_id in ids:
-                raise _Unsure
-            ids[step_id] = step_id
-            if parent is not None:
+            if parent is not None:  # looked up before the step's own id: `a` under `a` is a cycle
                 known = ids.get(parent, parent)
                 ordered = ordered and known is not parent
                 parent = known
+            ids[step_id] = step_id  # a repeated id is caught once after the loop
             held = steps[i].__dict__
             held["step_id"], held["parent_id"], held["step_index"] = step_id, parent, index
             held["step_type"], held["name"] = kind, names.setdefault(name, name)
@@ -147,8 +145,11 @@ class _Decoder:
             if tokens is not None:
                 tokens_of.append((held, tokens))
             shapes.append(fields_sets[missing] or self.step.fields_set_of(_STEP_OPTIONAL, missing))
+        if len(ids) != len(steps):
+            raise _Unsure  # a duplicate step id: validation names it
         self.ordered = ordered
-        self._add_usages(tokens_of)
+        if tokens_of:
+            self._add_usages(tokens_of)
         self.step.settle(steps, shapes)
         return steps
 

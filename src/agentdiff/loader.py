@@ -73,7 +73,7 @@ def load_trace(
     which reads `AGENTDIFF_MAX_INPUT_SIZE` and `AGENTDIFF_MAX_STEPS`).
     """
     limits = limits or Limits.resolve()
-    source = Path(path)
+    source = path if isinstance(path, Path) else Path(path)
     try:
         with no_gc_pauses():
             loaded = _load(source, adapter_name, trace_id, limits)
