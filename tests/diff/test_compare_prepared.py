@@ -51,11 +51,16 @@ def test_every_real_pair_compares_the_same_prepared(name: str) -> None:
     assert pairs
     for pair in pairs:
         base, cand = load(pair.baseline), load(pair.candidate)
-        _same_but_findings(comparer.compare(base, cand), compare(base, cand, options=options))
-        _same_but_findings(comparer.compare(cand, base), compare(cand, base, options=options))
+        _same_but_findings(
+            comparer.compare(base, cand, findings=False), compare(base, cand, options=options)
+        )
+        _same_but_findings(
+            comparer.compare(cand, base, findings=False), compare(cand, base, options=options)
+        )
         sides = comparer.side(base), comparer.side(cand)
         full = compare_prepared(base, cand, sides, options)
         _same(full, compare(base, cand, options=options))  # findings and all
+        _same(comparer.compare(base, cand, findings=True), full)
 
 
 def test_pool_runs_compare_the_same_through_one_comparer() -> None:
@@ -63,7 +68,7 @@ def test_pool_runs_compare_the_same_through_one_comparer() -> None:
     cand = [t for _, t in runs_in(POOL / "loop")][:6]
     comparer = PairComparer(CompareOptions())
     for b, c in itertools.product(base, cand):
-        _same_but_findings(comparer.compare(b, c), compare(b, c))
+        _same_but_findings(comparer.compare(b, c, findings=False), compare(b, c))
     assert len(comparer._sides) == 12  # each run prepared once
 
 
@@ -71,7 +76,11 @@ def test_folding_is_compared_the_plain_way() -> None:
     folded = CompareOptions(fold_framework_steps=True)
     (pair, *_) = real_pairs("identical")
     base, cand = load(pair.baseline), load(pair.candidate)
-    _same(PairComparer(folded).compare(base, cand), compare(base, cand, options=folded))  # as is
+    _same(
+        PairComparer(folded).compare(base, cand, findings=True), compare(base, cand, options=folded)
+    )
+    lean = PairComparer(folded).compare(base, cand, findings=False)
+    _same_but_findings(lean, compare(base, cand, options=folded))
     comparer = PairComparer(CompareOptions())
     sides = comparer.side(base), comparer.side(cand)
     with pytest.raises(ValueError, match="fold_framework_steps"):
@@ -92,7 +101,7 @@ def test_each_side_is_summarized_once_per_trace_and_price_table(monkeypatch) -> 
     base = [t for _, t in runs_in(POOL / "baseline")][:3]
     cand = [t for _, t in runs_in(POOL / "cost")][:3]
     comparer = PairComparer(CompareOptions())
-    reports = [comparer.compare(b, c) for b, c in itertools.product(base, cand)]
+    reports = [comparer.compare(b, c, findings=False) for b, c in itertools.product(base, cand)]
     assert sorted(summarized) == sorted(t.trace_id for t in base + cand)  # 6, not 18
     assert reports[0].baseline is reports[1].baseline  # the same frozen Summary, shared
     for report, (b, c) in zip(reports, itertools.product(base, cand), strict=True):
@@ -122,7 +131,7 @@ def test_each_side_s_loops_are_found_once_for_its_profile_and_pairs(monkeypatch)
     cand = [t for _, t in runs_in(POOL / "loop")][:3]
     comparer = PairComparer(CompareOptions())
     profiles = [profile_run(t, t.trace_id, comparer.options, comparer.side(t)) for t in cand]
-    reports = [comparer.compare(b, c) for b, c in itertools.product(base, cand)]
+    reports = [comparer.compare(b, c, findings=False) for b, c in itertools.product(base, cand)]
     assert len(found) == 6  # each run once, not once per profile and pair side (3 + 18)
     assert any(p.loops for p in profiles)
     assert any(r.loops for r in reports)

@@ -362,9 +362,23 @@ def test_thresholds_follow_each_options_object_however_often_they_alternate():
 
     for _ in range(2):
         assert [value(loose), value(tight), value(None), value(tight)] == [0.9, 0.1, 0.5, 0.1]
+    # short-lived options objects (their ids reused) never get another's records
+    for i in range(200):
+        limit = (i % 7) / 10
+        assert value(CompareOptions(gate=GateThresholds(max_divergence=limit))) == limit
+    # `sources` is a plain mapping: changed in place, the records follow it
+    named = CompareOptions(sources={})
+    assert _source(named) == "default"
+    named.sources["max_divergence"] = "flag --max-divergence"  # type: ignore[index]
+    assert _source(named) == "flag --max-divergence"
     first, again = compare(base, base, options=loose), compare(base, base, options=loose)
     assert first.thresholds == again.thresholds
     assert first.thresholds is not again.thresholds  # each report owns its list
+
+
+def _source(options: CompareOptions) -> str:
+    report = compare(tools(("a", {})), tools(("a", {})), options=options)
+    return next(t.source for t in report.thresholds if t.setting == "max_divergence")
 
 
 def test_alignment_is_in_candidate_execution_order():

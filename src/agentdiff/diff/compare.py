@@ -51,7 +51,12 @@ def compare(
     knob lives in `options` (whose values win when it is given).
     """
     if options is None:
-        options = _default_options(detect_loops, strict_tool_signatures)
+        if type(detect_loops) is bool and type(strict_tool_signatures) is bool:
+            options = _default_options(detect_loops, strict_tool_signatures)
+        else:  # let pydantic say what is wrong with them (or coerce them)
+            options = CompareOptions(
+                detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures
+            )
     with no_gc_pauses():
         return _compare(baseline, candidate, options)
 

@@ -52,13 +52,15 @@ def applied_thresholds(options: CompareOptions) -> list[Threshold]:
     """
     gate, sources = options.gate, options.sources
     kept = _KEPT.get(id(options))
-    if kept is None or kept[0]() is not options or kept[1] is not gate or kept[2] is not sources:
+    # the options are frozen, but `sources` is a mapping a caller may still change in place:
+    # the records are kept with a copy of it and reused only while it is equal
+    if kept is None or kept[0]() is not options or kept[1] is not gate or kept[2] != sources:
         if len(_KEPT) >= _KEEP:
             _KEPT.clear()
         kept = _KEPT[id(options)] = (
             weakref.ref(options),
             gate,
-            sources,
+            dict(sources),
             tuple(_thresholds(options)),
         )
     return list(kept[3])
@@ -69,7 +71,7 @@ _KEPT: dict[
     int,
     tuple[weakref.ref[CompareOptions], GateThresholds, Mapping[str, str], tuple[Threshold, ...]],
 ] = {}
-"""id(options) → (the options, their gate and sources, their thresholds)."""
+"""id(options) → (the options, their gate, a copy of their sources, their thresholds)."""
 
 
 def _thresholds(options: CompareOptions) -> list[Threshold]:

@@ -38,16 +38,20 @@ class PairComparer:
             kept = self._sides[id(trace)] = (trace, prepare(trace, self._signer))
         return kept[1]
 
-    def compare(self, baseline: AgentTrace, candidate: AgentTrace) -> DiffReport:
-        """What `compare(baseline, candidate, options=options)` returns, without `findings`.
+    def compare(self, baseline: AgentTrace, candidate: AgentTrace, *, findings: bool) -> DiffReport:
+        """What `compare(baseline, candidate, options=options)` returns.
 
-        Scenario pairs are read for their gate, alignment, first divergence and deltas: the
-        findings (for a pair's own rendered report) are not built.
+        With `findings=False` the report's `findings` stay empty (not "nothing found": not
+        looked for). Scenario pairs are read for their gate, alignment, first divergence and
+        deltas; a pair's own rendered report compares again, with findings.
         """
         if self.options.fold_framework_steps:  # the engine compares the folded runs
-            return compare(baseline, candidate, options=self.options)
+            report = compare(baseline, candidate, options=self.options)
+            if not findings:
+                report.findings = []
+            return report
         sides = self.side(baseline), self.side(candidate)
-        return compare_prepared(baseline, candidate, sides, self.options, findings=False)
+        return compare_prepared(baseline, candidate, sides, self.options, findings=findings)
 
 
 def nearest_runs(
@@ -61,7 +65,7 @@ def nearest_runs(
     rows = []
     for (run_id, trace), j, distance in zip(candidate, nearest, distances, strict=True):
         base_id, base_trace = baseline[j]
-        report = comparer.compare(base_trace, trace)
+        report = comparer.compare(base_trace, trace, findings=False)
         rows.append(_row(run_id, base_id, distance, report))
     return rows
 
@@ -88,7 +92,7 @@ def gate_failures(
     failed = 0
     for (_, trace), j in zip(baseline, nearest_other, strict=True):
         if j is not None:
-            failed += not comparer.compare(baseline[j][1], trace).passed
+            failed += not comparer.compare(baseline[j][1], trace, findings=False).passed
     return failed
 
 

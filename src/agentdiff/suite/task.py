@@ -198,7 +198,7 @@ def _scenario(
         distances: _Distances = {}
         for run in cand:
             pick = base[_nearest(run, base, distances)]
-            report = comparer.compare(pick.trace, run.trace)
+            report = comparer.compare(pick.trace, run.trace, findings=False)
             pick.summary = pick.summary or report.baseline
             run.summary = report.candidate
             pairs.append(_pair(pick, run, report, distances))
