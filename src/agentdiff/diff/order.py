@@ -155,7 +155,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
 
 def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
     """One pass over the steps: everything later passes need, so they never touch a step."""
-    base_of, call_of, ref_of = signer.base, signer.call_key_of, StepRef.of_fields
+    base_of, call_of, ref_of = signer.base, signer.call_key, StepRef.of_fields
     base_of_kind = signer.base_of_kind
     nodes = []
     for step, held in zip(steps, map(step_fields, steps), strict=True):

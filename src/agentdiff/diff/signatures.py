@@ -70,12 +70,8 @@ class Signer:
             out[i] = self.exact(base[i], failed[i], call)
         return out
 
-    def call_key(self, step: TraceStep) -> str:
-        """A tool call's name and normalized arguments, as one string."""
-        return self.call_key_of(step.name, step.input_payload)
-
-    def call_key_of(self, name: str, arguments: Any) -> str:
-        """`call_key` of a tool call named `name` with input payload `arguments`."""
+    def call_key(self, name: str, arguments: Any) -> str:
+        """A tool call's name and normalized arguments (its input payload), as one string."""
         args = self._normalizer.normalize(arguments, ("input_payload",))
         dumped = orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
         return f"{name}\x00{dumped}"

@@ -261,7 +261,7 @@ def _profile(run: _Run, comparer: PairComparer) -> RunProfile:
     return profile_run(run.trace, run.location.run, comparer.options, side, run.route_of(strict))
 
 
-_Distances = dict[tuple[int | None, int | None], float]
+_Distances = dict[tuple[int, int], float]
 """Route distance by (route variant, route variant) of one scenario's runs."""
 
 
@@ -271,12 +271,13 @@ def _distance(a: _Run, b: _Run, known: _Distances) -> float:
     A scenario's runs mostly take a few routes (the 10 + 10 runs of the benchmark's scenarios
     take 2 or 3): the nearest baseline run of each candidate run is found from those.
     """
+    if a.route is None or b.route is None or a.variant is None or b.variant is None:
+        msg = "route distances are read once every run's route and variant are set"
+        raise AssertionError(msg)  # a bug: a `None` variant would share one cache entry
     key = (a.variant, b.variant)
     found = known.get(key)
     if found is None:
-        found = route_distance(a.route or [], b.route or [])
-        if None not in key:
-            known[key] = found
+        found = known[key] = route_distance(a.route, b.route)
     return found
 
 
