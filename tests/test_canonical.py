@@ -186,6 +186,49 @@ def test_a_deep_payload_steps_aside() -> None:
     assert decode_canonical(orjson.dumps(_document(task_input=shallow))) is not None
 
 
+def _nested(levels: int, *, lists: bool) -> dict[str, Any]:
+    """A payload `levels` deep (`{"a": 1}` is one level), of lists inside when `lists`."""
+    inner: Any = 0
+    for _ in range(levels - 1):
+        inner = [inner] if lists else {"a": inner}
+    return {"a": inner}
+
+
+_PLACES = ("task_input", "final_output", "metadata", "input_payload", "output_payload", "meta")
+
+
+def _with_payload(place: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A two-step document (the first leaving out every optional field) with `payload` at `place`."""
+    if place in ("task_input", "final_output", "metadata"):
+        return {**_one_step(), place: payload}
+    field = "metadata" if place == "meta" else place
+    document = _one_step()
+    step = {"step_id": "b", "step_index": 1, "step_type": "tool_call", "name": "y", field: payload}
+    document["steps"].append(step)
+    return document
+
+
+@pytest.mark.parametrize("place", _PLACES)
+@pytest.mark.parametrize("lists", [False, True])
+def test_every_payload_is_held_to_the_depth_limit(place: str, *, lists: bool) -> None:
+    shallow = orjson.dumps(_with_payload(place, _nested(200, lists=lists)))
+    trace = decode_canonical(shallow)
+    assert trace is not None
+    assert trace == AgentTrace.model_validate(orjson.loads(shallow))
+    assert decode_canonical(orjson.dumps(_with_payload(place, _nested(201, lists=lists)))) is None
+    empty: Any = []
+    for _ in range(199):
+        empty = [empty]
+    assert decode_canonical(orjson.dumps(_with_payload(place, {"a": empty}))) is None
+
+
+@pytest.mark.parametrize("place", _PLACES)
+def test_an_int_past_64_bits_anywhere_steps_aside(place: str) -> None:
+    for n, fast in ((2**63 - 1, True), (-(2**63), True), (2**64, False), (-(2**63) - 1, False)):
+        raw = _raw(_with_payload(place, {"k": [{"n": "<n>"}]}), n=str(n))
+        assert (decode_canonical(raw) is not None) is fast, n
+
+
 def _steps(*pairs: tuple[str, str | None]) -> list[dict[str, Any]]:
     return [
         {

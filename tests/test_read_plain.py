@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 from pathlib import Path
 from typing import Any
@@ -10,12 +11,11 @@ import pytest
 
 from agentdiff.errors import TraceFormatError
 from agentdiff.limits import Limits
-from agentdiff.reading import open_trace_file, read_capped
+from agentdiff.reading import read_file
 
 
 def _read(path: Path, limits: Limits) -> bytes:
-    with open_trace_file(path, limits) as stream:
-        return read_capped(stream, path, limits)
+    return read_file(path, limits)
 
 
 def _reporting(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
@@ -63,3 +63,30 @@ def test_a_file_that_gives_no_size_reads_whole() -> None:
     path = Path("/proc/self/status")
     assert path.stat().st_size == 0
     assert b"Name:" in _read(path, Limits())
+
+
+def test_a_file_the_system_returns_in_pieces_reads_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(bytes(range(256)) * 40)
+    real = os.read
+    monkeypatch.setattr(os, "read", lambda fd, size: real(fd, min(size, 777)))
+    assert _read(path, Limits()) == bytes(range(256)) * 40
+    _reporting(monkeypatch, 10)
+    with pytest.raises(TraceFormatError, match="grew while being read"):
+        _read(path, Limits(max_input_size=10_239))
+    assert _read(path, Limits(max_input_size=10_240)) == bytes(range(256)) * 40
+
+
+def test_a_gzip_file_reads_inflated_and_its_descriptor_is_closed(tmp_path: Path) -> None:
+    path = tmp_path / "trace.json"
+    path.write_bytes(gzip.compress(b'{"a": 1}' * 1_000))
+    fds = Path("/proc/self/fd")
+    before = len(list(fds.iterdir())) if fds.exists() else None
+    for _ in range(20):
+        assert _read(path, Limits()) == b'{"a": 1}' * 1_000
+    path.write_bytes(b"plain")
+    assert _read(path, Limits()) == b"plain"
+    if before is not None:
+        assert len(list(fds.iterdir())) == before

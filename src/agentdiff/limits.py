@@ -86,11 +86,16 @@ class Limits:
         env = os.environ if env is None else env
         size = _pick(max_input_size, "--max-input-size", env, "AGENTDIFF_MAX_INPUT_SIZE")
         steps = _pick(max_steps, "--max-steps", env, "AGENTDIFF_MAX_STEPS")
+        if size is None and steps is None and cls is Limits:
+            return _DEFAULTS  # each load without limits given resolves them: keep that cheap
         return cls(
             max_input_size=_parsed(size, parse_size, "a size such as 2GiB or 500MB")
             or DEFAULT_MAX_INPUT_SIZE,
             max_steps=_parsed(steps, _positive_int, "a positive whole number") or DEFAULT_MAX_STEPS,
         )
+
+
+_DEFAULTS = Limits()
 
 
 def _pick(

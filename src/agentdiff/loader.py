@@ -39,7 +39,7 @@ from agentdiff.gcpause import no_gc_pauses
 from agentdiff.limits import ENVELOPE_DEPTH, MAX_DEPTH, Limits, deepest_path, exceeds_depth
 from agentdiff.models.compact import compact_trace
 from agentdiff.models.trace import AgentTrace
-from agentdiff.reading import iter_lines, open_trace_file, read_capped
+from agentdiff.reading import iter_lines, open_trace_file, read_file
 
 if TYPE_CHECKING:
     from agentdiff.adapters.openinference import OpenInferenceAdapter
@@ -94,7 +94,7 @@ def _load(
         fast = adapter_name in _CANONICAL_NAMES
         loaded = _read_lines(source, limits, fast=fast, spans=(adapter_name, trace_id))
         return loaded if loaded is not None else _read_lines(source, limits)
-    raw = _read_whole(source, limits)
+    raw = read_file(source, limits)
     trace = _canonical(_without_bom(raw), adapter_name, limits)
     return trace if trace is not None else _parse_checked(raw, source, limits)
 
@@ -105,7 +105,7 @@ def read_document(path: str | Path, limits: Limits | None = None) -> Any:
     limits = limits or Limits.resolve()
     if _is_json_lines(path):
         return _read_lines(path, limits)
-    return _parse_checked(_read_whole(path, limits), path, limits)
+    return _parse_checked(read_file(path, limits), path, limits)
 
 
 def _is_json_lines(path: Path) -> bool:
@@ -137,11 +137,6 @@ def _read_lines(
         document = _parse_lines(chain(head, lines), path, limits)
     _check_document_depth(document, path)
     return document
-
-
-def _read_whole(path: Path, limits: Limits) -> bytes:
-    with open_trace_file(path, limits) as stream:
-        return read_capped(stream, path, limits)
 
 
 def _parse_checked(raw: bytes, path: Path, limits: Limits) -> Any:
