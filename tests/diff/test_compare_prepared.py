@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agentdiff import compare
-from agentdiff.diff.compare import compare_prepared
+from agentdiff.diff.compare import compare_prepared, passes_gate_prepared
 from agentdiff.diff.options import CompareOptions
 from agentdiff.scenario.folders import runs_in
 from agentdiff.scenario.pairs import PairComparer
@@ -137,3 +137,47 @@ def test_each_side_s_loops_are_found_once_for_its_profile_and_pairs(monkeypatch)
     assert any(r.loops for r in reports)
     for report, (b, c) in zip(reports, itertools.product(base, cand), strict=True):
         _same_but_findings(report, compare(b, c))
+
+
+GATES = {
+    "default": {},
+    "tight": {"max_divergence": 0.05, "max_cost_increase": 0.0, "max_token_increase": 0.0},
+    "loose": {"max_divergence": None, "max_cost_increase": None, "max_token_increase": None},
+    "allow_loops": {"allow_loops": True, "max_divergence": 0.9},
+    "errors_repeats": {"max_new_errors": 0, "max_tool_repeats": 1},
+    "changed_calls": {"max_changed_calls": 0, "max_divergence": None},
+}
+
+
+@pytest.mark.parametrize("gate", sorted(GATES))
+def test_passes_gate_agrees_with_the_whole_report(gate: str) -> None:
+    """`passes_gate` (no alignment entries) says what the whole report's gate says.
+
+    Every real pair both ways and pool runs (loops, cost changes, unchanged) against each
+    other, under gates that fail on each rule; both answers occur under each gate but the
+    loosest.
+    """
+    options = CompareOptions(gate=GATES[gate])
+    comparer = PairComparer(options)
+    pairs = [(load(p.baseline), load(p.candidate)) for p in real_pairs()]
+    pairs += [(c, b) for b, c in pairs]
+    pool = [t for name in ("baseline", "loop", "cost") for _, t in runs_in(POOL / name)[:4]]
+    pairs += list(itertools.product(pool, pool))
+    answers = []
+    for base, cand in pairs:
+        passed = comparer.passes_gate(base, cand)
+        assert passed is compare(base, cand, options=options).passed, (gate, base.trace_id)
+        answers.append(passed)
+    assert True in answers
+    assert False in answers or gate == "loose"
+
+
+def test_passes_gate_folds_as_compare_does() -> None:
+    folded = CompareOptions(fold_framework_steps=True, gate={"max_divergence": 0.0})
+    comparer = PairComparer(folded)
+    for pair in real_pairs():
+        base, cand = load(pair.baseline), load(pair.candidate)
+        assert comparer.passes_gate(base, cand) is compare(base, cand, options=folded).passed
+    sides = comparer.side(base), comparer.side(cand)
+    with pytest.raises(ValueError, match="fold_framework_steps"):
+        passes_gate_prepared(base, cand, sides, folded)

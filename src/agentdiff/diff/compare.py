@@ -34,7 +34,7 @@ from agentdiff.models.report import (
 )
 from agentdiff.models.trace import AgentTrace
 
-__all__ = ["compare", "compare_prepared"]
+__all__ = ["compare", "compare_prepared", "passes_gate_prepared"]
 
 
 def compare(
@@ -91,6 +91,58 @@ def compare_prepared(
         return _report(baseline, candidate, *sides, normalizer, options, findings=findings)
 
 
+def passes_gate_prepared(
+    baseline: AgentTrace, candidate: AgentTrace, sides: tuple[Side, Side], options: CompareOptions
+) -> bool:
+    """`compare_prepared(baseline, candidate, sides, options).passed`, without the entries.
+
+    A scenario's gate-failure rate reads nothing else of its baseline runs' own pairs (10 of
+    the 20 pairs of a 10-vs-10 scenario). Of the gate's rules only `changed_calls` reads the
+    alignment's entries, and it can fail only with `max_changed_calls` set (else it warns):
+    then the whole report is made. Otherwise what the other rules read is computed as
+    `_report` computes it (alignment pairs, divergence, totals, deltas, loops), and the gate
+    judges a report holding just that (the other fields empty).
+    """
+    if options.fold_framework_steps:
+        msg = "passes_gate_prepared needs fold_framework_steps off (sides of unfolded runs)"
+        raise ValueError(msg)
+    if options.gate.max_changed_calls is not None:
+        return compare_prepared(baseline, candidate, sides, options, findings=False).passed
+    b_side, c_side = sides
+    with no_gc_pauses():
+        pairs = _align(b_side, c_side)
+        off_route = sum(b is None or c is None for b, c in pairs)  # the inserts and deletes
+        b_sum, _ = memoized_totals(baseline, b_side, options.prices)
+        c_sum, _ = memoized_totals(candidate, c_side, options.prices)
+        report = DiffReport.model_construct(
+            baseline=b_sum,
+            candidate=c_sum,
+            divergence=_divergence(off_route, b_side, c_side),
+            loops=_loops(b_side, c_side) if options.detect_loops else [],
+            deltas=deltas(b_sum, c_sum),
+            # what no rule that can fail here reads: left empty
+            content_changes=0,
+            changed_calls=0,
+            first_divergence=None,
+            alignment=[],
+            recovery=[],
+            gate=_UNJUDGED,
+            thresholds=[],  # given: a default factory costs an `inspect.signature` per call
+            findings=[],
+        )
+        return evaluate_gate(report, options.gate).passed
+
+
+_UNJUDGED = GateResult(passed=True)
+"""The gate field of a report being judged (replaced by its `evaluate_gate`, or dropped)."""
+
+
+def _divergence(off_route: int, b_side: Side, c_side: Side) -> float:
+    """The share of both sides' steps off the common route (= 1 - 2·pairs / sizes)."""
+    sizes = len(b_side.steps) + len(c_side.steps)
+    return off_route / sizes if sizes else 0.0
+
+
 def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions) -> DiffReport:
     if options.fold_framework_steps:
         baseline, candidate = fold_framework_steps(baseline), fold_framework_steps(candidate)
@@ -114,9 +166,7 @@ def _report(
     moved = reorders(pairs, b_side, c_side)
     entries = _entries(pairs, moved, b_side, c_side, normalizer, options)
     ops = [e.op for e in entries]
-    sizes = len(b_side.steps) + len(c_side.steps)
-    off_route = ops.count(Op.INSERT) + ops.count(Op.DELETE)
-    divergence = off_route / sizes if sizes else 0.0  # = 1 - 2·pairs / sizes
+    divergence = _divergence(ops.count(Op.INSERT) + ops.count(Op.DELETE), b_side, c_side)
     b_sum, _ = memoized_totals(baseline, b_side, options.prices)
     c_sum, c_attempts = memoized_totals(candidate, c_side, options.prices)
     # every part is validated (summaries) or built from validated steps (alignment)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentdiff.diff import compare
-from agentdiff.diff.compare import compare_prepared
+from agentdiff.diff.compare import compare_prepared, passes_gate_prepared
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import Side, prepare
@@ -53,6 +53,18 @@ class PairComparer:
         sides = self.side(baseline), self.side(candidate)
         return compare_prepared(baseline, candidate, sides, self.options, findings=findings)
 
+    def passes_gate(self, baseline: AgentTrace, candidate: AgentTrace) -> bool:
+        """Whether `compare(baseline, candidate, options=options)` passes the gate.
+
+        Without the alignment's entries where the gate cannot fail on them
+        (`passes_gate_prepared`): a baseline pair of the gate-failure rate is read for this
+        alone.
+        """
+        if self.options.fold_framework_steps:
+            return self.compare(baseline, candidate, findings=False).passed
+        sides = self.side(baseline), self.side(candidate)
+        return passes_gate_prepared(baseline, candidate, sides, self.options)
+
 
 def nearest_runs(
     baseline: Sequence[tuple[str, AgentTrace]],
@@ -92,7 +104,7 @@ def gate_failures(
     failed = 0
     for (_, trace), j in zip(baseline, nearest_other, strict=True):
         if j is not None:
-            failed += not comparer.compare(baseline[j][1], trace, findings=False).passed
+            failed += not comparer.passes_gate(baseline[j][1], trace)
     return failed
 
 
