@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -222,11 +223,43 @@ def test_every_payload_is_held_to_the_depth_limit(place: str, *, lists: bool) ->
     assert decode_canonical(orjson.dumps(_with_payload(place, {"a": empty}))) is None
 
 
+_INTS = (2**63 - 1, -(2**63), 2**63, 2**64 - 1, 2**64, -(2**63) - 1, 10**30)
+
+
 @pytest.mark.parametrize("place", _PLACES)
-def test_an_int_past_64_bits_anywhere_steps_aside(place: str) -> None:
-    for n, fast in ((2**63 - 1, True), (-(2**63), True), (2**64, False), (-(2**63) - 1, False)):
-        raw = _raw(_with_payload(place, {"k": [{"n": "<n>"}]}), n=str(n))
-        assert (decode_canonical(raw) is not None) is fast, n
+@pytest.mark.parametrize("nests", [False, True])
+def test_an_int_past_64_bits_anywhere_steps_aside(place: str, *, nests: bool) -> None:
+    payload = {"k": [{"n": "<n>"}]} if nests else {"k": "v", "n": "<n>", "x": 1.5}
+    for n in _INTS:
+        raw = _raw(_with_payload(place, payload), n=str(n))
+        fast = decode_canonical(raw)
+        assert (fast is not None) is (-(2**63) <= n < (2**64 if nests else 2**63)), n
+        if fast is not None:
+            _assert_same(fast, AgentTrace.model_validate(orjson.loads(raw)))
+
+
+@pytest.mark.parametrize("place", _PLACES)
+@pytest.mark.parametrize("nests", [False, True])
+def test_every_int_loads_as_the_ordinary_route_reads_it(
+    tmp_path: Path, place: str, *, nests: bool
+) -> None:
+    payload = {"k": [{"n": "<n>"}]} if nests else {"k": "v", "n": "<n>", "x": 1.5}
+    path = tmp_path / "trace.json"
+    for n in _INTS:
+        raw = _raw(_with_payload(place, payload), n=str(n))
+        path.write_bytes(raw)
+        _assert_same(load_trace(path), parse_trace_data(orjson.loads(raw)))
+
+
+def test_only_payloads_that_nest_are_tracked_by_the_collector() -> None:
+    """What `_Decoder.too_deep` relies on: CPython leaves a dict of scalars untracked."""
+    flat = decode_canonical(orjson.dumps(_with_payload("input_payload", {"a": 1, "b": "x"})))
+    assert flat is not None
+    assert not gc.is_tracked(flat.steps[1].input_payload)
+    for inner in ({}, [], {"c": 1}, [1]):
+        trace = decode_canonical(orjson.dumps(_with_payload("input_payload", {"a": inner})))
+        assert trace is not None
+        assert gc.is_tracked(trace.steps[1].input_payload)
 
 
 def _steps(*pairs: tuple[str, str | None]) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ models copy it before an assignment changes it), repeated names and parent ids a
 
 from __future__ import annotations
 
-from operator import attrgetter
+import gc
 from typing import Annotated, Any
 
 import msgspec
@@ -40,7 +40,11 @@ __all__ = ["decode_canonical"]
 
 _Count = Annotated[int, Meta(ge=0, le=MAX_COUNT)]
 _Amount = Annotated[float, Meta(ge=0, le=MAX_AMOUNT)]
-_Payload = dict[str, Any]
+_Int64 = Annotated[int, Meta(ge=-(2**63), le=2**63 - 1)]
+_Payload = dict[str, bool | _Int64 | float | str | list[Any] | dict[str, Any] | None]
+"""A payload's own values are checked as they are decoded: an int past 64 bits steps aside
+(orjson, the ordinary route, would read it as a float). What nests deeper is checked after
+(`_Decoder.too_deep`), and only in the payloads that nest at all."""
 
 
 class _Usage(Struct, kw_only=True, forbid_unknown_fields=True, gc=False):
@@ -79,7 +83,7 @@ class _Trace(Struct, kw_only=True, forbid_unknown_fields=True, gc=False):
 
 
 class _Unsure(Exception):  # noqa: N818 - a signal, not an error: the ordinary route decides
-    """The decoded trace needs the ordinary route (a duplicate step id)."""
+    """The decoded trace needs the ordinary route (a duplicate step id, a payload too deep)."""
 
 
 class _Decoder:
@@ -100,12 +104,14 @@ class _Decoder:
         self.ids: dict[str, str] = {}
         self.ordered = True
         """Every parent so far came before its children (then no cycle or dangling parent)."""
+        self.nested: list[tuple[Any, ...]] = []
+        """The payloads (input, output, metadata) of the steps where one nests: see `too_deep`."""
 
     def steps(self, decoded: list[_Step]) -> list[TraceStep]:  # noqa: C901, PLR0912 - see class
         """The steps, each struct let go once its values are taken."""
-        names, ids = self.names, self.ids
+        names, ids, nested = self.names, self.ids, self.nested
         fields_sets = self.step.fields_sets(_STEP_OPTIONAL)
-        unset = UNSET
+        unset, tracked = UNSET, gc.is_tracked
         ordered = True
         steps: list[TraceStep] = self.step.blanks(len(decoded))
         shapes: list[set[str]] = []
@@ -137,6 +143,8 @@ class _Decoder:
                 ordered = ordered and known is not parent
                 parent = known
             ids[step_id] = step_id  # a repeated id is caught once after the loop
+            if tracked(given) or tracked(out) or tracked(meta):  # see `too_deep`
+                nested.append((given, out, meta))
             held = steps[i].__dict__
             held["step_id"], held["parent_id"], held["step_index"] = step_id, parent, index
             held["step_type"], held["name"] = kind, names.setdefault(name, name)
@@ -187,7 +195,24 @@ class _Decoder:
         if isinstance(decoded.total_tokens, _Usage):
             values["total_tokens"] = self.usage.build(asdict(decoded.total_tokens))
         trace: AgentTrace = self.trace.build(values)
+        if self.too_deep(trace):
+            raise _Unsure
         return trace if self.ordered else check_graph(trace)
+
+    def too_deep(self, trace: AgentTrace) -> bool:
+        """True when a payload nests past `MAX_DEPTH` or holds what orjson would not write.
+
+        Only payloads holding a list or a dict can: CPython's cyclic GC tracks just those dicts
+        (a dict holding only strings, numbers, booleans and nulls is left untracked, and its
+        numbers were checked as they were decoded: `_Payload`), so orjson's check
+        (`exceeds_depth`, which writes all it is given) runs on those steps' payloads alone,
+        one row a step (a level more than they nest).
+        """
+        rows = self.nested
+        own = (trace.task_input, trace.final_output, trace.metadata)
+        if any(map(gc.is_tracked, own)):
+            rows.append(own)
+        return bool(rows) and exceeds_depth(rows, MAX_DEPTH + 1)
 
 
 _STEP_OPTIONAL = (
@@ -220,24 +245,7 @@ def decode_canonical(raw: bytes | memoryview) -> AgentTrace | None:
         decoded = _decoder().decode(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
-    if _too_deep_or_odd(decoded):
-        return None
     try:
         return _Decoder().whole(decoded)
     except (_Unsure, ValueError):
         return None
-
-
-def _too_deep_or_odd(decoded: _Trace) -> bool:
-    """True when a payload nests past `MAX_DEPTH` or holds what orjson would not write.
-
-    Each row holds one step's payloads (a level more than they have; `UNSET` for one left out,
-    written as a string), taken from the structs in a C-level loop: reading them from the
-    built models (pydantic's attribute hook, in bytecode) cost twice the check itself.
-    """
-    rows: list[Any] = [(decoded.task_input, decoded.final_output, decoded.metadata)]
-    rows += map(_PAYLOADS, decoded.steps)
-    return exceeds_depth(rows, MAX_DEPTH + 1)
-
-
-_PAYLOADS = attrgetter("input_payload", "output_payload", "metadata")

@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from functools import cache
-from itertools import repeat
+from itertools import compress, repeat
+from operator import is_
 from typing import Any
 
 from pydantic import BaseModel
@@ -51,11 +52,9 @@ class Store:
 
     def fill(self, values: dict[str, Any]) -> set[str]:
         """Defaults for the fields `unset` in `values` (all fields, in order); the fields-set."""
-        missing: tuple[str, ...] = ()
-        if self.unset in values.values():
-            missing = tuple(name for name, value in values.items() if value is self.unset)
-            for name in missing:
-                values[name] = self.defaults[name]()
+        missing = tuple(compress(values, map(is_, values.values(), repeat(self.unset))))
+        for name in missing:
+            values[name] = self.defaults[name]()
         return self._without(missing)
 
     def _without(self, missing: tuple[str, ...]) -> set[str]:
