@@ -170,7 +170,9 @@ def _report(
     b_sum, _ = memoized_totals(baseline, b_side, options.prices)
     c_sum, c_attempts = memoized_totals(candidate, c_side, options.prices)
     # every part is validated (summaries) or built from validated steps (alignment)
-    report = DiffReport.model_construct(
+    report = DiffReport.assemble(
+        baseline,
+        candidate,
         baseline=b_sum,
         candidate=c_sum,
         divergence=divergence,
@@ -184,15 +186,18 @@ def _report(
         loops=_loops(b_side, c_side) if options.detect_loops else [],
         recovery=recoveries(pairs, ops, c_side, c_attempts),
         deltas=deltas(b_sum, c_sum),
-        gate=GateResult(passed=True),
+        gate=_PENDING,
         thresholds=applied_thresholds(options),
-        findings=[],  # given: a default factory costs an `inspect.signature` per call
+        findings=[],
     )
     report.gate = evaluate_gate(report, options.gate)
-    report.attach_traces(baseline, candidate)
     if findings:
         report.findings = report_findings(report)
     return report
+
+
+_PENDING = GateResult(passed=True)
+"""The gate of a report until `evaluate_gate` has read the rest of it (then replaced)."""
 
 
 def _align(b_side: Side, c_side: Side) -> list[Pair]:
@@ -204,13 +209,20 @@ def _align(b_side: Side, c_side: Side) -> list[Pair]:
     def tier(keys_of: Callable[[Side], list[int]]) -> tuple[list[int], list[int]]:
         return canonical(b_side, keys_of(b_side)), canonical(c_side, keys_of(c_side))
 
+    exact: list[tuple[list[int], list[int]]] = []  # built on the first call only
+
+    def exact_tier() -> tuple[list[int], list[int]]:
+        if not exact:
+            exact.append(tier(lambda s: s.exact))
+        return exact[0]
+
     return align(
         [
             tier(lambda s: _with_depth(s.exact, s.depth)),
             tier(lambda s: _with_depth(s.base, s.depth)),
             tier(lambda s: s.base),
         ],
-        cache(lambda: tier(lambda s: s.exact)),
+        exact_tier,
         (b_side.canon, c_side.canon),
     )
 

@@ -22,6 +22,7 @@ from itertools import compress
 from operator import attrgetter, is_not
 
 from agentdiff.diff.pricing import ModelPrice, cache_counts, estimate_cost
+from agentdiff.models.compact import shared_store
 from agentdiff.models.report import CostCoverage, Delta, Deltas, StepRef, Summary
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
@@ -251,25 +252,56 @@ def _latency(trace: AgentTrace, wall_clock: tuple[float, float] | None) -> float
     return math.fsum(roots) if roots else None
 
 
-def _delta(baseline: float | None, candidate: float | None) -> Delta:
+def _delta(baseline: float | None, candidate: float | None) -> dict[str, float | None]:
+    """The fields of one `Delta`, as its validation would leave them (ints made floats)."""
     if baseline is None or candidate is None:
-        return Delta(baseline=baseline, candidate=candidate, delta=None, pct=None)
+        return {
+            "baseline": None if baseline is None else float(baseline),
+            "candidate": None if candidate is None else float(candidate),
+            "delta": None,
+            "pct": None,
+        }
     change = candidate - baseline
     pct = (change / baseline * 100.0) if baseline else None
-    return Delta(baseline=baseline, candidate=candidate, delta=change, pct=pct)
+    return {
+        "baseline": float(baseline),
+        "candidate": float(candidate),
+        "delta": float(change),
+        "pct": pct,
+    }
+
+
+_MEASURES = tuple(Deltas.model_fields)
+"""The measures, in the order of `Deltas`' fields (each one of `Summary`'s)."""
+_DELTA, _DELTAS = shared_store(Delta), shared_store(Deltas)
+_DELTA_GIVEN, _DELTAS_GIVEN = set(Delta.model_fields), set(_MEASURES)
+"""Every field given: one fields-set shared by all (frozen records never change theirs)."""
 
 
 def deltas(b: Summary, c: Summary) -> Deltas:
-    """Candidate minus baseline for every measure."""
-    return Deltas(
-        steps=_delta(b.steps, c.steps),
-        tool_calls=_delta(b.tool_calls, c.tool_calls),
-        llm_calls=_delta(b.llm_calls, c.llm_calls),
-        model_turns=_delta(b.model_turns, c.model_turns),
-        errors=_delta(b.errors, c.errors),
-        prompt_tokens=_delta(b.prompt_tokens, c.prompt_tokens),
-        completion_tokens=_delta(b.completion_tokens, c.completion_tokens),
-        total_tokens=_delta(b.total_tokens, c.total_tokens),
-        cost_usd=_delta(b.cost_usd, c.cost_usd),
-        latency_ms=_delta(b.latency_ms, c.latency_ms),
-    )
+    """Candidate minus baseline for every measure.
+
+    The measures come from validated `Summary`s, so the `Delta`s are built from the values
+    validation would give (ints as floats) without running it: eleven validations were ~160k
+    instructions a compare, and a suite compares thousands of small pairs
+    (`tests/diff/test_metrics_deltas.py` checks the records against validated ones).
+    """
+    before, after = b.__dict__, c.__dict__
+    try:
+        measured = {
+            name: _DELTA.adopt(_delta(before[name], after[name]), _DELTA_GIVEN)
+            for name in _MEASURES
+        }
+    except OverflowError:  # an int past a float's range: validation says what is wrong
+        return Deltas.model_validate(
+            {name: _raw_delta(before[name], after[name]) for name in _MEASURES}
+        )
+    built: Deltas = _DELTAS.adopt(measured, _DELTAS_GIVEN)
+    return built
+
+
+def _raw_delta(baseline: float | None, candidate: float | None) -> dict[str, float | None]:
+    if baseline is None or candidate is None:
+        return {"baseline": baseline, "candidate": candidate, "delta": None, "pct": None}
+    change = candidate - baseline
+    return {"baseline": baseline, "candidate": candidate, "delta": change, "pct": None}

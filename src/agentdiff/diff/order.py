@@ -129,7 +129,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     """Parse, sign and order `trace` once."""
     nodes = _nodes(trace.steps, signer)
     starts, ends = list(map(_START, nodes)), list(map(_END, nodes))
-    if not _uniform_utc(starts, ends):
+    if not (_epochs(starts, ends) or _uniform_utc(starts, ends)):
         for node in nodes:
             node.start, node.end = _epoch(node.start), _epoch(node.end)
         starts, ends = list(map(_START, nodes)), list(map(_END, nodes))
@@ -258,6 +258,16 @@ def _uniform_utc(starts: list[Any], ends: list[Any]) -> bool:
 
 _ISO_MIN = 11
 """From this length on every value has an 11th character (which must be the "T")."""
+
+
+def _epochs(starts: list[Any], ends: list[Any]) -> bool:
+    """Every timestamp is an epoch float already (`_epoch` would keep them all as they are)."""
+    return _FLOAT_OR_NONE.issuperset(map(type, starts)) and _FLOAT_OR_NONE.issuperset(
+        map(type, ends)
+    )
+
+
+_FLOAT_OR_NONE = frozenset((float, type(None)))
 
 
 def _epoch(value: object) -> float | None:

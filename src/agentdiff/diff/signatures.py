@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from agentdiff.diff.normalize import Normalizer, volatile_free_keys
+from agentdiff.diff.normalize import Normalizer, strip_volatile, volatile_free_keys
 from agentdiff.models.trace import TraceStep
 
 __all__ = ["Signer"]
@@ -30,6 +30,7 @@ class Signer:
     def __init__(self, normalizer: Normalizer, *, strict: bool) -> None:
         self._normalizer = normalizer
         self._strict = strict
+        self._paths = normalizer.has_ignores
         self._ids: dict[Hashable, int] = _Interner()
         self._calls: dict[tuple[int, bool, str], int] = {}
 
@@ -72,9 +73,14 @@ class Signer:
 
     def call_key(self, name: str, arguments: Any) -> str:
         """A tool call's name and normalized arguments (its input payload), as one string."""
-        args = self._normalizer.normalize(arguments, ("input_payload",))
-        dumped = orjson.dumps(args, option=orjson.OPT_SORT_KEYS, default=str).decode()
-        return f"{name}\x00{dumped}"
+        if self._paths:
+            args = self._normalizer.normalize(arguments, ("input_payload",))
+        else:  # no ignores to match: skip the dispatch (one call per tool call of a trace)
+            args = strip_volatile(arguments)
+        return name + "\x00" + orjson.dumps(args, option=_SORTED, default=str).decode()
+
+
+_SORTED = orjson.OPT_SORT_KEYS
 
 
 class _Interner(dict[Hashable, int]):

@@ -90,13 +90,18 @@ class Store:
         held.update(values)
         return self.adopt(held, fields_set)
 
-    def adopt(self, held: dict[str, Any], fields_set: set[str]) -> Any:
-        """An instance whose field dict is `held` (a filled copy of `template`)."""
+    def adopt(
+        self, held: dict[str, Any], fields_set: set[str], private: dict[str, Any] | None = None
+    ) -> Any:
+        """An instance whose field dict is `held` (a filled copy of `template`, or every field).
+
+        Fields in field order; `private`: every private value, for a model that has them.
+        """
         instance = _new(self.cls)
         _set_dict(instance, held)
         _set_fields_set(instance, fields_set)
         _set_extra(instance, None)
-        _set_private(instance, None)
+        _set_private(instance, private)
         return instance
 
     def blanks(self, count: int) -> list[Any]:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from agentdiff.models.compact import shared_store
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 
 __all__ = [
@@ -406,6 +407,29 @@ class DiffReport(BaseModel):
     _baseline_trace: AgentTrace | None = PrivateAttr(default=None)
     _candidate_trace: AgentTrace | None = PrivateAttr(default=None)
 
+    @classmethod
+    def assemble(
+        cls, baseline_trace: AgentTrace, candidate_trace: AgentTrace, **values: Any
+    ) -> DiffReport:
+        """`model_construct(**values).attach_traces(...)`, for `compare()`.
+
+        Every field but `report_version` is given, from validated parts.
+
+        The same instance (field dict in field order, fields-set, private values) without
+        `model_construct`'s Python walk over the fields and its private-attribute set-up,
+        ~80k instructions a report (a suite builds thousands of small ones);
+        `tests/test_models.py` checks it against `model_construct`.
+        """
+        if values.keys() != _GIVEN:
+            msg = f"assemble needs exactly the fields {sorted(_GIVEN)}"
+            raise TypeError(msg)
+        held = {"report_version": REPORT_VERSION}
+        for name in _GIVEN_ORDER:
+            held[name] = values[name]
+        private = {"_baseline_trace": baseline_trace, "_candidate_trace": candidate_trace}
+        report: DiffReport = _REPORT_STORE.adopt(held, set(_GIVEN_ORDER), private)
+        return report
+
     def attach_traces(self, baseline: AgentTrace, candidate: AgentTrace) -> DiffReport:
         """Keep both traces on the report (for renderers); returns self."""
         self._baseline_trace, self._candidate_trace = baseline, candidate
@@ -452,6 +476,13 @@ class DiffReport(BaseModel):
             return orjson.dumps(self, default=_fields_of, option=direct)
         except orjson.JSONEncodeError:
             return orjson.dumps(self.model_dump(mode="json"), option=option)
+
+
+_GIVEN_ORDER = tuple(name for name in DiffReport.model_fields if name != "report_version")
+_GIVEN = frozenset(_GIVEN_ORDER)
+
+
+_REPORT_STORE = shared_store(DiffReport)
 
 
 def _fields_of(value: Any) -> dict[str, Any]:
