@@ -251,6 +251,35 @@ def test_every_int_loads_as_the_ordinary_route_reads_it(
         _assert_same(load_trace(path), parse_trace_data(orjson.loads(raw)))
 
 
+_METADATA: list[Any] = [
+    None,
+    {},
+    {"k": 1},
+    {"source_format": "langfuse", "k": [1, {"a": None}]},
+    {"warnings": ["dangling parent_id kept as root: old"], "z": 1},
+]
+
+
+@pytest.mark.parametrize("metadata", [*_METADATA, "absent"], ids=repr)
+@pytest.mark.parametrize("parents", ["ordered", "dangling", "later"])
+def test_the_source_is_marked_as_the_ordinary_route_marks_it(
+    tmp_path: Path, metadata: Any, parents: str
+) -> None:
+    parent = {"ordered": "a", "dangling": "gone", "later": "c"}[parents]
+    steps = _steps(("a", None), ("b", parent), ("c", None))
+    document = {"trace_id": "t", "agent_name": "x", "steps": steps}
+    if metadata != "absent":
+        document["metadata"] = metadata
+    raw = orjson.dumps(document)
+    path = tmp_path / "trace.json"
+    path.write_bytes(raw)
+    fast = load_trace(path)
+    _assert_same(fast, parse_trace_data(orjson.loads(raw)))
+    assert fast.metadata is not None
+    assert list(fast.metadata)[-1] == "source_format" or "source_format" in (metadata or {})
+    assert decode_canonical(raw) == AgentTrace.model_validate_json(raw)  # no source: as given
+
+
 def test_only_payloads_that_nest_are_tracked_by_the_collector() -> None:
     """What `_Decoder.too_deep` relies on: CPython leaves a dict of scalars untracked."""
     flat = decode_canonical(orjson.dumps(_with_payload("input_payload", {"a": 1, "b": "x"})))

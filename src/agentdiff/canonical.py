@@ -186,30 +186,42 @@ class _Decoder:
         for (step, _), usage in zip(tokens_of, usages, strict=True):
             step["tokens"] = usage
 
-    def whole(self, decoded: _Trace) -> AgentTrace:
-        """The trace (its graph checked as validation would, unless parents come first)."""
+    def whole(self, decoded: _Trace, source: str | None = None) -> AgentTrace:
+        """The trace (its graph checked as validation would, unless parents come first).
+
+        With `source`, `metadata["source_format"]` says it, as the loader's own marking would:
+        set before the trace is built when no graph warning can follow it (assigning it after
+        goes through pydantic's `__setattr__`, which cost as much as a step).
+        """
         steps = self.steps(decoded.steps)
         decoded.steps = []
         values = asdict(decoded)
         values["steps"] = steps
         if isinstance(decoded.total_tokens, _Usage):
             values["total_tokens"] = self.usage.build(asdict(decoded.total_tokens))
-        trace: AgentTrace = self.trace.build(values)
-        if self.too_deep(trace):
+        if self.too_deep((values["task_input"], values["final_output"], values["metadata"])):
             raise _Unsure
-        return trace if self.ordered else check_graph(trace)
+        if source is not None and self.ordered:
+            values["metadata"] = _marked(values["metadata"], source)
+        trace: AgentTrace = self.trace.build(values)
+        if self.ordered:
+            return trace
+        trace = check_graph(trace)  # may add a warning to the metadata: the source goes after
+        if source is not None:
+            trace.metadata = _marked(trace.metadata, source)
+        return trace
 
-    def too_deep(self, trace: AgentTrace) -> bool:
+    def too_deep(self, own: tuple[Any, ...]) -> bool:
         """True when a payload nests past `MAX_DEPTH` or holds what orjson would not write.
 
-        Only payloads holding a list or a dict can: CPython's cyclic GC tracks just those dicts
-        (a dict holding only strings, numbers, booleans and nulls is left untracked, and its
-        numbers were checked as they were decoded: `_Payload`), so orjson's check
-        (`exceeds_depth`, which writes all it is given) runs on those steps' payloads alone,
-        one row a step (a level more than they nest).
+        The payloads are the steps' and the trace's `own` (task input, final output, metadata,
+        `UNSET` if left out). Only payloads holding a list or a dict can: CPython's cyclic GC
+        tracks just those dicts (a dict holding only strings, numbers, booleans and nulls is
+        left untracked, and its numbers were checked as they were decoded: `_Payload`), so
+        orjson's check (`exceeds_depth`, which writes all it is given) runs on those rows alone,
+        one a step (a level more than its payloads nest).
         """
         rows = self.nested
-        own = (trace.task_input, trace.final_output, trace.metadata)
         if any(map(gc.is_tracked, own)):
             rows.append(own)
         return bool(rows) and exceeds_depth(rows, MAX_DEPTH + 1)
@@ -239,13 +251,23 @@ def _decoder() -> msgspec.json.Decoder[_Trace]:
     return _DECODER
 
 
-def decode_canonical(raw: bytes | memoryview) -> AgentTrace | None:
-    """The trace in canonical JSON `raw`, or `None` when the ordinary route must decide."""
+def decode_canonical(raw: bytes | memoryview, source: str | None = None) -> AgentTrace | None:
+    """The trace in canonical JSON `raw`, or `None` when the ordinary route must decide.
+
+    With `source` (an adapter's name), `metadata["source_format"]` says it (see `whole`).
+    """
     try:
         decoded = _decoder().decode(raw)
     except (msgspec.DecodeError, RecursionError):
         return None
     try:
-        return _Decoder().whole(decoded)
+        return _Decoder().whole(decoded, source)
     except (_Unsure, ValueError):
         return None
+
+
+def _marked(metadata: dict[str, Any] | UnsetType | None, source: str) -> dict[str, Any]:
+    """A copy of `metadata` whose `source_format` is `source` (in its place if it had one)."""
+    marked = dict(metadata) if isinstance(metadata, dict) else {}
+    marked["source_format"] = source
+    return marked

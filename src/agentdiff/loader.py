@@ -151,11 +151,9 @@ def _canonical(
     """The trace when `raw` is plain canonical JSON (the fast path; see `agentdiff.canonical`)."""
     if adapter_name not in _CANONICAL_NAMES:
         return None
-    trace = decode_canonical(raw)
-    if trace is None:
-        return None
-    _check_step_count(trace, limits)
-    _mark_source(trace, GenericAdapter)
+    trace = decode_canonical(raw, GenericAdapter.name)
+    if trace is not None:
+        _check_step_count(trace, limits)
     return trace
 
 
