@@ -19,11 +19,12 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from functools import partial
 from itertools import compress
-from operator import attrgetter, is_not
+from operator import attrgetter, is_not, itemgetter
+from typing import Any
 
 from agentdiff.diff.pricing import ModelPrice, cache_counts, estimate_cost
 from agentdiff.models.compact import shared_store
-from agentdiff.models.report import CostCoverage, Delta, Deltas, StepRef, Summary
+from agentdiff.models.report import CostCoverage, Delta, Deltas, StepRef, Summary, step_fields
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
 __all__ = ["MODEL_KEYS", "deltas", "own_tokens", "summarize"]
@@ -62,9 +63,11 @@ def summarize(
     # a few `list.count`s of them cost less than building two Counters
     types = list(map(_TYPE_OF, counted))
     statuses = list(map(_STATUS_OF, counted))
-    turns = _model_turns(trace)
-    with_usage = [s for s in turns if s.tokens is not None]
-    usages: list[TokenUsage] = list(map(_TOKENS, with_usage))
+    # steps and token usages are read through their field dicts (`Held`): an attribute read
+    # of a pydantic model passes its `__getattr__` hook, several times the cost
+    turns = _model_turns(trace.steps)
+    with_usage = [h for h in turns if h["tokens"] is not None]
+    usages: list[Held] = list(map(step_fields, map(_TOKENS, with_usage)))
     prompt, completion, total = _tokens(trace.total_tokens, usages)
     cost, estimated, priced = _cost(trace, len(turns), with_usage, usages, prices)
     return Summary(
@@ -94,10 +97,13 @@ _ERROR, _RETRY = StepStatus.ERROR.value, StepStatus.RETRY.value
 _ABANDONED = StepStatus.ABANDONED.value
 _TYPE_OF = attrgetter("step_type._value_")
 _STATUS_OF = attrgetter("status._value_")
-_PROMPT = attrgetter("prompt_tokens")
-_COMPLETION = attrgetter("completion_tokens")
-_TOTAL = attrgetter("total_tokens")
+_PROMPT = itemgetter("prompt_tokens")
+_COMPLETION = itemgetter("completion_tokens")
+_TOTAL = itemgetter("total_tokens")
 _STEP_ID = attrgetter("step_id")
+
+Held = dict[str, Any]
+"""A model's field dict (`step_fields`): a step's or a token usage's fields, read-only."""
 
 
 def own_tokens(trace: AgentTrace, ids: AbstractSet[str]) -> dict[str, int]:
@@ -105,29 +111,30 @@ def own_tokens(trace: AgentTrace, ids: AbstractSet[str]) -> dict[str, int]:
     owned = {}
     steps = trace.steps
     chosen = list(compress(steps, map(ids.__contains__, map(_STEP_ID, steps)))) if ids else []
-    for step in _model_turns(trace, chosen):
-        usage = step.tokens
+    for held in _model_turns(chosen):
+        usage = held["tokens"]
         if usage is not None:
             total = usage.total_tokens
             if total is None:
                 total = _add(usage.prompt_tokens, usage.completion_tokens)
             if total is not None:
-                owned[step.step_id] = total
+                owned[held["step_id"]] = total
     return owned
 
 
-def _model_turns(trace: AgentTrace, steps: list[TraceStep] | None = None) -> list[TraceStep]:
-    """The steps (of `steps`, default all) that are calls to a model, whatever their type."""
+def _model_turns(steps: list[TraceStep]) -> list[Held]:
+    """The field dicts of the `steps` that are calls to a model, whatever their type."""
     llm, tool = StepType.LLM_CALL, StepType.TOOL_CALL
     return [
-        s
-        for s in (trace.steps if steps is None else steps)
-        if s.step_type is llm
-        or (
-            s.step_type is not tool
-            and (s.tokens is not None or (s.metadata is not None and "model" in s.metadata))
-        )
+        h
+        for h in map(step_fields, steps)
+        if (kind := h["step_type"]) is llm
+        or (kind is not tool and (h["tokens"] is not None or _names_model(h["metadata"])))
     ]
+
+
+def _names_model(meta: dict[str, Any] | None) -> bool:
+    return meta is not None and "model" in meta
 
 
 def _sum(values: list[int | None]) -> int | None:
@@ -136,7 +143,7 @@ def _sum(values: list[int | None]) -> int | None:
 
 
 def _tokens(
-    given: TokenUsage | None, usages: list[TokenUsage]
+    given: TokenUsage | None, usages: list[Held]
 ) -> tuple[int | None, int | None, int | None]:
     """Each total from `given` when it has it, else summed over the LLM steps' `usages`."""
     prompt: int | None
@@ -154,9 +161,9 @@ def _tokens(
     totals = list(map(_TOTAL, usages))
     if None in totals:
         totals = [
-            u.total_tokens
-            if u.total_tokens is not None
-            else _add(u.prompt_tokens, u.completion_tokens)
+            u["total_tokens"]
+            if u["total_tokens"] is not None
+            else _add(u["prompt_tokens"], u["completion_tokens"])
             for u in usages
         ]
     return prompt, completion, _sum(totals)
@@ -169,8 +176,8 @@ def _add(a: int | None, b: int | None) -> int | None:
 def _cost(
     trace: AgentTrace,
     turns: int,
-    with_usage: list[TraceStep],
-    usages: list[TokenUsage],
+    with_usage: list[Held],
+    usages: list[Held],
     prices: Mapping[str, ModelPrice],
 ) -> tuple[float | None, bool, int]:
     """(cost, estimated, priced turns) of one side of `turns` model turns.
@@ -204,17 +211,25 @@ def _cost(
 
 
 def _per_model(
-    steps: list[TraceStep], usages: list[TokenUsage], todo: list[int]
+    steps: list[Held], usages: list[Held], todo: list[int]
 ) -> dict[str | None, list[int]]:
     """Model → [prompt, completion, turns, cache read, cache write] summed over `todo`."""
     per_model: dict[str | None, list[int]] = {}
+    llm, named = StepType.LLM_CALL, _MODEL_KEY_SET.isdisjoint
     for i in todo:
         step, usage = steps[i], usages[i]
-        sums = per_model.setdefault(_model(step), [0, 0, 0, 0, 0])
-        sums[0] += usage.prompt_tokens or 0
-        sums[1] += usage.completion_tokens or 0
+        meta = step["metadata"]
+        # `_model(step)`, its common case inline (a call per model turn is most of the loop)
+        if meta and not named(meta):
+            model = _model(step)
+        else:
+            model = step["name"] if step["step_type"] is llm else None
+        sums = per_model.get(model)
+        if sums is None:
+            sums = per_model[model] = [0, 0, 0, 0, 0]
+        sums[0] += usage["prompt_tokens"] or 0
+        sums[1] += usage["completion_tokens"] or 0
         sums[2] += 1
-        meta = step.metadata
         if meta and "usage" in meta:
             read, write = cache_counts(meta["usage"])
             sums[3] += read
@@ -222,22 +237,22 @@ def _per_model(
     return per_model
 
 
-_TOKENS = attrgetter("tokens")
-_COST = attrgetter("estimated_cost_usd")
+_TOKENS = itemgetter("tokens")
+_COST = itemgetter("estimated_cost_usd")
 _KNOWN = partial(is_not, None)
 
 
 _MODEL_KEY_SET = frozenset(MODEL_KEYS)
 
 
-def _model(step: TraceStep) -> str | None:
-    meta = step.metadata
+def _model(step: Held) -> str | None:
+    meta = step["metadata"]
     if meta and not _MODEL_KEY_SET.isdisjoint(meta):
         for key in MODEL_KEYS:
             value = meta.get(key)
             if isinstance(value, str) and value:
                 return value
-    return step.name if step.step_type is StepType.LLM_CALL else None
+    return step["name"] if step["step_type"] is StepType.LLM_CALL else None
 
 
 def _latency(trace: AgentTrace, wall_clock: tuple[float, float] | None) -> float | None:
