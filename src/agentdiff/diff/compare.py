@@ -30,6 +30,7 @@ from agentdiff.models.report import (
     GateResult,
     LoopFinding,
     Op,
+    new_aligned,
     step_fields,
 )
 from agentdiff.models.trace import AgentTrace
@@ -242,13 +243,13 @@ def _entries(
 ) -> list[Aligned]:
     """The alignment: one entry per pair of the edit script, in its order."""
     b_refs, c_refs, b_calls, c_calls = b_side.refs, c_side.refs, b_side.call, c_side.call
-    b_steps, c_steps, entry, fields = b_side.steps, c_side.steps, Aligned.of, step_fields
+    b_steps, c_steps, entry, fields = b_side.steps, c_side.steps, new_aligned, step_fields
     out = []
     for i, (b, c) in enumerate(pairs):
         if c is None:
-            out.append(entry(Op.DELETE, b_refs[b or 0], None, []))
+            out.append(entry(Op.DELETE, b_refs[b or 0], None, [], 0))
         elif b is None:
-            out.append(entry(Op.INSERT, None, c_refs[c], []))
+            out.append(entry(Op.INSERT, None, c_refs[c], [], 0))
         else:
             call = b_calls.get(b)
             same_call = call is not None and call == c_calls.get(c)
@@ -260,7 +261,7 @@ def _entries(
                 and (same_call or b_held["input_payload"] == c_held["input_payload"])
             ):  # nothing differs (most pairs): skip the field walk
                 op = Op.REORDER if i in moved else Op.MATCH
-                out.append(entry(op, b_ref, c_ref, []))
+                out.append(entry(op, b_ref, c_ref, [], 0))
                 continue
             changes = step_changes(b_steps[b], c_steps[c], normalizer, same_arguments=same_call)
             op = _op(changes, i in moved, options)

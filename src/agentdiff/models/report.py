@@ -10,7 +10,7 @@ serialized) so renderers can show payloads and the DAG without recomputing anyth
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, make_dataclass
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any, Literal
 
@@ -77,22 +77,21 @@ def _builder(cls: type) -> Callable[..., Any]:
 
     A frozen dataclass's `__init__` stores each field with `object.__setattr__`, and filling
     the slots through their descriptors is not much cheaper. The builder is a mutable twin
-    with the same slots (plain slot stores in its generated `__init__`; all values given, in
-    field order) whose instance then becomes a `cls` by `__class__` assignment, which CPython
-    allows between classes of one layout. The engine's fast path for records it builds by the
-    hundred thousand; `tests/test_models.py` checks that each builder gives what `cls(...)`
-    gives.
+    class with the same slots whose `__init__` stores the values (all given, in field order)
+    with plain slot stores and then turns the instance into a `cls` by `__class__` assignment,
+    which CPython allows between classes of one layout: calling the twin gives a `cls`, in one
+    Python frame. The engine's fast path for records it builds by the hundred thousand;
+    `tests/test_models.py` checks that each builder gives what `cls(...)` gives.
     """
-    twin = make_dataclass(
-        f"_{cls.__name__}Builder", [(f.name, Any) for f in fields(cls)], slots=True, eq=False
-    )
-
-    def build(*values: Any) -> Any:
-        instance = twin(*values)
-        instance.__class__ = cls
-        return instance
-
-    return build
+    names = [f.name for f in fields(cls)]
+    body = "".join(f"    self.{name} = {name}\n" for name in names)
+    # generated like a dataclass's own `__init__`, from the field names of our own records
+    source = f"def __init__(self, {', '.join(names)}):\n{body}    self.__class__ = record\n"
+    scope: dict[str, Any] = {"record": cls}
+    exec(source, scope)  # noqa: S102 - trusted text, built from our own field names
+    twin: type = type(f"_{cls.__name__}Builder", (), {"__slots__": tuple(names)})
+    twin.__init__ = scope["__init__"]  # type: ignore[misc]
+    return twin
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +189,11 @@ class Aligned:
 
 
 _new_aligned = _builder(Aligned)
+new_aligned: Callable[[Op, StepRef | None, StepRef | None, list[Change], int], Aligned] = (
+    _new_aligned
+)
+"""`Aligned.of` without the classmethod's own call (all five values given): the engine builds
+one per alignment entry."""
 
 
 class LoopFinding(_Record):
