@@ -127,15 +127,16 @@ def passes_gate_prepared(
             first_divergence=None,
             alignment=[],
             recovery=[],
-            gate=_UNJUDGED,
+            gate=_PENDING,
             thresholds=[],  # given: a default factory costs an `inspect.signature` per call
             findings=[],
         )
         return evaluate_gate(report, options.gate).passed
 
 
-_UNJUDGED = GateResult(passed=True)
-"""The gate field of a report being judged (replaced by its `evaluate_gate`, or dropped)."""
+_PENDING = GateResult(passed=True)
+"""The gate of a report until `evaluate_gate` has read the rest of it (then replaced, or the
+report dropped)."""
 
 
 def _divergence(off_route: int, b_side: Side, c_side: Side) -> float:
@@ -195,10 +196,6 @@ def _report(
     if findings:
         report.findings = report_findings(report)
     return report
-
-
-_PENDING = GateResult(passed=True)
-"""The gate of a report until `evaluate_gate` has read the rest of it (then replaced)."""
 
 
 def _align(b_side: Side, c_side: Side) -> list[Pair]:

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from functools import partial
 from itertools import compress
@@ -267,23 +267,35 @@ def _latency(trace: AgentTrace, wall_clock: tuple[float, float] | None) -> float
     return math.fsum(roots) if roots else None
 
 
-def _delta(baseline: float | None, candidate: float | None) -> dict[str, float | None]:
-    """The fields of one `Delta`, as its validation would leave them (ints made floats)."""
+def _delta(
+    baseline: float | None,
+    candidate: float | None,
+    number: Callable[[float], float | None] = float,
+) -> dict[str, float | None]:
+    """The fields of one `Delta`, each known value passed through `number`.
+
+    `float` gives what validation leaves (ints made floats); `_as_given` the raw values, for
+    validation to judge.
+    """
     if baseline is None or candidate is None:
         return {
-            "baseline": None if baseline is None else float(baseline),
-            "candidate": None if candidate is None else float(candidate),
+            "baseline": None if baseline is None else number(baseline),
+            "candidate": None if candidate is None else number(candidate),
             "delta": None,
             "pct": None,
         }
     change = candidate - baseline
     pct = (change / baseline * 100.0) if baseline else None
     return {
-        "baseline": float(baseline),
-        "candidate": float(candidate),
-        "delta": float(change),
+        "baseline": number(baseline),
+        "candidate": number(candidate),
+        "delta": number(change),
         "pct": pct,
     }
+
+
+def _as_given(value: float) -> float:
+    return value
 
 
 _MEASURES = tuple(Deltas.model_fields)
@@ -299,7 +311,7 @@ def deltas(b: Summary, c: Summary) -> Deltas:
     The measures come from validated `Summary`s, so the `Delta`s are built from the values
     validation would give (ints as floats) without running it: eleven validations were ~160k
     instructions a compare, and a suite compares thousands of small pairs
-    (`tests/diff/test_metrics_deltas.py` checks the records against validated ones).
+    (`tests/diff/test_unvalidated_records.py` checks the records against validated ones).
     """
     before, after = b.__dict__, c.__dict__
     try:
@@ -309,14 +321,7 @@ def deltas(b: Summary, c: Summary) -> Deltas:
         }
     except OverflowError:  # an int past a float's range: validation says what is wrong
         return Deltas.model_validate(
-            {name: _raw_delta(before[name], after[name]) for name in _MEASURES}
+            {name: _delta(before[name], after[name], _as_given) for name in _MEASURES}
         )
     built: Deltas = _DELTAS.adopt(measured, _DELTAS_GIVEN)
     return built
-
-
-def _raw_delta(baseline: float | None, candidate: float | None) -> dict[str, float | None]:
-    if baseline is None or candidate is None:
-        return {"baseline": baseline, "candidate": candidate, "delta": None, "pct": None}
-    change = candidate - baseline
-    return {"baseline": baseline, "candidate": candidate, "delta": change, "pct": None}

@@ -184,13 +184,11 @@ class Aligned:
         more_changes: int = 0,
     ) -> Aligned:
         """The same as `Aligned(op, baseline, candidate, changes)`, about twice as fast."""
-        entry: Aligned = _new_aligned(op, baseline, candidate, changes, more_changes)
-        return entry
+        return new_aligned(op, baseline, candidate, changes, more_changes)
 
 
-_new_aligned = _builder(Aligned)
-new_aligned: Callable[[Op, StepRef | None, StepRef | None, list[Change], int], Aligned] = (
-    _new_aligned
+new_aligned: Callable[[Op, StepRef | None, StepRef | None, list[Change], int], Aligned] = _builder(
+    Aligned
 )
 """`Aligned.of` without the classmethod's own call (all five values given): the engine builds
 one per alignment entry."""
@@ -422,7 +420,7 @@ class DiffReport(BaseModel):
         The same instance (field dict in field order, fields-set, private values) without
         `model_construct`'s Python walk over the fields and its private-attribute set-up,
         ~80k instructions a report (a suite builds thousands of small ones);
-        `tests/test_models.py` checks it against `model_construct`.
+        `tests/diff/test_unvalidated_records.py` checks it against `model_construct`.
         """
         if values.keys() != _GIVEN:
             msg = f"assemble needs exactly the fields {sorted(_GIVEN)}"
