@@ -161,7 +161,9 @@ def compare(
         state.retained.append((base, cand, report))
     write_targets(
         targets,
-        lambda t: render_output(report, t.fmt, _render_options(t.path, color, config)),
+        lambda t: render_output(
+            report, t.fmt, _render_options(t.path, color, config), parts=not to_stdout(t.path)
+        ),
         inputs,
         summary=verdict_line(report),
     )

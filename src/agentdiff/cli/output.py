@@ -14,7 +14,7 @@ from pathlib import Path
 import typer
 
 from agentdiff.errors import OutputPathError
-from agentdiff.files import check_output_path, write_output_file
+from agentdiff.files import Data, check_output_path, write_output_file
 from agentdiff.render.text import one_line
 
 __all__ = [
@@ -32,9 +32,11 @@ def to_stdout(output: Path | None) -> bool:
     return output is None or str(output) == "-"
 
 
-def write_output(text: str | bytes, output: Path | None, inputs: Sequence[Path] = ()) -> None:
+def write_output(text: Data, output: Path | None, inputs: Sequence[Path] = ()) -> None:
     """Print `text`, or write it to `output` (never over one of `inputs`; see `files`)."""
     if output is None or to_stdout(output):
+        if not isinstance(text, str | bytes):
+            text = b"".join(text)
         newline = b"\n" if isinstance(text, bytes) else "\n"
         typer.echo(text, nl=not text.endswith(newline))  # type: ignore[arg-type]
         return
@@ -77,7 +79,7 @@ def check_targets(targets: Sequence[Target], inputs: Sequence[Path]) -> None:
 
 def write_targets(
     targets: Sequence[Target],
-    render: Callable[[Target], str | bytes],
+    render: Callable[[Target], Data],
     inputs: Sequence[Path] = (),
     summary: str | None = None,
 ) -> None:

@@ -7,12 +7,12 @@ asked for: a JSON report never loads rich, the HTML view or the JUnit writer.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from agentdiff.errors import AgentDiffError
 from agentdiff.models.report import DiffReport
-from agentdiff.render.json import render_json_bytes
+from agentdiff.render.json import render_json_bytes, render_json_parts
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import redacting
 
@@ -87,12 +87,17 @@ def render(
 
 
 def render_output(
-    report: DiffReport, fmt: str, options: RenderOptions | None = None
-) -> str | bytes:
-    """What `render()` gives, except JSON as UTF-8 bytes (no copy as text) for writing out."""
+    report: DiffReport, fmt: str, options: RenderOptions | None = None, *, parts: bool = False
+) -> str | bytes | Iterable[bytes | memoryview]:
+    """What `render()` gives, except JSON as UTF-8 bytes (no copy as text) for writing out.
+
+    With `parts`, JSON comes in parts made as they are written (`render_json_parts`).
+    """
     if fmt != "json":
         return render(report, fmt, options)
     chosen = options or RenderOptions()
+    if parts:
+        return render_json_parts(report, chosen)
     with redacting(chosen.redactor(default=False)):
         return render_json_bytes(report, chosen)
 

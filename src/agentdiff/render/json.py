@@ -5,13 +5,15 @@ The data is kept as is; `RenderOptions(redact=True)` (`--redact`) redacts secret
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import orjson
 
 from agentdiff.models.report import DiffReport
 from agentdiff.redact import redact_report_data
 from agentdiff.render.options import RenderOptions
 
-__all__ = ["render_json", "render_json_bytes"]
+__all__ = ["render_json", "render_json_bytes", "render_json_parts"]
 
 
 def render_json(report: DiffReport, options: RenderOptions) -> str:
@@ -26,3 +28,10 @@ def render_json_bytes(report: DiffReport, options: RenderOptions) -> bytes:
         return report.to_json_bytes(newline=True)
     data = redact_report_data(report.model_dump(mode="json"), redactor)
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+
+
+def render_json_parts(report: DiffReport, options: RenderOptions) -> Iterable[bytes | memoryview]:
+    """`render_json_bytes` in parts made as they are asked for, to write out (see `files`)."""
+    if options.redactor(default=False).enabled:
+        return [render_json_bytes(report, options)]
+    return report.json_parts(newline=True)
