@@ -130,7 +130,7 @@ def test_report_record_builders_give_what_the_constructors_give():
 
     from pydantic import TypeAdapter
 
-    from agentdiff.models.report import Aligned, Change, Op, StepRef
+    from agentdiff.models.report import Aligned, Change, Op, StepRef, _RefOfFields
 
     step = TraceStep.model_validate(
         _step("s1", "p0", 3, status="error", error_message="boom " * 500, input_payload={"q": 1})
@@ -155,3 +155,5 @@ def test_report_record_builders_give_what_the_constructors_give():
         with pytest.raises(dataclasses.FrozenInstanceError):
             fast.__setattr__(dataclasses.fields(fast)[0].name, None)
     assert hash(ref) == hash(plain) and hash(change) == hash(built[1][1])
+    # `StepRef.of_fields` is a hand-written twin: it must set every field of the record
+    assert sorted(_RefOfFields.__slots__) == sorted(f.name for f in dataclasses.fields(StepRef))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -114,25 +114,44 @@ class StepRef:
         """The reference of `step`."""
         return cls.of_fields(step_fields(step))
 
-    @classmethod
-    def of_fields(cls, held: dict[str, Any]) -> StepRef:
-        """The reference of the step whose field dict (`step_fields`) is `held`."""
+    of_fields: ClassVar[Callable[[dict[str, Any]], StepRef]]
+    """`of_fields(held)`: the reference of the step whose field dict (`step_fields`) is
+    `held` (`_RefOfFields`)."""
+
+
+class _RefOfFields:
+    """`StepRef.of_fields`: a twin of `StepRef` (see `_builder`) that reads the field dict itself.
+
+    The engine makes a reference of every step (200,000 for a 100,000-step pair): calling
+    this class is one Python frame (its `__init__`) where a classmethod calling a builder was
+    two (~1,100 instructions fewer a reference).
+    """
+
+    __slots__ = (  # StepRef's fields (CPython keeps slots sorted by name either way)
+        "error_message",
+        "name",
+        "parent_id",
+        "status",
+        "step_id",
+        "step_index",
+        "step_type",
+    )
+
+    def __init__(self, held: dict[str, Any]) -> None:
+        self.step_id = held["step_id"]
+        self.parent_id = held["parent_id"]
+        self.step_index = held["step_index"]
+        self.step_type = held["step_type"]
+        self.name = held["name"]
+        self.status = held["status"]
         error = held["error_message"]
         if error is not None and len(error) > ERROR_CHARS:
             error = error[: ERROR_CHARS - 1] + "…"
-        ref: StepRef = _new_step_ref(
-            held["step_id"],
-            held["parent_id"],
-            held["step_index"],
-            held["step_type"],
-            held["name"],
-            held["status"],
-            error,
-        )
-        return ref
+        self.error_message = error
+        self.__class__ = StepRef  # type: ignore[assignment]  # noqa: PLE0237 - see `_builder`
 
 
-_new_step_ref = _builder(StepRef)
+StepRef.of_fields = staticmethod(_RefOfFields)  # type: ignore[assignment]
 step_fields: Callable[[TraceStep], dict[str, Any]] = BaseModel.__dict__["__dict__"].__get__
 """A step's field dict, read-only (where its attribute reads look). Reading many fields of a
 step from it is faster than attribute reads, which pass pydantic's `__getattr__` hook: the
@@ -151,14 +170,12 @@ class Change:
     baseline: Any = None
     candidate: Any = None
 
-    @classmethod
-    def of(cls, path: str, kind: str, baseline: Any, candidate: Any) -> Change:
-        """The same as `Change(path, kind, baseline, candidate)`, about twice as fast."""
-        change: Change = _new_change(path, kind, baseline, candidate)
-        return change
+    of: ClassVar[Callable[[str, str, Any, Any], Change]]
+    """`of(path, kind, baseline, candidate)`: the same as `Change(...)` with every value given,
+    about twice as fast (the builder itself, see `_builder`: one Python frame)."""
 
 
-_new_change = _builder(Change)
+Change.of = staticmethod(_builder(Change))
 
 
 @dataclass(frozen=True, slots=True)
