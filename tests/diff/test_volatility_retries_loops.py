@@ -7,9 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agentdiff import compare
+from agentdiff import compare, load_trace
 from agentdiff.diff.normalize import Normalizer, is_volatile
+from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import Op
+from tests.realdata import real_pairs, tool_steps
 
 from .builders import tools
 
@@ -164,3 +166,58 @@ def test_fast_stripping_equals_the_path_tracking_walk(payload):
     walked = Normalizer(("no.such.path",)).normalize(payload, ("input_payload",))
     assert orjson.dumps(fast) == orjson.dumps(walked)  # same values, same key order
     assert orjson.dumps(payload) == before
+
+
+_FLAT_KEYS = st.sampled_from(
+    ["q", "request_id", "userId", "id", "created_at", "startTime", "ts", "latency_ms", "page", 3]
+)
+_FLAT_LEAVES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**62), 2**62),
+    st.floats(allow_nan=False),
+    st.sampled_from(
+        [
+            "8b025cab199fc3bc",
+            "deadbee",
+            "deadbeef\n",
+            "0x12345678",
+            "call_a1B2c3D4e5",
+            "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b",
+            "2026-01-05T10:00:00Z",
+            "2026-01-05",
+            1_767_600_000,
+            1_767_600_000_000.5,
+        ]
+    ),
+    st.text(alphabet="0123456789abcdefxX_-Z:T ", max_size=12),
+)
+
+
+@given(st.lists(st.dictionaries(_FLAT_KEYS, _FLAT_LEAVES, max_size=6), min_size=1, max_size=4))
+def test_flat_fast_path_equals_the_path_tracking_walk(payloads):
+    """A dict of scalars takes the per-key-set path (key sets repeat across calls, so cached
+    plans are reused): it drops exactly what the walk drops, in the same key order, returns the
+    dict itself when nothing is dropped, and never changes its input."""
+    for payload in payloads * 2:
+        before = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+        fast = Normalizer().normalize(payload, ("input_payload",))
+        walked = Normalizer(("no.such.path",)).normalize(payload, ("input_payload",))
+        assert list(fast.items()) == list(walked.items())
+        assert (fast is payload) == (len(walked) == len(payload))
+        assert orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS) == before
+
+
+def test_call_keys_equal_the_path_tracking_route_on_real_traces():
+    """Every tool call of the real fixtures gets the same call key through the fast path as
+    through the path-tracking walk."""
+    plain = Signer(Normalizer(), strict=False)
+    walked = Signer(Normalizer(("no.such.path",)), strict=False)
+    calls = 0
+    for pair in real_pairs():
+        for path in (pair.baseline, pair.candidate):
+            for step in tool_steps(load_trace(path)):
+                key = plain.call_key(step.name, step.input_payload)
+                assert key == walked.call_key(step.name, step.input_payload)
+                calls += 1
+    assert calls > 100

@@ -22,6 +22,7 @@ one segment, `**` any number (`input_payload.*.request_id`, `**.timestamp`).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
@@ -87,38 +88,47 @@ _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 def is_volatile(key: str, value: Any) -> bool:
     """True when `value` under `key` looks generated (an id, a timestamp, a duration)."""
-    return _volatile(_KINDS[key], value)
+    check = _CHECKS.get(_KINDS[key])  # `_volatile` inline (a call per key of a payload walk)
+    return check is not None and check(value)
 
 
 def _volatile(kind: str, value: Any) -> bool:
     """`is_volatile` once the key's kind is known."""
-    if kind == "time":
-        if isinstance(value, str):
-            return bool(_ISO_DATETIME.match(value))
-        return _epoch_like(value)
-    if kind == "duration":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == "id":
-        return isinstance(value, str) and _generated(value)
-    return False
+    check = _CHECKS.get(kind)
+    return check is not None and check(value)
 
 
-def _generated(value: str) -> bool:
-    """`value` matches `_GENERATED`.
+def _volatile_time(value: Any) -> bool:
+    if isinstance(value, str):
+        return bool(_ISO_DATETIME.match(value))
+    return _epoch_like(value)
+
+
+def _volatile_duration(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _volatile_id(value: Any) -> bool:
+    """`value` is a string that matches `_GENERATED`.
 
     A plain hex string of 8+ characters (a span or request id, the most common kind) is
-    recognized without running the regex (~3x cheaper).
+    recognized without running the regex (~3x cheaper), and a string shorter than 8 (which no
+    branch of the regex matches) without either.
     """
-    plain_hex = (
-        len(value) >= _HEX_MIN
-        and value.isascii()
-        and not value.encode().translate(None, _HEX_DIGITS)
-    )  # what the regex's `(?:0x)?[0-9a-fA-F]{8,}` branch matches
-    return plain_hex or bool(_GENERATED.match(value))
+    if not isinstance(value, str) or len(value) < _HEX_MIN:
+        return False
+    if value.isascii() and not value.encode().translate(None, _HEX_DIGITS):
+        return True  # what the regex's `(?:0x)?[0-9a-fA-F]{8,}` branch matches
+    return bool(_GENERATED.match(value))
+
+
+_CHECKS = {"time": _volatile_time, "duration": _volatile_duration, "id": _volatile_id}
+"""Each kind's test of a value (a key without a kind never holds a volatile value)."""
 
 
 _HEX_DIGITS = b"0123456789abcdefABCDEF"
 _HEX_MIN = 8
+"""The shortest value `_GENERATED` matches (its hex branch; the others need more)."""
 
 
 def volatile_free_keys(payload: Any) -> tuple[str, ...]:
@@ -166,16 +176,22 @@ def strip_volatile(value: Any) -> Any:
     common case for tool arguments); callers never modify what they get.
     """
     if isinstance(value, dict):
-        kinds = _KINDS
         if _SCALARS.issuperset(map(type, value.values())):
-            return _strip_flat(value)
-        out = {}
-        for key, item in value.items():
-            kind = kinds[key]
-            if kind and _volatile(kind, item):
-                continue
-            out[key] = strip_volatile(item) if isinstance(item, (dict, list)) else item
-        return out
+            # a flat dict (most tool arguments), inline: one call per tool call of a trace.
+            # Only keys of a kind (id-, time- or duration-like) can hold a volatile value; the
+            # keys with one, and their kind's test, are kept per key set (`_checks`).
+            keys = tuple(value)
+            checks = _CHECKED.get(keys)
+            if checks is None:
+                checks = _checks(keys)
+            out = value
+            for key, check in checks:
+                if check(value[key]):
+                    if out is value:
+                        out = value.copy()
+                    del out[key]
+            return out
+        return _strip_nested(value)
     if isinstance(value, list):
         if _SCALARS.issuperset(map(type, value)):
             return value
@@ -183,40 +199,32 @@ def strip_volatile(value: Any) -> Any:
     return value
 
 
-def _strip_flat(value: dict[Any, Any]) -> dict[Any, Any]:
-    """`strip_volatile` of a dict holding only scalars: itself when nothing in it is volatile."""
-    # only keys of a kind (id-, time- or duration-like) can hold a volatile value, and the copy
-    # drops just those that do
-    marked = _kinded(value)
-    if not marked:
-        return value
-    dropped = [key for key, kind in marked if _volatile(kind, value[key])]
-    if not dropped:
-        return value
-    out = value.copy()
-    for key in dropped:
-        del out[key]
+def _strip_nested(value: dict[Any, Any]) -> dict[Any, Any]:
+    """`strip_volatile` of a dict that holds a dict or a list: a stripped copy."""
+    kinds = _KINDS
+    out = {}
+    for key, item in value.items():
+        kind = kinds[key]
+        if kind and _volatile(kind, item):
+            continue
+        out[key] = strip_volatile(item) if isinstance(item, (dict, list)) else item
     return out
 
 
-def _kinded(value: dict[Any, Any]) -> tuple[tuple[Any, str], ...]:
-    """The keys of `value` that have a kind, with it, in key order.
+def _checks(keys: tuple[Any, ...]) -> tuple[tuple[Any, Callable[[Any], bool]], ...]:
+    """The keys of a dict that have a kind, with their kind's test, in key order.
 
-    Kept per key set (the calls of one tool repeat theirs), so a dict's keys are looked at
-    once per distinct set: a tuple of the keys and one dict read instead of a kind lookup per
-    key.
+    Kept per key set (the calls of one tool repeat theirs), so a dict's keys are looked at once
+    per distinct set: a tuple of the keys and one dict read instead of a kind lookup per key.
     """
-    keys = tuple(value)
-    found = _KINDED.get(keys)
-    if found is None:
-        kinds = _KINDS
-        found = tuple((key, kinds[key]) for key in keys if kinds[key])
-        if len(_KINDED) < _KIND_CACHE_SIZE:  # hostile inputs with endless distinct key sets
-            _KINDED[keys] = found
+    kinds = _KINDS
+    found = tuple((key, _CHECKS[kinds[key]]) for key in keys if kinds[key])
+    if len(_CHECKED) < _KIND_CACHE_SIZE:  # hostile inputs with endless distinct key sets
+        _CHECKED[keys] = found
     return found
 
 
-_KINDED: dict[tuple[Any, ...], tuple[tuple[Any, str], ...]] = {}
+_CHECKED: dict[tuple[Any, ...], tuple[tuple[Any, Callable[[Any], bool]], ...]] = {}
 
 
 @lru_cache(maxsize=65536)

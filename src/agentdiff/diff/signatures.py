@@ -77,7 +77,7 @@ class Signer:
             args = self._normalizer.normalize(arguments, ("input_payload",))
         else:  # no ignores to match: skip the dispatch (one call per tool call of a trace)
             args = strip_volatile(arguments)
-        return name + "\x00" + orjson.dumps(args, option=_SORTED, default=str).decode()
+        return f"{name}\x00{orjson.dumps(args, option=_SORTED, default=str).decode()}"
 
 
 _SORTED = orjson.OPT_SORT_KEYS
