@@ -15,7 +15,7 @@ parsed JSON; anything that stream cannot settle on its own goes the whole-docume
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,12 +39,12 @@ from agentdiff.gcpause import no_gc_pauses
 from agentdiff.limits import ENVELOPE_DEPTH, MAX_DEPTH, Limits, deepest_path, exceeds_depth
 from agentdiff.models.compact import compact_trace
 from agentdiff.models.trace import AgentTrace
-from agentdiff.reading import iter_lines, open_trace_file, read_file
+from agentdiff.reading import iter_lines, open_trace_file, read_ahead, read_file
 
 if TYPE_CHECKING:
     from agentdiff.adapters.openinference import OpenInferenceAdapter
 
-__all__ = ["load_trace", "parse_trace_data", "read_document"]
+__all__ = ["load_trace", "parse_trace_data", "read_document", "reading_ahead"]
 
 _BOM = b"\xef\xbb\xbf"
 STEPS_HINT = "raise the limit with --max-steps N or AGENTDIFF_MAX_STEPS"
@@ -106,6 +106,14 @@ def read_document(path: str | Path, limits: Limits | None = None) -> Any:
     if _is_json_lines(path):
         return _read_lines(path, limits)
     return _parse_checked(read_file(path, limits), path, limits)
+
+
+def reading_ahead(paths: Sequence[Path], limits: Limits) -> read_ahead:
+    """`reading.read_ahead` of the `paths` `load_trace` reads whole (JSON Lines are streamed).
+
+    `load_trace(path, limits=limits)` within the block takes what was read ahead.
+    """
+    return read_ahead([path for path in paths if not _is_json_lines(path)], limits)
 
 
 def _is_json_lines(path: Path) -> bool:

@@ -6,7 +6,9 @@ they cannot hang the command. `read_file` reads at most `Limits.max_input_size` 
 gzip (recognised by its magic bytes, whatever the name), inflates chunk by chunk and stops as
 soon as the output passes the same limit — or, past 64 MiB, as soon as it has inflated more
 than 500 bytes per byte read (a gzip bomb), so a bomb costs little time and memory.
-`iter_lines` streams JSON Lines with the same accounting.
+`iter_lines` streams JSON Lines with the same accounting. Within `read_ahead(paths, limits)`,
+those files are read by background threads (a read releases the GIL), and `read_file` of one
+gives what its thread read, or raises what it raised.
 """
 
 from __future__ import annotations
@@ -14,15 +16,25 @@ from __future__ import annotations
 import gzip
 import os
 import stat
+import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import IO
 
 from agentdiff.errors import TraceFileError, TraceFormatError
 from agentdiff.limits import Limits
 
-__all__ = ["GZIP_MAGIC", "SIZE_HINT", "is_gzip", "iter_lines", "open_trace_file", "read_file"]
+__all__ = [
+    "GZIP_MAGIC",
+    "SIZE_HINT",
+    "is_gzip",
+    "iter_lines",
+    "open_trace_file",
+    "read_ahead",
+    "read_file",
+]
 
 GZIP_MAGIC = b"\x1f\x8b"
 SIZE_HINT = "raise the limit with --max-input-size SIZE or AGENTDIFF_MAX_INPUT_SIZE"
@@ -105,6 +117,13 @@ def read_file(path: Path, limits: Limits) -> bytes:
     and read through its buffer) cost twice the system calls and a tenth of loading a 50-step
     trace.
     """
+    ahead = _READING.pop((path, limits), None)
+    if ahead is not None:
+        return ahead.result()
+    return _read_now(path, limits)
+
+
+def _read_now(path: Path, limits: Limits) -> bytes:
     fd, size = _open_checked(path, limits)
     try:
         if os.pread(fd, len(GZIP_MAGIC), 0) != GZIP_MAGIC:
@@ -186,3 +205,58 @@ def _gzip_read(stream: _Source, path: Path, size: int, *, lines: bool = False) -
         return stream.readline(size) if lines else stream.read(size)
     except _GZIP_ERRORS as exc:
         raise TraceFormatError(f"not a valid gzip file: {exc}", source=path) from None
+
+
+class _Reading(threading.Thread):
+    """One file being read by `read_ahead`: `result()` waits for its bytes or its error."""
+
+    def __init__(self, path: Path, limits: Limits) -> None:
+        super().__init__(name=f"agentdiff-read {path.name}", daemon=True)
+        self.path, self.limits = path, limits
+        self.data = b""
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.data = _read_now(self.path, self.limits)
+        except BaseException as exc:  # noqa: BLE001 - raised by `result`, where it is read
+            self.error = exc
+
+    def result(self) -> bytes:
+        self.join()
+        if self.error is not None:
+            raise self.error
+        data, self.data = self.data, b""
+        return data
+
+
+_READING: dict[tuple[Path, Limits], _Reading] = {}
+"""Files being read ahead, by path and limits, until `read_file` takes them."""
+
+
+class read_ahead:  # noqa: N801 - used as a function: `with read_ahead(paths, limits):`
+    """Within the block, read `paths` in background threads for `read_file` to take.
+
+    `agentdiff compare` reads the candidate while the baseline is being decoded: the copy from
+    the page cache (~0.05 s for 70 MB) then runs on another core. A file read twice in the
+    block is read by `read_file` itself the second time; what the block did not take is
+    dropped when it ends.
+    """
+
+    def __init__(self, paths: Sequence[Path], limits: Limits) -> None:
+        self.keys = [(path, limits) for path in paths]
+
+    def __enter__(self) -> None:
+        for key in self.keys:
+            if key not in _READING:
+                _READING[key] = reading = _Reading(*key)
+                reading.start()
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        for key in self.keys:
+            _READING.pop(key, None)

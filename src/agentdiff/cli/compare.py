@@ -37,7 +37,7 @@ from agentdiff.diff import compare as compare_traces
 from agentdiff.errors import AgentDiffError, TraceFileError
 from agentdiff.files import check_output_path
 from agentdiff.limits import Limits
-from agentdiff.loader import load_trace
+from agentdiff.loader import load_trace, reading_ahead
 from agentdiff.provenance import stale_warning
 from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render_output
 from agentdiff.render.text import one_line
@@ -139,18 +139,19 @@ def compare(
         config = load_options(flags)
         options = config.options
         limits = Limits.resolve(max_input_size, max_steps)
-        base = load_trace(
-            baseline,
-            baseline_adapter or adapter,
-            trace_id=baseline_trace_id or trace_id,
-            limits=limits,
-        )
-        cand = load_trace(
-            candidate,
-            candidate_adapter or adapter,
-            trace_id=candidate_trace_id or trace_id,
-            limits=limits,
-        )
+        with reading_ahead([candidate], limits):  # read while the baseline is decoded
+            base = load_trace(
+                baseline,
+                baseline_adapter or adapter,
+                trace_id=baseline_trace_id or trace_id,
+                limits=limits,
+            )
+            cand = load_trace(
+                candidate,
+                candidate_adapter or adapter,
+                trace_id=candidate_trace_id or trace_id,
+                limits=limits,
+            )
     except AgentDiffError as exc:
         for target in targets:
             if target.fmt in ERROR_RENDERERS:
