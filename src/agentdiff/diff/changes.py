@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from agentdiff.diff.normalize import Normalizer, is_volatile
+from agentdiff.diff.normalize import Normalizer, volatile_tests
 from agentdiff.models.report import Change
-from agentdiff.models.trace import StepType, TraceStep
+from agentdiff.models.trace import StepType
 
 __all__ = ["MAX_CHANGES", "Changes", "step_changes"]
 
@@ -28,55 +28,72 @@ class Changes(list[Change]):
 
 
 def step_changes(
-    base: TraceStep, cand: TraceStep, normalizer: Normalizer, *, same_arguments: bool = False
+    base: dict[str, Any],
+    cand: dict[str, Any],
+    normalizer: Normalizer,
+    *,
+    same_arguments: bool = False,
 ) -> Changes:
-    """Every recorded difference between `base` and `cand` (same signature), capped.
+    """Every recorded difference between two steps (same signature), capped.
 
+    `base` and `cand` are the steps' field dicts (`models.report.step_fields`).
     `same_arguments=True` says the caller already knows the normalized tool arguments are equal.
     """
     changes = Changes()
-    if base.status is not cand.status:
-        changes.append(Change.of("status", "status", base.status.value, cand.status.value))
-    tool = base.step_type is _TOOL
+    status = base["status"]
+    if status is not cand["status"]:
+        changes.append(Change.of("status", "status", status.value, cand["status"].value))
+    tool = base["step_type"] is _TOOL
+    ignores = normalizer.has_ignores
     if not (tool and same_arguments):
-        a, b = base.input_payload, cand.input_payload
+        a, b = base["input_payload"], cand["input_payload"]
         if a != b:
-            _payload(a, b, "input_payload", "argument" if tool else "content", normalizer, changes)
-    x, y = base.output_payload, cand.output_payload
+            kind: _Kind = "argument" if tool else "content"
+            if ignores:
+                a, b = _normalized(a, b, "input_payload", normalizer)
+            if a is not b and not a == b:  # noqa: SIM201 - `_diff` has always tested ==
+                _diff(a, b, "input_payload", kind, changes)
+    x, y = base["output_payload"], cand["output_payload"]
     if x != y:
-        _payload(x, y, "output_payload", "content", normalizer, changes)
+        if ignores:
+            x, y = _normalized(x, y, "output_payload", normalizer)
+        if x is not y and not x == y:  # noqa: SIM201
+            _diff(x, y, "output_payload", "content", changes)
     return changes
 
 
 _TOOL = StepType.TOOL_CALL
 
 
-def _payload(a: Any, b: Any, path: str, kind: _Kind, normalizer: Normalizer, out: Changes) -> None:
-    """The differences of two unequal payloads."""
-    if normalizer.has_ignores:
-        root = (path,)
-        a, b = normalizer.normalize(a, root), normalizer.normalize(b, root)
-    _diff(a, b, path, kind, out)
+def _normalized(a: Any, b: Any, path: str, normalizer: Normalizer) -> tuple[Any, Any]:
+    root = (path,)
+    return normalizer.normalize(a, root), normalizer.normalize(b, root)
 
 
 def _diff(a: Any, b: Any, path: str, kind: _Kind, out: Changes) -> None:
-    """Leaf differences, volatile fields left out as it walks (no normalized copies).
+    """Leaf differences of two unequal values, volatile fields left out as it walks.
 
-    Past `MAX_CHANGES` the walk goes on only to count (`out.more`), building no records.
+    No normalized copies; callers skip equal values (`x is y or x == y`) themselves, so no
+    call or path is made for them. Past `MAX_CHANGES` the walk goes on only to count
+    (`out.more`), building no records.
     """
-    if a == b:
-        return
     if isinstance(a, dict) and isinstance(b, dict):
-        for key in [*a, *(k for k in b if k not in a)]:
+        tests = volatile_tests
+        # the same keys on both sides (the usual case): no scan for the keys only b has
+        keys = a if a.keys() == b.keys() else [*a, *(k for k in b if k not in a)]
+        for key in keys:
             x, y = a.get(key, _MISSING), b.get(key, _MISSING)
-            x = _MISSING if x is not _MISSING and is_volatile(key, x) else x
-            y = _MISSING if y is not _MISSING and is_volatile(key, y) else y
-            if x is not y:
+            test = tests[key]
+            if test is not None:
+                x = _MISSING if x is not _MISSING and test(x) else x
+                y = _MISSING if y is not _MISSING and test(y) else y
+            if x is not y and not x == y:  # noqa: SIM201 - `_diff` has always tested ==
                 _diff(x, y, f"{path}.{key}", kind, out)
         return
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
-            _diff(x, y, f"{path}.{i}", kind, out)
+            if x is not y and not x == y:  # noqa: SIM201
+                _diff(x, y, f"{path}.{i}", kind, out)
         return
     if len(out) >= MAX_CHANGES:
         out.more += 1

@@ -260,7 +260,7 @@ def _entries(
                 op = Op.REORDER if i in moved else Op.MATCH
                 out.append(entry(op, b_ref, c_ref, [], 0))
                 continue
-            changes = step_changes(b_steps[b], c_steps[c], normalizer, same_arguments=same_call)
+            changes = step_changes(b_held, c_held, normalizer, same_arguments=same_call)
             op = _op(changes, i in moved, options)
             out.append(entry(op, b_ref, c_ref, changes, changes.more))
     return out

@@ -10,7 +10,8 @@ the totals are, so "these 6 extra steps carry +873 of +873 tokens" is measured, 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from operator import attrgetter
+from itertools import compress, count, repeat
+from operator import attrgetter, is_, is_not
 
 from agentdiff.diff.metrics import own_tokens
 from agentdiff.models.report import (
@@ -27,6 +28,23 @@ __all__ = ["report_findings"]
 
 
 _OP = attrgetter("op")
+_CHANGES = attrgetter("changes")
+_CANDIDATE = attrgetter("candidate")
+_STEP_ID = attrgetter("step_id")
+_KIND = attrgetter("kind")
+
+
+def _candidate_rows(entries: list[Aligned]) -> dict[str, int]:
+    """Each candidate step id → the 1-based row of its entry, built at C speed."""
+    cands = list(map(_CANDIDATE, entries))
+    present = list(map(is_not, cands, repeat(None)))
+    ids, rows = map(_STEP_ID, compress(cands, present)), compress(count(1), present)
+    return dict(zip(ids, rows, strict=True))
+
+
+def _rows_where(ops: list[Op], op: Op) -> list[int]:
+    """The 1-based rows whose op is `op`."""
+    return list(compress(count(1), map(is_, ops, repeat(op))))
 
 
 class _Rows:
@@ -37,29 +55,23 @@ class _Rows:
         self.entries = entries = report.alignment
         needed = {i for loop in report.loops for i in loop.step_ids}
         needed.update(rec.error_step_id for rec in report.recovery)
+        # the rows of each kind picked at C speed (`compress`): a Python step per row of the
+        # alignment only where one is needed (rows with changes, a small share)
         ops = list(map(_OP, entries))
-        self.inserts = [row for row, op in enumerate(ops, 1) if op is Op.INSERT]
-        self.deletes = [row for row, op in enumerate(ops, 1) if op is Op.DELETE]
+        self.inserts = _rows_where(ops, Op.INSERT)
+        self.deletes = _rows_where(ops, Op.DELETE)
         self.added = {entries[r - 1].candidate.step_id for r in self.inserts}  # type: ignore[union-attr]
         self.removed = {entries[r - 1].baseline.step_id for r in self.deletes}  # type: ignore[union-attr]
         self.changed: list[int] = []
         self.content: list[int] = []
-        for row, entry in enumerate(entries, 1):
-            if entry.changes:
-                kinds = {c.kind for c in entry.changes}
-                if entry.op is Op.CHANGE:
-                    self.changed.append(row)
-                if "content" in kinds:
-                    self.content.append(row)
-        self.cand_row = (
-            {
-                e.candidate.step_id: row
-                for row, e in enumerate(entries, 1)
-                if e.candidate is not None and e.candidate.step_id in needed
-            }
-            if needed
-            else {}
-        )
+        for row in compress(count(1), map(_CHANGES, entries)):
+            entry = entries[row - 1]
+            if entry.op is Op.CHANGE:
+                self.changed.append(row)
+            if "content" in map(_KIND, entry.changes):
+                self.content.append(row)
+        self.cand_row = _candidate_rows(entries) if needed else {}
+        """Candidate step id → its row (read for the loops' and errors' steps only)."""
         self.of_tokens = report.deltas.total_tokens.delta
         self._tokens: tuple[dict[str, int], dict[str, int]] | None = None
 
@@ -110,15 +122,15 @@ def _names(refs: list[StepRef | None]) -> str:
 
 def _first(report: DiffReport) -> Iterator[Finding]:
     """The first divergence (insert/delete), and the first change when it comes earlier."""
+    divergence = _row_of(report.first_divergence, report)
     marks = (
-        ("first_change", report.first_change),
-        ("first_divergence", report.first_divergence),
+        ("first_change", report.first_change, _row_of(report.first_change, report)),
+        ("first_divergence", report.first_divergence, divergence),
     )
-    for kind, first in marks:
-        if first is None:
+    for kind, first, row in marks:
+        if first is None or row is None:
             continue
-        row = next(i for i, e in enumerate(report.alignment) if e is first or e == first) + 1
-        if kind == "first_change" and row == _row_of(report.first_divergence, report):
+        if kind == "first_change" and row == divergence:
             continue  # the first change is the first divergence: one finding says it
         ref = _ref(first)
         yield Finding(
@@ -131,9 +143,8 @@ def _first(report: DiffReport) -> Iterator[Finding]:
 
 
 def _row_of(entry: Aligned | None, report: DiffReport) -> int | None:
-    if entry is None:
-        return None
-    return next(i for i, e in enumerate(report.alignment) if e is entry or e == entry) + 1
+    """The 1-based row of the first entry that is `entry` or equals it (`list.index`)."""
+    return None if entry is None else report.alignment.index(entry) + 1
 
 
 def _loop(loop: LoopFinding, rows: _Rows) -> Finding:

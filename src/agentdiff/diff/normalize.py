@@ -22,12 +22,12 @@ one segment, `**` any number (`input_payload.*.request_id`, `**.timestamp`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["Normalizer", "is_volatile", "strip_volatile", "volatile_free_keys"]
+__all__ = ["Normalizer", "is_volatile", "strip_volatile", "volatile_free_keys", "volatile_tests"]
 
 _TIME_KEY = re.compile(
     r"(?:^|[_.-])(?:timestamp|time|date_?time|created|updated|started|ended|start|end|ts)"
@@ -71,31 +71,32 @@ def _key_kind(key: str) -> str:
     return ""
 
 
-class _KindCache(dict[Any, str]):
-    """Key → its kind, computed on the first lookup (a plain dict read afterwards, at C speed)."""
+VolatileTest = Callable[[Any], bool]
+"""Whether a value under a key of some kind is volatile."""
 
-    def __missing__(self, key: Any) -> str:
-        kind = _key_kind(key) if isinstance(key, str) else ""
+
+class _TestCache(dict[Any, VolatileTest | None]):
+    """Key → its kind's test, computed on the first lookup (a plain dict read afterwards)."""
+
+    def __missing__(self, key: Any) -> VolatileTest | None:
+        test = _CHECKS.get(_key_kind(key)) if isinstance(key, str) else None
         if len(self) < _KIND_CACHE_SIZE:  # hostile inputs with endless distinct keys
-            self[key] = kind
-        return kind
+            self[key] = test
+        return test
 
 
 _KIND_CACHE_SIZE = 65_536
-_KINDS = _KindCache()
+volatile_tests: Mapping[Any, VolatileTest | None] = _TestCache()
+"""Key → the test that says whether a value under it is volatile (None: its values never are):
+`is_volatile` for walks that read it per key, at C speed once a key was seen."""
+_TESTS = volatile_tests
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def is_volatile(key: str, value: Any) -> bool:
     """True when `value` under `key` looks generated (an id, a timestamp, a duration)."""
-    check = _CHECKS.get(_KINDS[key])  # `_volatile` inline (a call per key of a payload walk)
-    return check is not None and check(value)
-
-
-def _volatile(kind: str, value: Any) -> bool:
-    """`is_volatile` once the key's kind is known."""
-    check = _CHECKS.get(kind)
-    return check is not None and check(value)
+    test = _TESTS[key]
+    return test is not None and test(value)
 
 
 def _volatile_time(value: Any) -> bool:
@@ -122,7 +123,11 @@ def _volatile_id(value: Any) -> bool:
     return bool(_GENERATED.match(value))
 
 
-_CHECKS = {"time": _volatile_time, "duration": _volatile_duration, "id": _volatile_id}
+_CHECKS: dict[str, VolatileTest] = {
+    "time": _volatile_time,
+    "duration": _volatile_duration,
+    "id": _volatile_id,
+}
 """Each kind's test of a value (a key without a kind never holds a volatile value)."""
 
 
@@ -143,11 +148,8 @@ class Normalizer:
 
     def __init__(self, ignore: tuple[str, ...] = ()) -> None:
         self._ignore = tuple(tuple(g.split(".")) for g in ignore)
-
-    @property
-    def has_ignores(self) -> bool:
+        self.has_ignores = bool(self._ignore)
         """True when the user gave ignore globs (paths must then be tracked)."""
-        return bool(self._ignore)
 
     def normalize(self, value: Any, path: tuple[str, ...]) -> Any:
         """`value` (found at `path`) without volatile keys or ignored paths."""
@@ -201,30 +203,30 @@ def strip_volatile(value: Any) -> Any:
 
 def _strip_nested(value: dict[Any, Any]) -> dict[Any, Any]:
     """`strip_volatile` of a dict that holds a dict or a list: a stripped copy."""
-    kinds = _KINDS
+    tests = _TESTS
     out = {}
     for key, item in value.items():
-        kind = kinds[key]
-        if kind and _volatile(kind, item):
+        test = tests[key]
+        if test is not None and test(item):
             continue
         out[key] = strip_volatile(item) if isinstance(item, (dict, list)) else item
     return out
 
 
-def _checks(keys: tuple[Any, ...]) -> tuple[tuple[Any, Callable[[Any], bool]], ...]:
+def _checks(keys: tuple[Any, ...]) -> tuple[tuple[Any, VolatileTest], ...]:
     """The keys of a dict that have a kind, with their kind's test, in key order.
 
     Kept per key set (the calls of one tool repeat theirs), so a dict's keys are looked at once
     per distinct set: a tuple of the keys and one dict read instead of a kind lookup per key.
     """
-    kinds = _KINDS
-    found = tuple((key, _CHECKS[kinds[key]]) for key in keys if kinds[key])
+    tests = _TESTS
+    found = tuple((key, test) for key in keys if (test := tests[key]) is not None)
     if len(_CHECKED) < _KIND_CACHE_SIZE:  # hostile inputs with endless distinct key sets
         _CHECKED[keys] = found
     return found
 
 
-_CHECKED: dict[tuple[Any, ...], tuple[tuple[Any, Callable[[Any], bool]], ...]] = {}
+_CHECKED: dict[tuple[Any, ...], tuple[tuple[Any, VolatileTest], ...]] = {}
 
 
 @lru_cache(maxsize=65536)
