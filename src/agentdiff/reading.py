@@ -117,7 +117,7 @@ def read_file(path: Path, limits: Limits) -> bytes:
     and read through its buffer) cost twice the system calls and a tenth of loading a 50-step
     trace.
     """
-    ahead = _READING.pop((path, limits), None)
+    ahead = _READING.pop((path, limits), None) if _READING else None  # no key hashed if none
     if ahead is not None:
         return ahead.result()
     return _read_now(path, limits)
