@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from itertools import repeat
-from operator import add, mul
+from operator import add, attrgetter, mul
 
 from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
@@ -167,7 +167,7 @@ def _report(
     pairs = _align(b_side, c_side)
     moved = reorders(pairs, b_side, c_side)
     entries = _entries(pairs, moved, b_side, c_side, normalizer, options)
-    ops = [e.op for e in entries]
+    ops = list(map(_OP, entries))
     divergence = _divergence(ops.count(Op.INSERT) + ops.count(Op.DELETE), b_side, c_side)
     b_sum, _ = memoized_totals(baseline, b_side, options.prices)
     c_sum, c_attempts = memoized_totals(candidate, c_side, options.prices)
@@ -179,7 +179,7 @@ def _report(
         candidate=c_sum,
         divergence=divergence,
         content_changes=sum(
-            any(c.kind == "content" for c in e.changes) for e in entries if e.changes
+            "content" in map(_KIND, changes) for changes in filter(None, map(_CHANGES, entries))
         ),
         changed_calls=ops.count(Op.CHANGE),
         first_divergence=next((e for e in entries if e.op not in ON_PATH), None),
@@ -267,7 +267,9 @@ def _entries(
 
 
 def _op(changes: list[Change], moved: bool, options: CompareOptions) -> Op:
-    if changes and (options.compare_content or any(c.kind != "content" for c in changes)):
+    if changes and (
+        options.compare_content or list(map(_KIND, changes)).count("content") < len(changes)
+    ):  # some change is not of content
         return Op.CHANGE
     if moved:
         return Op.REORDER
@@ -275,6 +277,9 @@ def _op(changes: list[Change], moved: bool, options: CompareOptions) -> Op:
 
 
 _DIFFERS = frozenset((Op.CHANGE, Op.INSERT, Op.DELETE))
+_OP = attrgetter("op")
+_KIND = attrgetter("kind")
+_CHANGES = attrgetter("changes")
 
 
 def _loops(b_side: Side, c_side: Side) -> list[LoopFinding]:

@@ -16,7 +16,8 @@ group whose steps pair with one baseline group):
 from __future__ import annotations
 
 from collections import defaultdict
-from itertools import pairwise
+from itertools import islice
+from operator import lt
 
 from agentdiff.diff.align import Pair
 from agentdiff.diff.lis import increasing_run
@@ -71,7 +72,7 @@ def _out_of_order(pairs: list[Pair], members: list[int]) -> list[int]:
     """The members outside a longest increasing run of baseline positions (candidate order)."""
     ordered = sorted(members, key=lambda i: pairs[i][1] or 0)
     positions = [pairs[i][0] or 0 for i in ordered]
-    if all(x < y for x, y in pairwise(positions)):
+    if all(map(lt, positions, islice(positions, 1, None))):  # in order: nothing moved
         return []
     keep = increasing_run(positions)
     return [i for k, i in enumerate(ordered) if k not in keep]
