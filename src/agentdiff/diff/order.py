@@ -25,15 +25,13 @@ Every timestamp is parsed once and every tool call's arguments normalized once, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from itertools import compress, islice
-from operator import attrgetter, is_not, le, lt
+from operator import attrgetter, is_not, itemgetter, le, lt
 from typing import TYPE_CHECKING, Any
-
-import msgspec
 
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef, Summary, step_fields
@@ -53,19 +51,11 @@ _TOOL = StepType.TOOL_CALL
 _LLM = StepType.LLM_CALL
 _ERROR, _RETRY = StepStatus.ERROR, StepStatus.RETRY
 """The `FAILED` statuses, compared by identity (an enum's hash runs Python code)."""
-_INDEX = attrgetter("ref.step_index")
-_START = attrgetter("start")
-_END = attrgetter("end")
-_CALL = attrgetter("call")
-_FAILED = attrgetter("failed")
-_STEP = attrgetter("step")
-_REF = attrgetter("ref")
-_BASE = attrgetter("base")
-_DEPTH = attrgetter("depth")
-_GROUP = attrgetter("group")
-_TURN = attrgetter("turn")
 _KNOWN = partial(is_not, None)
 """`_KNOWN(v)`: v is not None, at C speed (in `filter`)."""
+_VALUE = attrgetter("_value_")
+"""An enum member's plain string (its hash and `.value` run Python code)."""
+_PARENT_ID, _STEP_INDEX = attrgetter("parent_id"), attrgetter("step_index")
 
 
 @dataclass
@@ -99,139 +89,358 @@ class Side:
     """The loops of the side's tool calls once found (`loops.side_loops`), likewise."""
 
 
-class _Node(msgspec.Struct, gc=False):
-    """What ordering needs of one step, read off the step once.
+class _Columns:
+    """What ordering and the side need of every step, read off the steps in one pass.
 
-    A `msgspec.Struct` (built in C, not tracked by the cyclic collector: nodes never form
-    cycles), since one is built per step.
+    Index-aligned lists in the order the trace lists its steps (positions are list positions):
+    no object per step. `prepare` then finds the execution order and takes the side's lists
+    in it.
     """
 
-    step: TraceStep
-    ref: StepRef
-    base: int
-    call: str | None
-    failed: bool
-    # One kind per trace: ISO UTC strings of one layout (ordered as text), else epoch floats.
-    start: Any
-    end: Any
-    turn: Any
-    """`metadata.turn_id` (None: not given)."""
-    kids: list[_Node] | None = None
-    """Its children, in execution order (None: a leaf)."""
-    canon_kids: list[_Node] | None = None
-    """Its children in canonical order, when that differs from `kids`."""
-    group: int = -1
-    depth: int = 0
-    position: int = 0
+    __slots__ = (
+        "base",
+        "calls",
+        "ends",
+        "failed",
+        "kinds",
+        "parents",
+        "refs",
+        "starts",
+        "steps",
+        "turns",
+    )
+
+    def __init__(self, steps: list[TraceStep], signer: Signer) -> None:
+        self.steps = steps
+        self.refs: list[StepRef] = []
+        self.kinds: list[tuple[str, str]] = []
+        """Each step's type (its plain string) and name: its canonical key."""
+        self.calls: dict[int, str] = {}
+        """Position of each tool call → its call key."""
+        self.failed: list[bool] = []
+        self.starts: list[Any] = []
+        """`metadata.started_at` (one kind per trace once `prepare` read them all: ISO UTC
+        strings of one layout, ordered as text, else epoch floats)."""
+        self.ends: list[Any] = []
+        """`metadata.ended_at` (the start when missing)."""
+        self.turns: list[Any] = []
+        """`metadata.turn_id` (None: not given)."""
+        ids = self._read(steps, signer)
+        self.parents: list[int | None] = list(map(ids.get, map(_PARENT_ID, self.refs)))
+        """Each step's parent's position (None: a root, or a parent unknown in the trace)."""
+        kind_ids = signer.base_of_kind
+        self.base = (
+            list(map(signer.base, steps)) if kind_ids is None else list(map(kind_ids, self.kinds))
+        )
+
+    def _read(self, steps: list[TraceStep], signer: Signer) -> dict[str, int]:
+        """Read the steps' field dicts in one pass; each step id's position (the last wins).
+
+        A plain loop: Python calls made from a loop cost less than calls made from `map`.
+        """
+        ref, kind, call, failed = (
+            self.refs.append,
+            self.kinds.append,
+            self.calls,
+            self.failed.append,
+        )
+        start_of, end_of, turn_of = self.starts.append, self.ends.append, self.turns.append
+        new_ref, call_key = StepRef.of_fields, signer.call_key
+        ids: dict[str, int] = {}
+        for i, held in enumerate(map(step_fields, steps)):
+            step_type, name, status = held["step_type"], held["name"], held["status"]
+            ids[held["step_id"]] = i
+            ref(new_ref(held))
+            kind((step_type._value_, name))
+            if step_type is _TOOL:
+                call[i] = call_key(name, held["input_payload"])
+            failed(status is _ERROR or status is _RETRY)
+            meta = held["metadata"]
+            if meta:
+                start, end, turn = meta.get("started_at"), meta.get("ended_at"), meta.get("turn_id")
+                if turn is not None and not isinstance(turn, (str, int)):
+                    turn = str(turn)
+                start_of(start)
+                end_of(start if end is None else end)
+                turn_of(turn)
+            else:
+                start_of(None)
+                end_of(None)
+                turn_of(None)
+        return ids
+
+
+def _taker(order: list[int]) -> Callable[[list[Any]], list[Any]]:
+    """`take(column)`: the column's items at the positions `order` lists, as a list."""
+    if len(order) < 2:  # noqa: PLR2004 - itemgetter of one index gives an item, not a tuple
+        return lambda column: [column[i] for i in order]
+    pick = itemgetter(*order)  # all the items at C speed, in one call per column
+    return lambda column: list(pick(column))
 
 
 def prepare(trace: AgentTrace, signer: Signer) -> Side:
     """Parse, sign and order `trace` once."""
-    nodes = _nodes(trace.steps, signer)
-    starts, ends = list(map(_START, nodes)), list(map(_END, nodes))
-    if not (_epochs(starts, ends) or _uniform_utc(starts, ends)):
-        for node in nodes:
-            node.start, node.end = _epoch(node.start), _epoch(node.end)
-        starts, ends = list(map(_START, nodes)), list(map(_END, nodes))
-    roots, families = _children(nodes)
-    side = Side(wall_clock=_wall_clock(starts, ends))
-    groups, sorted_any = 0, False
-    canon_roots: list[_Node] | None = None
-    for parent, kids in families:
-        if len(kids) > 1:
-            groups, canonical = _group(parent, kids, groups)
-            if canonical is None:
-                continue
-            sorted_any = True
-            if parent is None:
-                canon_roots = canonical
-            else:
-                parent.canon_kids = canonical
-    order = _preorder(roots, side, signer)
-    if sorted_any:
-        side.canon = _canonical_positions(roots if canon_roots is None else canon_roots, order)
+    cols = _Columns(trace.steps, signer)
+    if not (_epochs(cols.starts, cols.ends) or _uniform_utc(cols.starts, cols.ends)):
+        cols.starts, cols.ends = list(map(_epoch, cols.starts)), list(map(_epoch, cols.ends))
+    order, depth, families = _execution_order(cols)
+    group = [-1] * len(depth)
+    canon = _Groups(cols, families, group).mark()
+    canonical = _canonical_positions(families, canon) if canon else None
+    side = Side(wall_clock=_wall_clock(cols.starts, cols.ends))
+    if order is None:
+        side.steps, side.refs, side.base, side.call = cols.steps, cols.refs, cols.base, cols.calls
+        side.depth, side.group, side.canon, failed = depth, group, canonical, cols.failed
+    else:  # every list in execution order, once
+        take = _taker(order)
+        side.steps, side.refs, side.base = take(cols.steps), take(cols.refs), take(cols.base)
+        side.depth, side.group, failed = take(depth), take(group), take(cols.failed)
+        calls = cols.calls
+        side.call = {new: calls[old] for new, old in enumerate(order) if old in calls}
+        if canonical is not None:
+            new_of = dict(zip(order, range(len(order)), strict=True))
+            side.canon = list(map(new_of.__getitem__, canonical))
+    side.exact = signer.exacts(side.base, failed, side.call)
+    side.failed = list(compress(range(len(failed)), failed))
     return side
 
 
-def _nodes(steps: list[TraceStep], signer: Signer) -> list[_Node]:
-    """One pass over the steps: everything later passes need, so they never touch a step."""
-    base_of, call_of, ref_of = signer.base, signer.call_key, StepRef.of_fields
-    base_of_kind = signer.base_of_kind
-    nodes = []
-    for step, held in zip(steps, map(step_fields, steps), strict=True):
-        meta = held["metadata"]
-        if meta:
-            start, end, turn = meta.get("started_at"), meta.get("ended_at"), meta.get("turn_id")
-            if turn is not None and not isinstance(turn, (str, int)):
-                turn = str(turn)
-        else:
-            start = end = turn = None
-        ref = ref_of(held)
-        nodes.append(
-            _Node(
-                step,
-                ref,
-                base_of(step)
-                if base_of_kind is None
-                else base_of_kind((ref.step_type._value_, ref.name)),
-                call_of(ref.name, held["input_payload"]) if ref.step_type is _TOOL else None,
-                ref.status is _ERROR or ref.status is _RETRY,
-                start,
-                start if end is None else end,
-                turn,
-            )
-        )
-    return nodes
+def _execution_order(
+    cols: _Columns,
+) -> tuple[list[int] | None, list[int], dict[int | None, list[int]]]:
+    """The execution order (list positions; None: the steps' own order), depths and families.
 
-
-def _preorder(roots: list[_Node], side: Side, signer: Signer) -> list[_Node]:
-    """Depth-first pre-order from the roots (every parent before its children) into `side`.
-
-    The walk only lists the nodes (and passes depths down); the side's lists are then read off
-    that list at C speed.
+    Families map each parent (None for the roots) to its children in execution order. Most
+    traces list their steps in execution order already: that is checked (one pass) before any
+    walk.
     """
-    order: list[_Node] = []
-    append = order.append
-    stack = list(reversed(roots))
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        node = pop()
-        append(node)
-        kids = node.kids
-        if kids:
-            depth = node.depth
-            below = depth + 1 if depth < MAX_DEPTH else MAX_DEPTH
-            for kid in kids:
-                kid.depth = below
-            extend(reversed(kids))
-    calls = list(map(_CALL, order))
-    failed = list(map(_FAILED, order))
-    side.steps = list(map(_STEP, order))
-    side.refs = list(map(_REF, order))
-    side.base = list(map(_BASE, order))
-    side.call = {i: key for i, key in enumerate(calls) if key is not None}
-    side.exact = signer.exacts(side.base, failed, side.call)
-    side.depth = list(map(_DEPTH, order))
-    side.group = list(map(_GROUP, order))
-    side.failed = list(compress(range(len(order)), failed))
-    return order
+    indexes = list(map(_STEP_INDEX, cols.refs))
+    tree = _tree(cols.parents) if all(map(le, indexes, islice(indexes, 1, None))) else None
+    if tree is not None:
+        depth, families = tree
+        if not _resort(families, cols.starts):
+            return None, depth, families
+        return _preorder(families.get(None, []), families), depth, families
+    families = _families(indexes, cols.parents)
+    _resort(families, cols.starts)
+    order = _preorder(families.get(None, []), families)
+    return order, _depths(order, cols.parents), families
 
 
-def _canonical_positions(roots: list[_Node], order: list[_Node]) -> list[int]:
-    """Execution positions in the canonical pre-order (canonical children where they differ)."""
-    for position, node in enumerate(order):
-        node.position = position
+def _tree(parents: list[int | None]) -> tuple[list[int], dict[int | None, list[int]]] | None:
+    """Depths and families (parent → children) when the positions are a pre-order, else None.
+
+    Positions are a depth-first pre-order (every parent first, each subtree in one stretch)
+    when each step's parent is on the path from a root to the step before it.
+    """
+    depth: list[int] = []
+    push = depth.append
+    families: dict[int | None, list[int]] = {}
+    path: list[int] = []
+    try:
+        for i, parent in enumerate(parents):
+            if parent is None:
+                path = [i]
+            else:
+                while path[-1] != parent:
+                    path.pop()  # empty path (not a pre-order): IndexError
+                path.append(i)
+            push(len(path) - 1)
+            family = families.get(parent)
+            if family is None:
+                families[parent] = [i]
+            else:
+                family.append(i)
+    except IndexError:
+        return None
+    if max(depth, default=0) > MAX_DEPTH:
+        depth = [min(MAX_DEPTH, d) for d in depth]
+    return depth, families
+
+
+def _resort(families: dict[int | None, list[int]], starts: list[Any]) -> bool:
+    """Sort each fully timed group of siblings by start (stably); True if one moved."""
+    moved = False
+    for kids in families.values():
+        if len(kids) > 1:
+            times = list(map(starts.__getitem__, kids))
+            if None not in times and not all(map(le, times, islice(times, 1, None))):
+                kids.sort(key=starts.__getitem__)
+                moved = True
+    return moved
+
+
+def _families(indexes: list[int], parents: list[int | None]) -> dict[int | None, list[int]]:
+    """Each parent's children (None: the roots) by `step_index`, the parents in first-seen order.
+
+    A step whose parent is unknown is a root.
+    """
+    by_index: Any = range(len(indexes))
+    if not all(map(le, indexes, islice(indexes, 1, None))):
+        by_index = sorted(by_index, key=indexes.__getitem__)
+    families: dict[int | None, list[int]] = {None: []}
+    for i in by_index:
+        parent = parents[i]
+        if parent in families:
+            families[parent].append(i)
+        else:
+            families[parent] = [i]
+    return families
+
+
+def _depths(order: list[int], parents: list[int | None]) -> list[int]:
+    """Each step's depth (at most `MAX_DEPTH`; 0 for a step `order` leaves out)."""
+    depth = [0] * len(parents)
+    for i in order:  # parents come first
+        parent = parents[i]
+        if parent is not None:
+            below = depth[parent] + 1
+            depth[i] = min(MAX_DEPTH, below)
+    return depth
+
+
+def _preorder(roots: list[int], kids_of: Mapping[int | None, list[int]]) -> list[int]:
+    """Depth-first pre-order from `roots` over `kids_of`."""
     out: list[int] = []
     append = out.append
     stack = list(reversed(roots))
-    pop, extend = stack.pop, stack.extend
+    pop, extend, kids = stack.pop, stack.extend, kids_of.get
     while stack:
         node = pop()
-        append(node.position)
-        kids = node.canon_kids or node.kids
-        if kids:
-            extend(reversed(kids))
+        append(node)
+        below = kids(node)
+        if below:
+            extend(reversed(below))
     return out
+
+
+def _canonical_positions(
+    families: dict[int | None, list[int]], canon: dict[int | None, list[int]]
+) -> list[int]:
+    """Execution positions in the canonical pre-order (canonical children where they differ)."""
+    kids_of = {**families, **canon}
+    return _preorder(kids_of.pop(None), kids_of)
+
+
+class _Groups:
+    """Marks the concurrent runs of each family of siblings (group ids unique in the side)."""
+
+    def __init__(
+        self, cols: _Columns, families: dict[int | None, list[int]], group: list[int]
+    ) -> None:
+        self._cols = cols
+        self._families = families
+        self._group = group
+        self._next = 0
+
+    def mark(self) -> dict[int | None, list[int]]:
+        """Mark every family's runs; the families whose canonical order differs, in it."""
+        canon: dict[int | None, list[int]] = {}
+        for parent, kids in self._families.items():
+            if len(kids) > 1:
+                canonical = self._family(parent, kids)
+                if canonical is not None:
+                    canon[parent] = canonical
+        return canon
+
+    def _family(self, parent: int | None, kids: list[int]) -> list[int] | None:
+        """Mark the concurrent runs of `kids`; their canonical order (None: unchanged)."""
+        cols = self._cols
+        llm_parent = parent is not None and cols.refs[parent].step_type is _LLM
+        if not any(map(_KNOWN, map(cols.turns.__getitem__, kids))):
+            if llm_parent and all(map(cols.calls.__contains__, kids)):
+                return self._mark(kids)  # the calls of one model message: one turn
+            if not llm_parent and not _any_overlap(kids, cols):
+                return None  # no evidence of concurrency anywhere (the common case)
+        canonical: list[int] | None = None
+        start = 0
+        while start < len(kids):
+            end = start + 1
+            while end < len(kids) and _concurrent(kids[end - 1], kids[end], cols, llm_parent):
+                end += 1
+            if end - start > 1:
+                ordered = self._mark(kids[start:end])
+                if ordered is not None:
+                    canonical = canonical or list(kids)
+                    canonical[start:end] = ordered
+            start = end
+        return canonical
+
+    def _mark(self, run: list[int]) -> list[int] | None:
+        """Put `run` in the next concurrent group; its canonical order (None: already so)."""
+        group, number = self._group, self._next
+        self._next += 1
+        for i in run:
+            group[i] = number
+        keys: list[Any] = list(map(self._cols.kinds.__getitem__, run))
+        if len(set(keys)) < len(keys):
+            keys = self._wrapper_keys(run, keys)
+        if all(map(le, keys, islice(keys, 1, None))):
+            return None
+        return [run[i] for i in sorted(range(len(run)), key=keys.__getitem__)]
+
+    def _wrapper_keys(self, run: list[int], keys: list[Any]) -> list[Any]:
+        """Keys that tell equal-named wrappers of one fan-out apart by what they wrap.
+
+        LangGraph runs each call of a fan-out in its own `tools` node: when the wrappers hold
+        tool calls that one model message issued (a `turn_id` they all share), they are ordered
+        by the types and names of the steps under them, so two runs that issued the same calls
+        in another order pair wrapper with wrapper and call with call. Without that evidence
+        (equal-named steps that merely overlap in time) execution order stays.
+        """
+        below = [self._below(node) for node in run]
+        turns = [found_turns for _, found_turns in below]
+        if not all(turns) or not frozenset.intersection(*turns):
+            return keys
+        return [(*key, steps) for key, (steps, _) in zip(keys, below, strict=True)]
+
+    def _below(self, node: int) -> tuple[tuple[tuple[str, str], ...], frozenset[Any]]:
+        """The sorted types and names of the steps under `node` (at most `BELOW_STEPS`).
+
+        Also the turn ids of the tool calls among them.
+        """
+        cols, families = self._cols, self._families
+        found: list[tuple[str, str]] = []
+        turns: set[Any] = set()
+        stack = list(families.get(node, ()))
+        while stack and len(found) < BELOW_STEPS:
+            below = stack.pop()
+            found.append(cols.kinds[below])
+            turn = cols.turns[below]
+            if below in cols.calls and turn is not None:
+                turns.add(turn)
+            stack.extend(families.get(below, ()))
+        return tuple(sorted(found)), frozenset(turns)
+
+
+BELOW_STEPS = 64
+"""Steps of a wrapper's subtree read to order equal-named wrappers (bounds the cost)."""
+
+
+def _any_overlap(kids: list[int], cols: _Columns) -> bool:
+    """Some two consecutive siblings may have overlapping windows (checked at C speed).
+
+    Fully timed siblings are in start order, so a window overlaps the next one only if the
+    next starts before it ends; untimed siblings never overlap; a mix is left to `_concurrent`.
+    """
+    starts = list(map(cols.starts.__getitem__, kids))
+    if None in starts:
+        return any(map(_KNOWN, starts))
+    return any(map(lt, islice(starts, 1, None), map(cols.ends.__getitem__, kids)))
+
+
+def _concurrent(a: int, b: int, cols: _Columns, llm_parent: bool) -> bool:
+    """Consecutive siblings `a`, `b` ran concurrently: same turn, one model message, or overlap."""
+    a_turn, b_turn = cols.turns[a], cols.turns[b]
+    if a_turn is not None and b_turn is not None:
+        return bool(a_turn == b_turn)
+    if llm_parent and a in cols.calls and b in cols.calls:
+        return True  # the tool calls one model message issued
+    starts, ends = cols.starts, cols.ends
+    a_start, b_start, a_end, b_end = starts[a], starts[b], ends[a], ends[b]
+    if a_start is None or b_start is None or a_end == a_start or b_end == b_start:
+        return False  # untimed (a step without an end has no window)
+    return bool(a_start < b_end and b_start < a_end)
 
 
 def _uniform_utc(starts: list[Any], ends: list[Any]) -> bool:
@@ -287,143 +496,9 @@ def _epoch(value: object) -> float | None:
     return moment.timestamp()
 
 
-def _children(nodes: list[_Node]) -> tuple[list[_Node], list[tuple[_Node | None, list[_Node]]]]:
-    """The roots and every sibling group with its parent (None for the roots).
-
-    A step whose parent is unknown is a root. Each group is ordered by `step_index`, then by
-    start time when every step of the group has one, and is also the `kids` of its parent.
-    """
-    by_id = dict(zip(map(attrgetter("ref.step_id"), nodes), nodes, strict=True))
-    indexes = list(map(_INDEX, nodes))
-    if not all(map(le, indexes, islice(indexes, 1, None))):
-        nodes = sorted(nodes, key=_INDEX)
-    roots: list[_Node] = []
-    families: list[tuple[_Node | None, list[_Node]]] = [(None, roots)]
-    parent_of = by_id.get
-    for node in nodes:
-        parent = parent_of(node.ref.parent_id)  # None for a root
-        if parent is None:
-            roots.append(node)
-        elif parent.kids is None:
-            parent.kids = [node]
-            families.append((parent, parent.kids))
-        else:
-            parent.kids.append(node)
-    for _, kids in families:
-        if len(kids) > 1 and None not in map(_START, kids):
-            kids.sort(key=_START)  # stable: equal starts keep step_index order
-    return roots, families
-
-
 def _wall_clock(starts: list[Any], ends: list[Any]) -> tuple[float, float] | None:
     known_starts, known_ends = list(filter(_KNOWN, starts)), list(filter(_KNOWN, ends))
     if not (known_starts and known_ends):
         return None
     first, last = _epoch(min(known_starts)), _epoch(max(known_ends))
     return (first, last) if first is not None and last is not None else None
-
-
-def _group(parent: _Node | None, kids: list[_Node], groups: int) -> tuple[int, list[_Node] | None]:
-    """Mark the concurrent runs of `kids` (ids from `groups` on).
-
-    Returns the next free group id and the canonical order of `kids` (None: unchanged).
-    """
-    llm_parent = parent is not None and parent.ref.step_type is _LLM
-    if not any(map(_KNOWN, map(_TURN, kids))):
-        if llm_parent and None not in map(_CALL, kids):
-            return groups + 1, _mark(kids, groups)  # the calls of one model message: one turn
-        if not llm_parent and not _any_overlap(kids):
-            return groups, None  # no evidence of concurrency anywhere (the common case)
-    canonical: list[_Node] | None = None
-    start = 0
-    while start < len(kids):
-        end = start + 1
-        while end < len(kids) and _concurrent(kids[end - 1], kids[end], llm_parent=llm_parent):
-            end += 1
-        if end - start > 1:
-            ordered = _mark(kids[start:end], groups)
-            groups += 1
-            if ordered is not None:
-                canonical = canonical or list(kids)
-                canonical[start:end] = ordered
-        start = end
-    return groups, canonical
-
-
-def _any_overlap(kids: list[_Node]) -> bool:
-    """Some two consecutive siblings may have overlapping windows (checked at C speed).
-
-    Fully timed siblings are in start order, so a window overlaps the next one only if the
-    next starts before it ends; untimed siblings never overlap; a mix is left to `_concurrent`.
-    """
-    starts = list(map(_START, kids))
-    if None in starts:
-        return any(map(_KNOWN, starts))
-    return any(map(lt, islice(starts, 1, None), map(_END, kids)))
-
-
-def _mark(run: list[_Node], group: int) -> list[_Node] | None:
-    """Put `run` in concurrent group `group`; its canonical order (None: already canonical)."""
-    for node in run:
-        node.group = group
-    keys: list[Any] = list(map(_canonical_key, run))
-    if len(set(keys)) < len(keys):
-        keys = _wrapper_keys(run, keys)
-    if all(map(le, keys, islice(keys, 1, None))):
-        return None
-    order = sorted(range(len(run)), key=keys.__getitem__)
-    return [run[i] for i in order]
-
-
-def _canonical_key(node: _Node) -> tuple[str, str]:
-    """Type and name: an intrinsic key, so both sides sort alike (never the arguments)."""
-    return (node.ref.step_type._value_, node.ref.name)
-
-
-def _wrapper_keys(run: list[_Node], keys: list[Any]) -> list[Any]:
-    """Keys that tell equal-named wrappers of one fan-out apart by what they wrap.
-
-    LangGraph runs each call of a fan-out in its own `tools` node: when the wrappers hold tool
-    calls that one model message issued (a `turn_id` they all share), they are ordered by the
-    types and names of the steps under them, so two runs that issued the same calls in another
-    order pair wrapper with wrapper and call with call. Without that evidence (equal-named
-    steps that merely overlap in time) execution order stays.
-    """
-    below = [_below(node) for node in run]
-    turns = [found_turns for _, found_turns in below]
-    if not all(turns) or not frozenset.intersection(*turns):
-        return keys
-    return [(*key, steps) for key, (steps, _) in zip(keys, below, strict=True)]
-
-
-def _below(node: _Node) -> tuple[tuple[tuple[str, str], ...], frozenset[Any]]:
-    """The sorted types and names of the steps under `node` (at most `BELOW_STEPS`).
-
-    Also the turn ids of the tool calls among them.
-    """
-    found: list[tuple[str, str]] = []
-    turns: set[Any] = set()
-    stack = list(node.kids or ())
-    while stack and len(found) < BELOW_STEPS:
-        below = stack.pop()
-        found.append(_canonical_key(below))
-        if below.call is not None and below.turn is not None:
-            turns.add(below.turn)
-        stack.extend(below.kids or ())
-    return tuple(sorted(found)), frozenset(turns)
-
-
-BELOW_STEPS = 64
-"""Steps of a wrapper's subtree read to order equal-named wrappers (bounds the cost)."""
-
-
-def _concurrent(a: _Node, b: _Node, *, llm_parent: bool) -> bool:
-    """Consecutive siblings `a`, `b` ran concurrently: same turn, one model message, or overlap."""
-    if a.turn is not None and b.turn is not None:
-        return bool(a.turn == b.turn)
-    if llm_parent and a.call is not None and b.call is not None:
-        return True  # the tool calls one model message issued
-    a_start, b_start = a.start, b.start
-    if a_start is None or b_start is None or a.end == a_start or b.end == b_start:
-        return False  # untimed (a step without an end has no window)
-    return bool(a_start < b.end and b_start < a.end)
