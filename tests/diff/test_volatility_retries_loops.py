@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 
 from agentdiff import compare, load_trace
 from agentdiff.diff.normalize import Normalizer, is_volatile
+from agentdiff.diff.order import Side, prepare
+from agentdiff.diff.recovery import _scanned, _walked, later_attempts
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import Op
 from tests.realdata import real_pairs, tool_steps
@@ -221,3 +223,24 @@ def test_call_keys_equal_the_path_tracking_route_on_real_traces():
                 assert key == walked.call_key(step.name, step.input_payload)
                 calls += 1
     assert calls > 100
+
+
+@given(st.lists(st.integers(0, 5), max_size=40), st.data())
+def test_later_attempts_scan_equals_the_backward_walk(base, data):
+    """Few failures take a forward scan per failure; the mapping (and its order) is the one
+    the backward walk gives, with and without later attempts."""
+    failed = sorted(data.draw(st.sets(st.integers(0, max(len(base) - 1, 0))))) if base else []
+    side = Side(base=base, refs=[None] * len(base), failed=failed)  # type: ignore[list-item]
+    assert list(_scanned(side).items()) == list(_walked(side).items())
+
+
+def test_later_attempts_agree_on_real_traces():
+    signer = Signer(Normalizer(), strict=False)
+    failures = 0
+    for pair in real_pairs():
+        for path in (pair.baseline, pair.candidate):
+            side = prepare(load_trace(path), signer)
+            failures += len(side.failed)
+            assert list(_scanned(side).items()) == list(_walked(side).items())
+            assert later_attempts(side) == _walked(side)
+    assert failures > 10

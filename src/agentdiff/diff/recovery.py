@@ -22,11 +22,41 @@ from agentdiff.diff.order import Side
 from agentdiff.models.report import ON_PATH, Op, Recovery
 from agentdiff.models.trace import FAILED
 
-__all__ = ["later_attempts", "recoveries"]
+__all__ = ["FEW_FAILURES", "later_attempts", "recoveries"]
 
 
 def later_attempts(side: Side) -> dict[int, int | None]:
     """Position of each failed step → position of its later attempt (None: none)."""
+    if len(side.failed) <= FEW_FAILURES:
+        return _scanned(side)
+    return _walked(side)
+
+
+FEW_FAILURES = 16
+"""Up to this many failed steps, each one's later attempt is found by its own forward scan."""
+
+
+def _scanned(side: Side) -> dict[int, int | None]:
+    """`later_attempts` of a side with few failed steps (the usual case).
+
+    Each one's later attempt is found by `list.index` from the step on (a C-level scan), not by
+    a Python step per position from the first failure on; at most `FEW_FAILURES` scans, each
+    at most the side's length. Same mapping, in the same order, as `_walked`.
+    """
+    base = side.base
+    return {i: _next_equal(base, i) for i in reversed(side.failed)}
+
+
+def _next_equal(values: list[int], i: int) -> int | None:
+    """The first position after `i` whose value equals `values[i]` (None: none)."""
+    try:
+        return values.index(values[i], i + 1)
+    except ValueError:
+        return None
+
+
+def _walked(side: Side) -> dict[int, int | None]:
+    """`later_attempts` in one backward walk from the end to the first failed step."""
     refs, base, failed = side.refs, side.base, side.failed
     if not failed:
         return {}
