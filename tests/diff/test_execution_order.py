@@ -94,3 +94,35 @@ def test_steps_no_root_reaches_are_left_out_in_either_route():
     side = prepare(item, signer)
     assert [ref.name for ref in side.refs] == ["model", "a"]
     assert side.depth == [0, 1]
+
+
+def _calls(names: list[str], starts: list[float], *, below: bool) -> AgentTrace:
+    """An LLM turn issuing calls `names` started at `starts`, each with a thought under it
+    when `below` (moved calls then carry a subtree: the walk's route), else leaves."""
+    steps = [step(0, "llm_call", "model", metadata={"started_at": 0.0, "ended_at": 1.0})]
+    for name, start in zip(names, starts, strict=True):
+        call = len(steps)
+        times = {"started_at": start, "ended_at": start + 5.0}
+        steps.append(step(call, "tool_call", name, 0, input_payload={"q": call}, metadata=times))
+        if below:
+            steps.append(step(call + 1, "thought", f"after {name}", call))
+    steps.append(step(len(steps), "response", "answer"))
+    return trace(steps)
+
+
+@pytest.mark.parametrize("below", [False, True], ids=["leaves", "subtrees"])
+def test_calls_listed_out_of_start_and_name_order(below):
+    signer = Signer(Normalizer(), strict=False)
+    item = _calls(["c", "a", "b"], [2.0, 3.0, 1.0], below=below)
+    side = prepare(item, signer)
+    tools = [ref.name for ref in side.refs if ref.step_type.value == "tool_call"]
+    assert tools == ["b", "c", "a"]  # execution order: by start
+    assert side.refs[-1].name == "answer"
+    assert side.canon is not None
+    canonical = [side.refs[i].name for i in side.canon]
+    called = [n for n in canonical if len(n) == 1]
+    assert called == ["a", "b", "c"]  # canonical order: by type and name
+    if below:  # each call keeps its thought right under it, in both orders
+        assert canonical[1:7] == ["a", "after a", "b", "after b", "c", "after c"]
+    assert sorted(side.canon) == list(range(len(side.refs)))
+    _assert_same(side, prepare(_relisted(item, item.steps[::-1]), signer))

@@ -186,20 +186,18 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     order, depth, families = _execution_order(cols)
     group = [-1] * len(depth)
     canon = _Groups(cols, families, group).mark()
-    canonical = _canonical_positions(families, canon) if canon else None
     side = Side(wall_clock=_wall_clock(cols.starts, cols.ends))
     if order is None:
         side.steps, side.refs, side.base, side.call = cols.steps, cols.refs, cols.base, cols.calls
-        side.depth, side.group, side.canon, failed = depth, group, canonical, cols.failed
+        side.depth, side.group, failed = depth, group, cols.failed
     else:  # every list in execution order, once
         take = _taker(order)
         side.steps, side.refs, side.base = take(cols.steps), take(cols.refs), take(cols.base)
         side.depth, side.group, failed = take(depth), take(group), take(cols.failed)
         calls = cols.calls
         side.call = {new: calls[old] for new, old in enumerate(order) if old in calls}
-        if canonical is not None:
-            new_of = dict(zip(order, range(len(order)), strict=True))
-            side.canon = list(map(new_of.__getitem__, canonical))
+    if canon:
+        side.canon = _canonical(families, canon, order, len(depth))
     side.exact = signer.exacts(side.base, failed, side.call)
     side.failed = list(compress(range(len(failed)), failed))
     return side
@@ -218,9 +216,13 @@ def _execution_order(
     tree = _tree(cols.parents) if all(map(le, indexes, islice(indexes, 1, None))) else None
     if tree is not None:
         depth, families = tree
-        if not _resort(families, cols.starts):
+        moved = _resort(families, cols.starts)
+        if not moved:
             return None, depth, families
-        return _preorder(families.get(None, []), families), depth, families
+        order = _rearranged(len(depth), families, moved)
+        if order is None:
+            order = _preorder(families.get(None, []), families)
+        return order, depth, families
     families = _families(indexes, cols.parents)
     _resort(families, cols.starts)
     order = _preorder(families.get(None, []), families)
@@ -258,16 +260,39 @@ def _tree(parents: list[int | None]) -> tuple[list[int], dict[int | None, list[i
     return depth, families
 
 
-def _resort(families: dict[int | None, list[int]], starts: list[Any]) -> bool:
-    """Sort each fully timed group of siblings by start (stably); True if one moved."""
-    moved = False
+def _resort(families: dict[int | None, list[int]], starts: list[Any]) -> list[list[int]]:
+    """Sort each fully timed group of siblings by start (stably); the groups that moved."""
+    moved = []
     for kids in families.values():
         if len(kids) > 1:
             times = list(map(starts.__getitem__, kids))
             if None not in times and not all(map(le, times, islice(times, 1, None))):
                 kids.sort(key=starts.__getitem__)
-                moved = True
+                moved.append(kids)
     return moved
+
+
+def _rearranged(
+    size: int,
+    families: dict[int | None, list[int]],
+    changed: list[list[int]],
+    position: Callable[[int], int] | None = None,
+) -> list[int] | None:
+    """A pre-order with sibling groups rearranged, when every step they move is a leaf.
+
+    Each of `changed` lists a group's steps in their new order; `position` gives a step's
+    place in the pre-order (default: the step itself). A leaf moves alone, so the groups'
+    steps just trade places and nothing else moves: no walk. None when a moved step has
+    children of its own (then walk the tree).
+    """
+    out = list(range(size))
+    for kids in changed:
+        if any(map(families.__contains__, kids)):
+            return None
+        places = kids if position is None else list(map(position, kids))
+        for slot, place in zip(sorted(places), places, strict=True):
+            out[slot] = place
+    return out
 
 
 def _families(indexes: list[int], parents: list[int | None]) -> dict[int | None, list[int]]:
@@ -314,10 +339,32 @@ def _preorder(roots: list[int], kids_of: Mapping[int | None, list[int]]) -> list
     return out
 
 
-def _canonical_positions(
+def _canonical(
+    families: dict[int | None, list[int]],
+    canon: dict[int | None, list[int]],
+    order: list[int] | None,
+    size: int,
+) -> list[int]:
+    """Execution positions in the canonical pre-order (`canon`: the groups' canonical orders).
+
+    `families` and `canon` hold list positions, `order` the execution order of the `size`
+    listed steps (None: the listed order).
+    """
+    if order is None:
+        moved = _rearranged(size, families, list(canon.values()))
+        return _canonical_walk(families, canon) if moved is None else moved
+    execution = dict(zip(order, range(len(order)), strict=True)).__getitem__
+    if len(order) == size:  # every step reached (else canonical groups may hold others)
+        moved = _rearranged(size, families, list(canon.values()), execution)
+        if moved is not None:
+            return moved
+    return list(map(execution, _canonical_walk(families, canon)))
+
+
+def _canonical_walk(
     families: dict[int | None, list[int]], canon: dict[int | None, list[int]]
 ) -> list[int]:
-    """Execution positions in the canonical pre-order (canonical children where they differ)."""
+    """List positions in the canonical pre-order (canonical children where they differ)."""
     kids_of = {**families, **canon}
     return _preorder(kids_of.pop(None), kids_of)
 
