@@ -25,7 +25,7 @@ Every timestamp is parsed once and every tool call's arguments normalized once, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
@@ -213,7 +213,8 @@ def _execution_order(
     walk.
     """
     indexes = list(map(_STEP_INDEX, cols.refs))
-    tree = _tree(cols.parents) if all(map(le, indexes, islice(indexes, 1, None))) else None
+    listed = _ascending(indexes)
+    tree = _tree(cols.parents) if listed else None
     if tree is not None:
         depth, families = tree
         moved = _resort(families, cols.starts)
@@ -223,7 +224,10 @@ def _execution_order(
         if order is None:
             order = _preorder(families.get(None, []), families)
         return order, depth, families
-    families = _families(indexes, cols.parents)
+    by_index = (
+        range(len(indexes)) if listed else sorted(range(len(indexes)), key=indexes.__getitem__)
+    )
+    families = _families(by_index, cols.parents)
     _resort(families, cols.starts)
     order = _preorder(families.get(None, []), families)
     return order, _depths(order, cols.parents), families
@@ -266,7 +270,7 @@ def _resort(families: dict[int | None, list[int]], starts: list[Any]) -> list[li
     for kids in families.values():
         if len(kids) > 1:
             times = list(map(starts.__getitem__, kids))
-            if None not in times and not all(map(le, times, islice(times, 1, None))):
+            if None not in times and not _ascending(times):
                 kids.sort(key=starts.__getitem__)
                 moved.append(kids)
     return moved
@@ -295,14 +299,12 @@ def _rearranged(
     return out
 
 
-def _families(indexes: list[int], parents: list[int | None]) -> dict[int | None, list[int]]:
-    """Each parent's children (None: the roots) by `step_index`, the parents in first-seen order.
+def _families(by_index: Iterable[int], parents: list[int | None]) -> dict[int | None, list[int]]:
+    """Each parent's children (None: the roots), the parents in first-seen order.
 
-    A step whose parent is unknown is a root.
+    The steps are read in `by_index` order (by `step_index`). A step whose parent is unknown is
+    a root.
     """
-    by_index: Any = range(len(indexes))
-    if not all(map(le, indexes, islice(indexes, 1, None))):
-        by_index = sorted(by_index, key=indexes.__getitem__)
     families: dict[int | None, list[int]] = {None: []}
     for i in by_index:
         parent = parents[i]
@@ -311,6 +313,11 @@ def _families(indexes: list[int], parents: list[int | None]) -> dict[int | None,
         else:
             families[parent] = [i]
     return families
+
+
+def _ascending(values: list[Any]) -> bool:
+    """Each value is at most the next one (checked at C speed)."""
+    return all(map(le, values, islice(values, 1, None)))
 
 
 def _depths(order: list[int], parents: list[int | None]) -> list[int]:
@@ -422,7 +429,7 @@ class _Groups:
         keys: list[Any] = list(map(self._cols.kinds.__getitem__, run))
         if len(set(keys)) < len(keys):
             keys = self._wrapper_keys(run, keys)
-        if all(map(le, keys, islice(keys, 1, None))):
+        if _ascending(keys):
             return None
         return [run[i] for i in sorted(range(len(run)), key=keys.__getitem__)]
 
