@@ -44,30 +44,27 @@ def step_changes(
     if status is not cand["status"]:
         changes.append(Change.of("status", "status", status.value, cand["status"].value))
     tool = base["step_type"] is _TOOL
-    ignores = normalizer.has_ignores
     if not (tool and same_arguments):
         a, b = base["input_payload"], cand["input_payload"]
         if a != b:
-            kind: _Kind = "argument" if tool else "content"
-            if ignores:
-                a, b = _normalized(a, b, "input_payload", normalizer)
-            if a is not b and not a == b:  # noqa: SIM201 - `_diff` has always tested ==
-                _diff(a, b, "input_payload", kind, changes)
+            _payload(a, b, "input_payload", "argument" if tool else "content", normalizer, changes)
     x, y = base["output_payload"], cand["output_payload"]
     if x != y:
-        if ignores:
-            x, y = _normalized(x, y, "output_payload", normalizer)
-        if x is not y and not x == y:  # noqa: SIM201
-            _diff(x, y, "output_payload", "content", changes)
+        _payload(x, y, "output_payload", "content", normalizer, changes)
     return changes
 
 
 _TOOL = StepType.TOOL_CALL
 
 
-def _normalized(a: Any, b: Any, path: str, normalizer: Normalizer) -> tuple[Any, Any]:
-    root = (path,)
-    return normalizer.normalize(a, root), normalizer.normalize(b, root)
+def _payload(a: Any, b: Any, path: str, kind: _Kind, normalizer: Normalizer, out: Changes) -> None:
+    """The differences of two unequal payloads (none when they are equal once normalized)."""
+    if normalizer.has_ignores:
+        root = (path,)
+        a, b = normalizer.normalize(a, root), normalizer.normalize(b, root)
+        if a == b:
+            return
+    _diff(a, b, path, kind, out)
 
 
 def _diff(a: Any, b: Any, path: str, kind: _Kind, out: Changes) -> None:
