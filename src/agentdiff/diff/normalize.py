@@ -89,13 +89,12 @@ _KIND_CACHE_SIZE = 65_536
 volatile_tests: Mapping[Any, VolatileTest | None] = _TestCache()
 """Key → the test that says whether a value under it is volatile (None: its values never are):
 `is_volatile` for walks that read it per key, at C speed once a key was seen."""
-_TESTS = volatile_tests
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def is_volatile(key: str, value: Any) -> bool:
     """True when `value` under `key` looks generated (an id, a timestamp, a duration)."""
-    test = _TESTS[key]
+    test = volatile_tests[key]
     return test is not None and test(value)
 
 
@@ -203,7 +202,7 @@ def strip_volatile(value: Any) -> Any:
 
 def _strip_nested(value: dict[Any, Any]) -> dict[Any, Any]:
     """`strip_volatile` of a dict that holds a dict or a list: a stripped copy."""
-    tests = _TESTS
+    tests = volatile_tests
     out = {}
     for key, item in value.items():
         test = tests[key]
@@ -219,7 +218,7 @@ def _checks(keys: tuple[Any, ...]) -> tuple[tuple[Any, VolatileTest], ...]:
     Kept per key set (the calls of one tool repeat theirs), so a dict's keys are looked at once
     per distinct set: a tuple of the keys and one dict read instead of a kind lookup per key.
     """
-    tests = _TESTS
+    tests = volatile_tests
     found = tuple((key, test) for key in keys if (test := tests[key]) is not None)
     if len(_CHECKED) < _KIND_CACHE_SIZE:  # hostile inputs with endless distinct key sets
         _CHECKED[keys] = found
