@@ -34,6 +34,7 @@ from agentdiff.models.trace import (
     TokenUsage,
     TraceStep,
     check_graph,
+    with_source_format,
 )
 
 __all__ = ["decode_canonical"]
@@ -202,13 +203,13 @@ class _Decoder:
         if self.too_deep((values["task_input"], values["final_output"], values["metadata"])):
             raise _Unsure
         if source is not None and self.ordered:
-            values["metadata"] = _marked(values["metadata"], source)
+            values["metadata"] = with_source_format(values["metadata"], source)
         trace: AgentTrace = self.trace.build(values)
         if self.ordered:
             return trace
         trace = check_graph(trace)  # may add a warning to the metadata: the source goes after
         if source is not None:
-            trace.metadata = _marked(trace.metadata, source)
+            trace.metadata = with_source_format(trace.metadata, source)
         return trace
 
     def too_deep(self, own: tuple[Any, ...]) -> bool:
@@ -264,10 +265,3 @@ def decode_canonical(raw: bytes | memoryview, source: str | None = None) -> Agen
         return _Decoder().whole(decoded, source)
     except (_Unsure, ValueError):
         return None
-
-
-def _marked(metadata: dict[str, Any] | UnsetType | None, source: str) -> dict[str, Any]:
-    """A copy of `metadata` whose `source_format` is `source` (in its place if it had one)."""
-    marked = dict(metadata) if isinstance(metadata, dict) else {}
-    marked["source_format"] = source
-    return marked

@@ -38,7 +38,7 @@ from agentdiff.errors import (
 from agentdiff.gcpause import no_gc_pauses
 from agentdiff.limits import ENVELOPE_DEPTH, MAX_DEPTH, Limits, deepest_path, exceeds_depth
 from agentdiff.models.compact import compact_trace
-from agentdiff.models.trace import AgentTrace
+from agentdiff.models.trace import AgentTrace, with_source_format
 from agentdiff.reading import iter_lines, open_trace_file, read_ahead, read_file
 
 if TYPE_CHECKING:
@@ -398,9 +398,7 @@ def _finished(trace: AgentTrace, adapter: type[BaseAdapter], limits: Limits) -> 
 
 
 def _mark_source(trace: AgentTrace, adapter: type[BaseAdapter]) -> None:
-    meta = dict(trace.metadata or {})
-    meta["source_format"] = adapter.name
-    trace.metadata = meta
+    trace.metadata = with_source_format(trace.metadata, adapter.name)
 
 
 def _check_step_count(trace: AgentTrace, limits: Limits) -> None:

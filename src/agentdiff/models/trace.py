@@ -54,6 +54,7 @@ __all__ = [
     "TokenUsage",
     "TraceStep",
     "check_graph",
+    "with_source_format",
 ]
 
 SCHEMA_VERSION = "1.0.0"
@@ -179,6 +180,16 @@ class AgentTrace(_Model):
             if step.parent_id is not None and step.parent_id in graph:
                 graph.add_edge(step.parent_id, step.step_id)
         return graph
+
+
+def with_source_format(metadata: object, source: str) -> dict[str, Any]:
+    """A copy of a trace's `metadata` (a dict, or none) whose `source_format` is `source`.
+
+    The key keeps its place if the metadata had it.
+    """
+    marked = dict(metadata) if isinstance(metadata, dict) else {}
+    marked["source_format"] = source
+    return marked
 
 
 def check_graph(trace: AgentTrace) -> AgentTrace:
