@@ -9,13 +9,18 @@ canonical JSON and measures
   rendering): median wall time and the subprocess's max RSS (`os.wait4`);
 - at N=1,000 the yardstick, agent-trajectory-diff 0.7.0, as a black box: installed into a
   throwaway venv (`benchmarks/.yardstick-venv`, never ours), fed the same pair in its input
-  format, its `compare()` timed in-process the same way.
+  format, its `compare()` timed in-process the same way;
+- at N=100,000 a reference engine: our own engine as of `--reference COMMIT` (default the
+  commit whose run set the figures issue 11 quotes, 1.87 s), taken from git history and timed
+  the same way, round by round with ours. The host's speed drifts by up to 2×, so this says
+  how fast the host is today compared with when the target was set.
 
 Prints a Markdown table and the verdicts against the targets of issue 5; a full default run also
 writes `benchmarks/results.md`. `--quick` is a fast smoke run (small sizes, few repeats, no
 yardstick, nothing written).
 
     python benchmarks/bench_compare.py [--sizes 1000,10000] [--quick] [--no-yardstick]
+                                       [--reference COMMIT | --no-reference]
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import gc
+import io
 import itertools
 import math
 import os
@@ -30,6 +36,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import tracemalloc
@@ -80,6 +87,30 @@ print(json.dumps({"runs": runs, "steps": [len(baseline.steps), len(candidate.ste
 YARDSTICK_ROUNDS = 5
 """Rounds of the side-by-side: each runs its `compare()` 3× then ours 3×, back to back."""
 
+REFERENCE_COMMIT = "486994e"
+"""The engine whose benchmark run gave the figures issue 11 quotes (N=100,000 `compare()`
+1.87 s, before the issue's semantics were added)."""
+REFERENCE_SECONDS = 1.87
+REFERENCE_AT = 100_000
+REFERENCE_ROUNDS = 3
+"""Rounds at N=100,000: each times the reference's `compare()` once, then ours once."""
+REFERENCE_DRIVER = """\
+import gc, json, sys, time
+sys.path.insert(0, sys.argv[1])
+from agentdiff import compare
+from agentdiff.loader import load_trace
+baseline, candidate = load_trace(sys.argv[2]), load_trace(sys.argv[3])
+compare(baseline, candidate)
+runs = []
+for _ in range(int(sys.argv[4])):
+    gc.collect()
+    start = time.perf_counter()
+    compare(baseline, candidate)
+    runs.append(time.perf_counter() - start)
+print(json.dumps({"runs": runs, "engine": __import__("agentdiff").__file__}))
+"""
+"""Runs our interpreter on the reference's sources: its `load_trace` and `compare`, timed."""
+
 
 @dataclass
 class Row:
@@ -93,6 +124,7 @@ class Row:
     rss_mb: float
     found: dict[str, Any]
     yardstick: Yardstick | None = None
+    reference: Reference | None = None
 
 
 @dataclass
@@ -109,6 +141,18 @@ class Yardstick:
     def speedup(self) -> float:
         """The median of the per-round ratios (robust to the host's speed drifting)."""
         return _median(self.ratios)
+
+
+@dataclass
+class Reference:
+    """The reference engine's timings at one size, or why it was skipped."""
+
+    commit: str
+    compare_runs: list[float] = field(default_factory=list)
+    ours: list[float] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)
+    """Per round: ours over the reference's, measured back to back."""
+    skipped: str | None = None
 
 
 def _median(runs: list[float]) -> float:
@@ -286,10 +330,61 @@ def _measure_yardstick(
     return yard
 
 
+# --- the reference engine (our own, from git history) -----------------------------------------
+
+
+def _reference_sources(commit: str, work: Path) -> Path:
+    """The `src` folder of `commit`, extracted from this checkout's history into `work`."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(HERE.parent), "archive", "--format=tar", commit, "src"],
+            capture_output=True,
+            check=False,
+            timeout=120,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise YardstickUnavailableError(f"git archive {commit}: {exc}") from None
+    if done.returncode != 0:
+        detail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        raise YardstickUnavailableError(f"git archive {commit} failed: {detail[0]}")
+    target = work / f"reference-{commit}"
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+        archive.extractall(target, filter="data")
+    return target / "src"
+
+
+def _measure_reference(
+    commit: str, paths: tuple[Path, Path], traces: tuple[AgentTrace, AgentTrace], work: Path
+) -> Reference:
+    """The reference's `compare()` and ours alternately, round by round (same host speed)."""
+    try:
+        sources = _reference_sources(commit, work)
+    except YardstickUnavailableError as exc:
+        return Reference(commit=commit, skipped=str(exc))
+    driver = work / "reference_driver.py"
+    driver.write_text(REFERENCE_DRIVER)
+    args = [sys.executable, "-I", str(driver), str(sources), *map(str, paths), "1"]
+    ref = Reference(commit=commit)
+    for _ in range(REFERENCE_ROUNDS):
+        done = subprocess.run(args, cwd=work, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            return Reference(commit=commit, skipped=f"its compare() failed: {done.stderr[-300:]}")
+        result = orjson.loads(done.stdout)
+        if not str(result["engine"]).startswith(str(sources)):
+            return Reference(commit=commit, skipped=f"imported {result['engine']}, not its own")
+        ours, _ = _time_compare(*traces, 1)
+        ref.compare_runs += result["runs"]
+        ref.ours += ours
+        ref.ratios.append(ours[0] / result["runs"][0])
+    return ref
+
+
 # --- one size ---------------------------------------------------------------------------------
 
 
-def measure(n: int, work: Path, *, quick: bool, yardstick: bool) -> Row:
+def measure(
+    n: int, work: Path, *, quick: bool, yardstick: bool, reference: str | None = None
+) -> Row:
     """Generate the pair of size n and measure everything at that size."""
     paths = write_pair(make_pair(n, SEED), work / str(n))
     gc.collect()
@@ -308,6 +403,8 @@ def measure(n: int, work: Path, *, quick: bool, yardstick: bool) -> Row:
     row.cli_runs, row.rss_mb = _measure_cli(paths, cli_repeats, work / str(n))
     if yardstick:
         row.yardstick = _measure_yardstick((baseline, candidate), 2, work / str(n))
+    if reference is not None:
+        row.reference = _measure_reference(reference, paths, (baseline, candidate), work / str(n))
     del baseline, candidate
     gc.collect()
     return row
@@ -380,7 +477,30 @@ def _target_lines(rows: list[Row]) -> list[str]:
         f"- peak memory < {TARGET_RSS_MB:,.0f} MB: {peak:,.0f} MB — {_verdict(peak < TARGET_RSS_MB)}"
     )
     lines += _yardstick_lines(rows)
+    lines += _reference_lines(rows)
     return lines + _scaling_lines(rows)
+
+
+def _reference_lines(rows: list[Row]) -> list[str]:
+    lines = []
+    for row in rows:
+        ref = row.reference
+        if ref is None:
+            continue
+        if ref.skipped:
+            lines.append(f"- reference engine ({ref.commit}) skipped: {ref.skipped}")
+            continue
+        theirs, ratio = _median(ref.compare_runs), _median(ref.ratios)
+        lines.append(
+            f"- the host today, against the run that set the target: the engine of commit "
+            f"{ref.commit} (measured {REFERENCE_SECONDS:g} s at N={row.n:,} then) takes "
+            f"{_seconds(theirs)} here now, back to back with ours ({_seconds(_median(ref.ours))}"
+            f" in the same rounds): ours / reference = {ratio:.2f} (median of {len(ref.ratios)} "
+            f"rounds, range {min(ref.ratios):.2f}–{max(ref.ratios):.2f}). At the host speed of "
+            f"that run, ours would take about {_seconds(ratio * REFERENCE_SECONDS)} (information, "
+            f"not the verdict: the target is judged on this host's time above)"
+        )
+    return lines
 
 
 def _yardstick_lines(rows: list[Row]) -> list[str]:
@@ -488,6 +608,12 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="fast smoke run; writes nothing")
     parser.add_argument("--no-yardstick", action="store_true", help="skip agent-trajectory-diff")
     parser.add_argument("--output", type=Path, help=f"write the report here (default {RESULTS})")
+    parser.add_argument(
+        "--reference",
+        default=REFERENCE_COMMIT,
+        help=f"commit of the reference engine timed at N={REFERENCE_AT:,} (default %(default)s)",
+    )
+    parser.add_argument("--no-reference", action="store_true", help="skip the reference engine")
     return parser.parse_args(argv)
 
 
@@ -497,6 +623,7 @@ def main(argv: list[str] | None = None) -> int:
     default = QUICK_SIZES if args.quick else DEFAULT_SIZES
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(default)
     with_yardstick = not (args.quick or args.no_yardstick)
+    reference = None if args.quick or args.no_reference else args.reference
     rows = []
     _fresh_bytecode()
     with tempfile.TemporaryDirectory(prefix="agentdiff-bench-") as tmp:
@@ -504,7 +631,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"measuring N={n:,} …", file=sys.stderr, flush=True)
             rows.append(
                 measure(
-                    n, Path(tmp), quick=args.quick, yardstick=with_yardstick and n == YARDSTICK_SIZE
+                    n,
+                    Path(tmp),
+                    quick=args.quick,
+                    yardstick=with_yardstick and n == YARDSTICK_SIZE,
+                    reference=reference if n == REFERENCE_AT else None,
                 )
             )
     text = render(rows, args.quick)

@@ -146,3 +146,28 @@ def test_quick_benchmark_run_writes_its_table(
     assert "| 400 |" in text
     assert "new loops" in text
     assert text in capsys.readouterr().out
+
+
+def test_reference_engine_runs_from_history_back_to_back(
+    bench_modules: tuple[ModuleType, ModuleType], pair: Any, tmp_path: Path
+) -> None:
+    bench = bench_modules[1]
+    paths = bench.write_pair(pair, tmp_path / "pair")
+    ref = bench._measure_reference("HEAD", paths, (pair.baseline, pair.candidate), tmp_path)
+    assert ref.skipped is None, ref.skipped
+    assert len(ref.compare_runs) == len(ref.ours) == len(ref.ratios) == bench.REFERENCE_ROUNDS
+    assert all(r > 0 for r in ref.ratios)
+    assert (tmp_path / "reference-HEAD" / "src" / "agentdiff" / "diff" / "compare.py").is_file()
+    row = bench.Row(200, 200, [0.1], 1.0, [0.2], 10.0, {}, reference=ref)
+    (line,) = bench._reference_lines([row])
+    assert "commit HEAD" in line
+    assert "ours / reference" in line
+
+
+def test_reference_engine_of_an_unknown_commit_is_skipped_with_the_reason(
+    bench_modules: tuple[ModuleType, ModuleType], pair: Any, tmp_path: Path
+) -> None:
+    bench = bench_modules[1]
+    ref = bench._measure_reference("no-such-commit", (tmp_path, tmp_path), (pair, pair), tmp_path)
+    assert ref.skipped is not None
+    assert "git archive no-such-commit failed" in ref.skipped
