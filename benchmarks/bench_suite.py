@@ -267,6 +267,9 @@ def _mark(ok: bool | None) -> str:
 
 ROUNDS = 3
 """Rounds of the side-by-side throughput runs (serial, pool, peer back to back in each)."""
+PEER_RATE_AT_FILING = (170.0, 220.0)
+"""The peer's sequential `run_scenarios` rate issue 14 quotes from the host when its targets
+were set (pairs/s): today's peer rate against it says how fast the host is now."""
 PARTS = ("throughput", "cli500", "rss", "dask", "large200", "results50k")
 
 
@@ -397,7 +400,24 @@ def _peer_lines(t: Throughput) -> list[Line]:
             f"{ratio:.1f}× (rounds: {_each(t.peer, t.pool)})",
             ratio >= 3,
         ),
+        _host_line(t, peer_rate),
     ]
+
+
+def _host_line(t: Throughput, peer_rate: float) -> Line:
+    """The host today against the one the targets were set on, read off the peer's own rate."""
+    low, high = (rate / peer_rate for rate in PEER_RATE_AT_FILING)
+    serial = t.pairs / statistics.median_low(t.serial)
+    pool = t.pairs / statistics.median_low(t.pool)
+    return Line(
+        "the host today vs when the targets were set (the peer's sequential rate, "
+        f"{PEER_RATE_AT_FILING[0]:.0f}–{PEER_RATE_AT_FILING[1]:.0f} pairs/s then)",
+        "—",
+        f"{peer_rate:,.0f} pairs/s now: the host runs at {100 / high:.0f}–{100 / low:.0f} % of "
+        f"that speed; scaled to it, ours would be ~{serial * low:,.0f}–{serial * high:,.0f} pairs/s in-process and "
+        f"~{pool * low:,.0f}–{pool * high:,.0f} on the pool (information, not a verdict)",
+        None,
+    )
 
 
 def measure(

@@ -38,3 +38,17 @@ def test_parts_selects_what_is_measured(tmp_path):
     assert rows[0].startswith("| main process peak RSS, pool, 40 pairs |")
     with pytest.raises(SystemExit):
         bench_suite.main(["--quick", "--parts", "nonsense"])
+
+
+def test_host_line_scales_our_rates_by_the_peer_rate_then_and_now():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(BENCHMARKS))
+        import bench_suite
+
+    t = bench_suite.Throughput(pairs=1000, serial=[2.0], pool=[1.0])
+    line = bench_suite._host_line(t, 85.0)  # the peer at half of 170 pairs/s
+    assert line.ok is None
+    assert "the host runs at 39–50 % of that speed" in line.measured
+    # ours: 500 pairs/s in-process, 1,000 on the pool; scaled by 170/85 = 2 and 220/85
+    assert "~1,000–1,294 pairs/s in-process" in line.measured
+    assert "~2,000–2,588 on the pool" in line.measured
