@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import orjson
+import pytest
 
-from agentdiff import compare
+from agentdiff import CompareOptions, compare, load_trace
+from agentdiff.diff.findings import report_findings
 from agentdiff.models.report import DiffReport, Op
 from agentdiff.render import render
 from tests.diff.builders import step, tools, trace
+from tests.realdata import real_pairs
 
 
 def _turns(prefix: str, plan: list[tuple[str, dict[str, object], int]]) -> list:
@@ -120,3 +123,16 @@ def test_findings_are_in_the_json_contract():
 def test_identical_runs_have_no_findings():
     run = tools(("get", {"a": 1}), ("put", {"b": 2}))
     assert compare(run, run).findings == []
+
+
+@pytest.mark.parametrize("compare_content", [False, True])
+@pytest.mark.parametrize("pair", real_pairs()[::3], ids=lambda p: p.id)
+def test_findings_read_off_the_report_alone_equal_compares(pair, compare_content):
+    """`compare` hands the findings the content rows it noted; read off the report, the same."""
+    options = CompareOptions(compare_content=compare_content)
+    report = compare(load_trace(pair.baseline), load_trace(pair.candidate), options=options)
+    assert report_findings(report) == report.findings
+    content = [
+        r for r, e in enumerate(report.alignment, 1) if any(c.kind == "content" for c in e.changes)
+    ]
+    assert report.content_changes == len(content)

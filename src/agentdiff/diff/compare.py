@@ -25,7 +25,6 @@ from agentdiff.gcpause import no_gc_pauses
 from agentdiff.models.report import (
     ON_PATH,
     Aligned,
-    Change,
     DiffReport,
     GateResult,
     LoopFinding,
@@ -166,7 +165,7 @@ def _report(
 ) -> DiffReport:
     pairs = _align(b_side, c_side)
     moved = reorders(pairs, b_side, c_side)
-    entries = _entries(pairs, moved, b_side, c_side, normalizer, options)
+    entries, content = _entries(pairs, moved, b_side, c_side, normalizer, options)
     ops = list(map(_OP, entries))
     divergence = _divergence(ops.count(Op.INSERT) + ops.count(Op.DELETE), b_side, c_side)
     b_sum, _ = memoized_totals(baseline, b_side, options.prices)
@@ -178,9 +177,7 @@ def _report(
         baseline=b_sum,
         candidate=c_sum,
         divergence=divergence,
-        content_changes=sum(
-            "content" in map(_KIND, changes) for changes in filter(None, map(_CHANGES, entries))
-        ),
+        content_changes=len(content),
         changed_calls=ops.count(Op.CHANGE),
         first_divergence=next((e for e in entries if e.op not in ON_PATH), None),
         first_change=next((e for e in entries if e.op in _DIFFERS), None),
@@ -194,7 +191,7 @@ def _report(
     )
     report.gate = evaluate_gate(report, options.gate)
     if findings:
-        report.findings = report_findings(report)
+        report.findings = report_findings(report, content_rows=content)
     return report
 
 
@@ -237,11 +234,18 @@ def _entries(
     c_side: Side,
     normalizer: Normalizer,
     options: CompareOptions,
-) -> list[Aligned]:
-    """The alignment: one entry per pair of the edit script, in its order."""
+) -> tuple[list[Aligned], list[int]]:
+    """The alignment (one entry per pair of the edit script, in its order) and its content rows.
+
+    The content rows (1-based) are those whose listed changes include content, noted as the
+    entries are made: the report counts them and the findings list them, without another pass
+    over every entry for either.
+    """
     b_refs, c_refs, b_calls, c_calls = b_side.refs, c_side.refs, b_side.call, c_side.call
     b_steps, c_steps, entry, fields = b_side.steps, c_side.steps, new_aligned, step_fields
+    compare_content = options.compare_content
     out = []
+    content: list[int] = []
     for i, (b, c) in enumerate(pairs):
         if c is None:
             out.append(entry(Op.DELETE, b_refs[b or 0], None, [], 0))
@@ -261,25 +265,20 @@ def _entries(
                 out.append(entry(op, b_ref, c_ref, [], 0))
                 continue
             changes = step_changes(b_held, c_held, normalizer, same_arguments=same_call)
-            op = _op(changes, i in moved, options)
+            of_content = list(map(_KIND, changes)).count("content")
+            if of_content:
+                content.append(i + 1)
+            if changes and (compare_content or of_content < len(changes)):
+                op = Op.CHANGE  # some change is not of content (or content counts)
+            else:
+                op = Op.REORDER if i in moved else Op.MATCH
             out.append(entry(op, b_ref, c_ref, changes, changes.more))
-    return out
-
-
-def _op(changes: list[Change], moved: bool, options: CompareOptions) -> Op:
-    if changes and (
-        options.compare_content or list(map(_KIND, changes)).count("content") < len(changes)
-    ):  # some change is not of content
-        return Op.CHANGE
-    if moved:
-        return Op.REORDER
-    return Op.MATCH
+    return out, content
 
 
 _DIFFERS = frozenset((Op.CHANGE, Op.INSERT, Op.DELETE))
 _OP = attrgetter("op")
 _KIND = attrgetter("kind")
-_CHANGES = attrgetter("changes")
 
 
 def _loops(b_side: Side, c_side: Side) -> list[LoopFinding]:

@@ -34,12 +34,18 @@ _STEP_ID = attrgetter("step_id")
 _KIND = attrgetter("kind")
 
 
-def _candidate_rows(entries: list[Aligned]) -> dict[str, int]:
-    """Each candidate step id → the 1-based row of its entry, built at C speed."""
+def _candidate_rows(entries: list[Aligned], wanted: set[str]) -> dict[str, int]:
+    """The `wanted` candidate step ids → the 1-based rows of their entries, at C speed.
+
+    Only the wanted ids (the loops' and errors' steps, a few) go in the dict: a dict of every
+    candidate step was most of the findings' cost on a large pair.
+    """
     cands = list(map(_CANDIDATE, entries))
     present = list(map(is_not, cands, repeat(None)))
-    ids, rows = map(_STEP_ID, compress(cands, present)), compress(count(1), present)
-    return dict(zip(ids, rows, strict=True))
+    ids = list(map(_STEP_ID, compress(cands, present)))
+    keep = list(map(wanted.__contains__, ids))
+    rows = compress(compress(count(1), present), keep)
+    return dict(zip(compress(ids, keep), rows, strict=True))
 
 
 def _rows_where(ops: list[Op], op: Op) -> list[int]:
@@ -47,10 +53,19 @@ def _rows_where(ops: list[Op], op: Op) -> list[int]:
     return list(compress(count(1), map(is_, ops, repeat(op))))
 
 
+def _content_rows(entries: list[Aligned]) -> list[int]:
+    """The 1-based rows whose listed changes include content."""
+    return [
+        row
+        for row in compress(count(1), map(_CHANGES, entries))
+        if "content" in map(_KIND, entries[row - 1].changes)
+    ]
+
+
 class _Rows:
     """One scan of the alignment: the rows every finding needs, and the steps' own tokens."""
 
-    def __init__(self, report: DiffReport) -> None:
+    def __init__(self, report: DiffReport, content_rows: list[int] | None = None) -> None:
         self.report = report
         self.entries = entries = report.alignment
         needed = {i for loop in report.loops for i in loop.step_ids}
@@ -62,16 +77,11 @@ class _Rows:
         self.deletes = _rows_where(ops, Op.DELETE)
         self.added = {entries[r - 1].candidate.step_id for r in self.inserts}  # type: ignore[union-attr]
         self.removed = {entries[r - 1].baseline.step_id for r in self.deletes}  # type: ignore[union-attr]
-        self.changed: list[int] = []
-        self.content: list[int] = []
-        for row in compress(count(1), map(_CHANGES, entries)):
-            entry = entries[row - 1]
-            if entry.op is Op.CHANGE:
-                self.changed.append(row)
-            if "content" in map(_KIND, entry.changes):
-                self.content.append(row)
-        self.cand_row = _candidate_rows(entries) if needed else {}
-        """Candidate step id → its row (read for the loops' and errors' steps only)."""
+        self.changed = _rows_where(ops, Op.CHANGE)  # a change always lists its changes
+        self.content = _content_rows(entries) if content_rows is None else content_rows
+        """Rows whose listed changes include content (`compare` notes them as it builds)."""
+        self.cand_row = _candidate_rows(entries, needed) if needed else {}
+        """Candidate step id → its row (for the loops' and errors' steps only)."""
         self.of_tokens = report.deltas.total_tokens.delta
         self._tokens: tuple[dict[str, int], dict[str, int]] | None = None
 
@@ -235,9 +245,12 @@ def _content(rows: _Rows) -> Iterator[Finding]:
     )
 
 
-def report_findings(report: DiffReport) -> list[Finding]:
-    """Every finding of `report` (whose traces are attached, for token attribution)."""
-    rows = _Rows(report)
+def report_findings(report: DiffReport, content_rows: list[int] | None = None) -> list[Finding]:
+    """Every finding of `report` (whose traces are attached, for token attribution).
+
+    `content_rows`: the 1-based rows whose changes include content, when the caller knows them.
+    """
+    rows = _Rows(report, content_rows)
     found = list(_first(report))
     loops = [_loop(loop, rows) for loop in report.loops]
     found += loops

@@ -16,10 +16,12 @@ count equals the number of its recovery entries that were retried.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import compress, count
+from operator import itemgetter
 
 from agentdiff.diff.align import Pair
 from agentdiff.diff.order import Side
-from agentdiff.models.report import ON_PATH, Op, Recovery
+from agentdiff.models.report import Op, Recovery
 from agentdiff.models.trace import FAILED
 
 __all__ = ["FEW_FAILURES", "later_attempts", "recoveries"]
@@ -73,15 +75,26 @@ def _walked(side: Side) -> dict[int, int | None]:
 def recoveries(
     pairs: list[Pair], ops: list[Op], candidate: Side, attempts: Mapping[int, int | None]
 ) -> list[Recovery]:
-    """One `Recovery` per failed candidate step, in candidate order (`pairs` in that order)."""
+    """One `Recovery` per failed candidate step, in candidate order (`pairs` in that order).
+
+    Only the failed steps' entries are visited: their rows are picked at C speed, and each
+    one's way back to the baseline path is a forward scan that starts where the previous
+    one's ended (one pass in all). A Python step per entry (hashing each entry's `Op`, whose
+    hash is Python code) was most of this on a large pair.
+    """
+    if not attempts:
+        return []
     out = []
-    next_on_path = _next_on_path(pairs, ops)
     refs = candidate.refs
-    for i, pair in enumerate(pairs):
-        position = pair[1]
-        if position is None or position not in attempts:
+    rows = compress(count(), map(attempts.__contains__, map(_CANDIDATE, pairs)))
+    on_path = -1  # the first on-path entry at or after the last visited row (-1: none yet)
+    for i in rows:
+        position = pairs[i][1]
+        if position is None:  # never: None is no key of `attempts` (for the type checker)
             continue
-        target = i if ops[i] in ON_PATH else next_on_path[i]
+        if on_path < i:
+            on_path = _on_path_from(ops, i)
+        target = None if on_path == len(ops) else on_path
         steps = None
         if target is not None:
             steps = sum(1 for p in pairs[i:target] if p[1] is not None)
@@ -105,11 +118,16 @@ def recoveries(
     return out
 
 
-def _next_on_path(pairs: list[Pair], ops: list[Op]) -> list[int | None]:
-    out: list[int | None] = [None] * len(pairs)
-    upcoming: int | None = None
-    for i in range(len(pairs) - 1, -1, -1):
-        out[i] = upcoming
-        if ops[i] in ON_PATH and pairs[i][1] is not None:
-            upcoming = i
-    return out
+_CANDIDATE = itemgetter(1)
+
+
+def _on_path_from(ops: list[Op], i: int) -> int:
+    """The first entry at or after `i` on the baseline path (`len(ops)`: none).
+
+    On-path entries (`ON_PATH`: match, reorder, change) pair two steps; only inserts and
+    deletes are off it, told apart by identity (an `Op`'s hash is Python code).
+    """
+    end = len(ops)
+    while i < end and (ops[i] is Op.INSERT or ops[i] is Op.DELETE):
+        i += 1
+    return i
