@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
-from agentdiff import compare
+import pytest
+
+from agentdiff import compare, load_trace
 from agentdiff.diff import align as align_module
+from agentdiff.diff.compare import _align
+from agentdiff.diff.groups import reorders
+from agentdiff.diff.normalize import Normalizer
+from agentdiff.diff.order import prepare
+from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import Op
+from tests.realdata import real_pairs
 
 from .builders import step, tools, trace
 
@@ -220,3 +228,14 @@ def test_the_banded_path_for_huge_traces(monkeypatch):
     assert _ops(banded) == _ops(exact)
     assert _inserted(banded) == ["lookup(500)", "lookup(501)", "model", "model"]
     assert _count(banded, Op.CHANGE) == 0 == _count(banded, Op.DELETE)
+
+
+@pytest.mark.parametrize("pair", real_pairs(), ids=lambda p: p.id)
+def test_pairs_come_out_in_the_candidate_execution_order(pair):
+    """`groups` reads each group's pairs in pair order as candidate order (no sort)."""
+    signer = Signer(Normalizer(), strict=False)
+    sides = prepare(load_trace(pair.baseline), signer), prepare(load_trace(pair.candidate), signer)
+    pairs = _align(*sides)
+    reorders(pairs, *sides)  # re-partnering moves baseline positions only
+    positions = [c for _, c in pairs if c is not None]
+    assert positions == sorted(positions) == list(range(len(sides[1].steps)))

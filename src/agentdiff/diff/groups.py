@@ -69,10 +69,14 @@ def _repartner(pairs: list[Pair], members: list[int], baseline: Side, candidate:
 
 
 def _out_of_order(pairs: list[Pair], members: list[int]) -> list[int]:
-    """The members outside a longest increasing run of baseline positions (candidate order)."""
-    ordered = sorted(members, key=lambda i: pairs[i][1] or 0)
-    positions = [pairs[i][0] or 0 for i in ordered]
+    """The members outside a longest increasing run of baseline positions (candidate order).
+
+    `members` are in candidate order already: they were collected in the order of the pairs,
+    which the alignment hands out in the candidate's execution order (and re-partnering moves
+    baseline positions only), so they need no sort by candidate position.
+    """
+    positions = [pairs[i][0] or 0 for i in members]
     if all(map(lt, positions, islice(positions, 1, None))):  # in order: nothing moved
         return []
     keep = increasing_run(positions)
-    return [i for k, i in enumerate(ordered) if k not in keep]
+    return [i for k, i in enumerate(members) if k not in keep]
