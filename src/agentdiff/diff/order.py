@@ -48,7 +48,8 @@ MAX_DEPTH = 63
 """Depths past this are recorded as this (the alignment packs a key and a depth in one int)."""
 
 _TOOL = StepType.TOOL_CALL
-_LLM = StepType.LLM_CALL
+_LLM_VALUE = StepType.LLM_CALL.value
+"""An LLM step's type as `_Columns.kinds` holds it (the plain string)."""
 _ERROR, _RETRY = StepStatus.ERROR, StepStatus.RETRY
 """The `FAILED` statuses, compared by identity (an enum's hash runs Python code)."""
 _KNOWN = partial(is_not, None)
@@ -388,19 +389,37 @@ class _Groups:
         self._next = 0
 
     def mark(self) -> dict[int | None, list[int]]:
-        """Mark every family's runs; the families whose canonical order differs, in it."""
+        """Mark every family's runs; the families whose canonical order differs, in it.
+
+        The two common families are settled in this loop, without a call each: a model
+        message's tool calls (one turn) and, when no step of the side has a turn id, siblings
+        whose windows never overlap (no group).
+        """
         canon: dict[int | None, list[int]] = {}
+        cols = self._cols
+        kinds, calls = cols.kinds, cols.calls
+        untold = cols.turns.count(None) == len(cols.turns)  # no turn ids anywhere in the side
         for parent, kids in self._families.items():
-            if len(kids) > 1:
+            if len(kids) < 2:  # noqa: PLR2004 - a family of one is no group
+                continue
+            if untold:  # `_family`'s checks, inline
+                llm_parent = parent is not None and kinds[parent][0] == _LLM_VALUE
+                if llm_parent and all(map(calls.__contains__, kids)):
+                    canonical = self._mark(kids)  # the calls of one model message: one turn
+                elif not llm_parent and not _any_overlap(kids, cols):
+                    continue  # no evidence of concurrency (the common case)
+                else:
+                    canonical = self._family(parent, kids)
+            else:
                 canonical = self._family(parent, kids)
-                if canonical is not None:
-                    canon[parent] = canonical
+            if canonical is not None:
+                canon[parent] = canonical
         return canon
 
     def _family(self, parent: int | None, kids: list[int]) -> list[int] | None:
         """Mark the concurrent runs of `kids`; their canonical order (None: unchanged)."""
         cols = self._cols
-        llm_parent = parent is not None and cols.refs[parent].step_type is _LLM
+        llm_parent = parent is not None and cols.kinds[parent][0] == _LLM_VALUE
         if not any(map(_KNOWN, map(cols.turns.__getitem__, kids))):
             if llm_parent and all(map(cols.calls.__contains__, kids)):
                 return self._mark(kids)  # the calls of one model message: one turn
