@@ -48,6 +48,9 @@ def summarize(
     refs: Sequence[StepRef] | None = None,
     retries: int = 0,
     tool_counts: dict[str, int] | None = None,
+    *,
+    tool_calls: int | None = None,
+    errors: int | None = None,
 ) -> Summary:
     """The totals of one trace; `wall_clock` = (earliest start, latest end) in epoch seconds.
 
@@ -56,16 +59,23 @@ def summarize(
     are `tool_counts` (calls per tool name).
 
     `refs`, the `StepRef`s of the trace's steps when the caller has them, are counted instead
-    of the steps (the same types and statuses; small records are faster to walk).
+    of the steps (the same types and statuses; small records are faster to walk). A caller
+    that has counted the tool calls and failed attempts already (a prepared side lists them)
+    gives `tool_calls` and `errors`, and they are not counted again.
     """
     counted: Sequence[StepRef | TraceStep] = trace.steps if refs is None else refs
-    # attrgetter on `_value_` reads plain strings at C speed (enum hashing is Python-level);
-    # a few `list.count`s of them cost less than building two Counters
-    types = list(map(_TYPE_OF, counted))
+    # enum members compared by `list.count` (identity first, else str equality at C speed;
+    # an enum's hash is Python code, so no Counter of them)
     statuses = list(map(_STATUS_OF, counted))
+    if errors is None:
+        errors = statuses.count(StepStatus.ERROR) + statuses.count(StepStatus.RETRY)
+    if tool_calls is None:
+        tool_calls = list(map(_TYPE_OF, counted)).count(StepType.TOOL_CALL)
     # steps and token usages are read through their field dicts (`Held`): an attribute read
     # of a pydantic model passes its `__getattr__` hook, several times the cost
     turns = _model_turns(trace.steps)
+    # every `llm_call` step is a model turn: counted among the turns, not over every step
+    llm_calls = list(map(_STEP_TYPE, turns)).count(StepType.LLM_CALL)
     with_usage = [h for h in turns if h["tokens"] is not None]
     usages: list[Held] = list(map(step_fields, map(_TOKENS, with_usage)))
     prompt, completion, total = _tokens(trace.total_tokens, usages)
@@ -75,13 +85,13 @@ def summarize(
         agent_name=trace.agent_name,
         source_format=(trace.metadata or {}).get("source_format"),
         steps=len(trace.steps),
-        tool_calls=types.count(_TOOL_CALL),
-        llm_calls=types.count(_LLM_CALL),
+        tool_calls=tool_calls,
+        llm_calls=llm_calls,
         model_turns=len(turns),
-        errors=statuses.count(_ERROR) + statuses.count(_RETRY),
+        errors=errors,
         retries=retries,
         tool_counts=tool_counts or {},
-        abandoned=statuses.count(_ABANDONED),
+        abandoned=statuses.count(StepStatus.ABANDONED),
         prompt_tokens=prompt,
         completion_tokens=completion,
         total_tokens=total,
@@ -92,11 +102,9 @@ def summarize(
     )
 
 
-_TOOL_CALL, _LLM_CALL = StepType.TOOL_CALL.value, StepType.LLM_CALL.value
-_ERROR, _RETRY = StepStatus.ERROR.value, StepStatus.RETRY.value
-_ABANDONED = StepStatus.ABANDONED.value
-_TYPE_OF = attrgetter("step_type._value_")
-_STATUS_OF = attrgetter("status._value_")
+_TYPE_OF = attrgetter("step_type")
+_STATUS_OF = attrgetter("status")
+_STEP_TYPE = itemgetter("step_type")
 _PROMPT = itemgetter("prompt_tokens")
 _COMPLETION = itemgetter("completion_tokens")
 _TOTAL = itemgetter("total_tokens")

@@ -66,4 +66,7 @@ def side_totals(
         refs,
         retries=sum(later is not None for later in attempts.values()),
         tool_counts=dict(Counter(map(_NAME, map(refs.__getitem__, side.call)))),
+        # the side lists every tool call and every failed attempt: no count over the steps
+        tool_calls=len(side.call),
+        errors=len(side.failed),
     )
