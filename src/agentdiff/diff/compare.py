@@ -9,7 +9,7 @@ from operator import add, attrgetter, mul
 
 from agentdiff.diff.align import Pair, align
 from agentdiff.diff.changes import step_changes
-from agentdiff.diff.findings import report_findings
+from agentdiff.diff.findings import Noted, report_findings
 from agentdiff.diff.fold import fold_framework_steps
 from agentdiff.diff.groups import reorders
 from agentdiff.diff.loops import label_loops, side_loops
@@ -165,7 +165,7 @@ def _report(
 ) -> DiffReport:
     pairs = _align(b_side, c_side)
     moved = reorders(pairs, b_side, c_side)
-    entries, content = _entries(pairs, moved, b_side, c_side, normalizer, options)
+    entries, noted = _entries(pairs, moved, b_side, c_side, normalizer, options)
     ops = list(map(_OP, entries))
     divergence = _divergence(ops.count(Op.INSERT) + ops.count(Op.DELETE), b_side, c_side)
     b_sum, _ = memoized_totals(baseline, b_side, options.prices)
@@ -177,7 +177,7 @@ def _report(
         baseline=b_sum,
         candidate=c_sum,
         divergence=divergence,
-        content_changes=len(content),
+        content_changes=len(noted.content_rows),
         changed_calls=ops.count(Op.CHANGE),
         first_divergence=next((e for e in entries if e.op not in ON_PATH), None),
         first_change=next((e for e in entries if e.op in _DIFFERS), None),
@@ -191,7 +191,7 @@ def _report(
     )
     report.gate = evaluate_gate(report, options.gate)
     if findings:
-        report.findings = report_findings(report, content_rows=content)
+        report.findings = report_findings(report, noted)
     return report
 
 
@@ -234,23 +234,26 @@ def _entries(
     c_side: Side,
     normalizer: Normalizer,
     options: CompareOptions,
-) -> tuple[list[Aligned], list[int]]:
-    """The alignment (one entry per pair of the edit script, in its order) and its content rows.
+) -> tuple[list[Aligned], Noted]:
+    """The alignment (one entry per pair of the edit script, in its order), and what it noted.
 
-    The content rows (1-based) are those whose listed changes include content, noted as the
-    entries are made: the report counts them and the findings list them, without another pass
-    over every entry for either.
+    It notes the rows whose listed changes include content and the steps inserted and deleted
+    as it makes the entries: the report counts the content rows, and the findings list them
+    and read those steps' own tokens without another pass over every entry or step.
     """
     b_refs, c_refs, b_calls, c_calls = b_side.refs, c_side.refs, b_side.call, c_side.call
     b_steps, c_steps, entry, fields = b_side.steps, c_side.steps, new_aligned, step_fields
     compare_content = options.compare_content
     out = []
-    content: list[int] = []
+    noted = Noted(content_rows=[], inserted=[], deleted=[])
+    content, inserted, deleted = noted.content_rows, noted.inserted, noted.deleted
     for i, (b, c) in enumerate(pairs):
         if c is None:
             out.append(entry(Op.DELETE, b_refs[b or 0], None, [], 0))
+            deleted.append(b_steps[b or 0])
         elif b is None:
             out.append(entry(Op.INSERT, None, c_refs[c], [], 0))
+            inserted.append(c_steps[c])
         else:
             call = b_calls.get(b)
             same_call = call is not None and call == c_calls.get(c)
@@ -273,7 +276,7 @@ def _entries(
             else:
                 op = Op.REORDER if i in moved else Op.MATCH
             out.append(entry(op, b_ref, c_ref, changes, changes.more))
-    return out, content
+    return out, noted
 
 
 _DIFFERS = frozenset((Op.CHANGE, Op.INSERT, Op.DELETE))

@@ -10,10 +10,11 @@ the totals are, so "these 6 extra steps carry +873 of +873 tokens" is measured, 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import compress, count, repeat
 from operator import attrgetter, is_, is_not
 
-from agentdiff.diff.metrics import own_tokens
+from agentdiff.diff.metrics import own_tokens, steps_tokens
 from agentdiff.models.report import (
     Aligned,
     DiffReport,
@@ -23,8 +24,24 @@ from agentdiff.models.report import (
     Op,
     StepRef,
 )
+from agentdiff.models.trace import TraceStep
 
-__all__ = ["report_findings"]
+__all__ = ["Noted", "report_findings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Noted:
+    """What `compare` noted while it made the alignment (the findings need not look for it).
+
+    Found again, it would take a pass over every entry and every step of both traces.
+    """
+
+    content_rows: list[int]
+    """The 1-based rows whose listed changes include content."""
+    inserted: list[TraceStep]
+    """The candidate steps of the insert entries."""
+    deleted: list[TraceStep]
+    """The baseline steps of the delete entries."""
 
 
 _OP = attrgetter("op")
@@ -65,7 +82,7 @@ def _content_rows(entries: list[Aligned]) -> list[int]:
 class _Rows:
     """One scan of the alignment: the rows every finding needs, and the steps' own tokens."""
 
-    def __init__(self, report: DiffReport, content_rows: list[int] | None = None) -> None:
+    def __init__(self, report: DiffReport, noted: Noted | None = None) -> None:
         self.report = report
         self.entries = entries = report.alignment
         needed = {i for loop in report.loops for i in loop.step_ids}
@@ -75,11 +92,10 @@ class _Rows:
         ops = list(map(_OP, entries))
         self.inserts = _rows_where(ops, Op.INSERT)
         self.deletes = _rows_where(ops, Op.DELETE)
-        self.added = {entries[r - 1].candidate.step_id for r in self.inserts}  # type: ignore[union-attr]
-        self.removed = {entries[r - 1].baseline.step_id for r in self.deletes}  # type: ignore[union-attr]
         self.changed = _rows_where(ops, Op.CHANGE)  # a change always lists its changes
-        self.content = _content_rows(entries) if content_rows is None else content_rows
-        """Rows whose listed changes include content (`compare` notes them as it builds)."""
+        self.content = _content_rows(entries) if noted is None else noted.content_rows
+        """Rows whose listed changes include content."""
+        self.noted = noted
         self.cand_row = _candidate_rows(entries, needed) if needed else {}
         """Candidate step id → its row (for the loops' and errors' steps only)."""
         self.of_tokens = report.deltas.total_tokens.delta
@@ -87,11 +103,16 @@ class _Rows:
 
     def _own(self) -> tuple[dict[str, int], dict[str, int]]:
         """Own tokens of the added (candidate) and removed (baseline) steps, by step id."""
+        if self._tokens is None and self.noted is not None:  # the steps themselves, no scan
+            self._tokens = steps_tokens(self.noted.inserted), steps_tokens(self.noted.deleted)
         if self._tokens is None:
             base, cand = self.report.baseline_trace, self.report.candidate_trace
+            entries = self.entries
+            added = {entries[r - 1].candidate.step_id for r in self.inserts}  # type: ignore[union-attr]
+            removed = {entries[r - 1].baseline.step_id for r in self.deletes}  # type: ignore[union-attr]
             self._tokens = (
-                own_tokens(cand, self.added) if cand is not None else {},
-                own_tokens(base, self.removed) if base is not None else {},
+                own_tokens(cand, added) if cand is not None else {},
+                own_tokens(base, removed) if base is not None else {},
             )
         return self._tokens
 
@@ -245,12 +266,12 @@ def _content(rows: _Rows) -> Iterator[Finding]:
     )
 
 
-def report_findings(report: DiffReport, content_rows: list[int] | None = None) -> list[Finding]:
+def report_findings(report: DiffReport, noted: Noted | None = None) -> list[Finding]:
     """Every finding of `report` (whose traces are attached, for token attribution).
 
-    `content_rows`: the 1-based rows whose changes include content, when the caller knows them.
+    `noted`: what `compare` noted of the alignment as it made it (else read off the report).
     """
-    rows = _Rows(report, content_rows)
+    rows = _Rows(report, noted)
     found = list(_first(report))
     loops = [_loop(loop, rows) for loop in report.loops]
     found += loops

@@ -27,7 +27,7 @@ from agentdiff.models.compact import shared_store
 from agentdiff.models.report import CostCoverage, Delta, Deltas, StepRef, Summary, step_fields
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
-__all__ = ["MODEL_KEYS", "deltas", "own_tokens", "summarize"]
+__all__ = ["MODEL_KEYS", "deltas", "own_tokens", "steps_tokens", "summarize"]
 
 MODEL_KEYS = (
     "model",
@@ -116,10 +116,15 @@ Held = dict[str, Any]
 
 def own_tokens(trace: AgentTrace, ids: AbstractSet[str]) -> dict[str, int]:
     """Step id → own total tokens of the steps in `ids` that the totals count (model turns)."""
-    owned = {}
     steps = trace.steps
     chosen = list(compress(steps, map(ids.__contains__, map(_STEP_ID, steps)))) if ids else []
-    for held in _model_turns(chosen):
+    return steps_tokens(chosen)
+
+
+def steps_tokens(steps: list[TraceStep]) -> dict[str, int]:
+    """Step id → own total tokens of the `steps` that the totals count (model turns)."""
+    owned = {}
+    for held in _model_turns(steps):
         usage = held["tokens"]
         if usage is not None:
             total = usage.total_tokens
