@@ -271,7 +271,12 @@ def _resort(families: dict[int | None, list[int]], starts: list[Any]) -> list[li
     for kids in families.values():
         if len(kids) > 1:
             times = list(map(starts.__getitem__, kids))
-            if None not in times and not _ascending(times):
+            try:  # `_ascending`, inline: it runs once per family
+                if all(map(le, times, islice(times, 1, None))):
+                    continue  # in start order (no None: it would have been compared)
+            except TypeError:
+                continue  # an untimed sibling (None): not fully timed
+            if None not in times:
                 kids.sort(key=starts.__getitem__)
                 moved.append(kids)
     return moved
