@@ -71,19 +71,25 @@ LINEAR_EXPONENT = 1.25
 YARDSTICK = "agent-trajectory-diff==0.7.0"
 YARDSTICK_SIZE = 1_000
 YARDSTICK_VENV = HERE / ".yardstick-venv"
-YARDSTICK_DRIVER = """\
+DRIVER = """\
 import gc, json, sys, time
+if sys.argv[1] != "-":
+    sys.path.insert(0, sys.argv[1])
 from agentdiff import compare, load_trace
-baseline, candidate = load_trace(sys.argv[1]), load_trace(sys.argv[2])
+baseline, candidate = load_trace(sys.argv[2]), load_trace(sys.argv[3])
+for _ in range(int(sys.argv[5])):
+    compare(baseline, candidate)
 runs = []
-for _ in range(int(sys.argv[3])):
+for _ in range(int(sys.argv[4])):
     gc.collect()
     start = time.perf_counter()
     compare(baseline, candidate)
     runs.append(time.perf_counter() - start)
-print(json.dumps({"runs": runs, "steps": [len(baseline.steps), len(candidate.steps)]}))
+print(json.dumps({"runs": runs, "engine": __import__("agentdiff").__file__}))
 """
-"""Runs inside the yardstick's venv: its public `load_trace` and `compare`, timed."""
+"""Times a `compare()` in a subprocess: its public `load_trace` and `compare` (the yardstick's in
+its venv; the reference engine's from the sources it is given, argv[1]). Arguments: sources or
+"-", baseline, candidate, runs timed, runs before them."""
 YARDSTICK_ROUNDS = 5
 """Rounds of the side-by-side: each runs its `compare()` 3× then ours 3×, back to back."""
 
@@ -94,22 +100,6 @@ REFERENCE_SECONDS = 1.87
 REFERENCE_AT = 100_000
 REFERENCE_ROUNDS = 3
 """Rounds at N=100,000: each times the reference's `compare()` once, then ours once."""
-REFERENCE_DRIVER = """\
-import gc, json, sys, time
-sys.path.insert(0, sys.argv[1])
-from agentdiff import compare
-from agentdiff.loader import load_trace
-baseline, candidate = load_trace(sys.argv[2]), load_trace(sys.argv[3])
-compare(baseline, candidate)
-runs = []
-for _ in range(int(sys.argv[4])):
-    gc.collect()
-    start = time.perf_counter()
-    compare(baseline, candidate)
-    runs.append(time.perf_counter() - start)
-print(json.dumps({"runs": runs, "engine": __import__("agentdiff").__file__}))
-"""
-"""Runs our interpreter on the reference's sources: its `load_trace` and `compare`, timed."""
 
 
 @dataclass
@@ -314,8 +304,8 @@ def _measure_yardstick(
     for trace, path in zip(traces, paths, strict=True):
         path.write_bytes(orjson.dumps(yardstick_document(trace)))
     driver = work / "yardstick_driver.py"
-    driver.write_text(YARDSTICK_DRIVER)
-    args = [str(python), "-I", str(driver), *map(str, paths), "3"]
+    driver.write_text(DRIVER)
+    args = [str(python), "-I", str(driver), "-", *map(str, paths), "3", "0"]
     yard = Yardstick()
     for _ in range(YARDSTICK_ROUNDS):
         done = subprocess.run(args, cwd=work, capture_output=True, text=True, check=False)
@@ -362,8 +352,8 @@ def _measure_reference(
     except YardstickUnavailableError as exc:
         return Reference(commit=commit, skipped=str(exc))
     driver = work / "reference_driver.py"
-    driver.write_text(REFERENCE_DRIVER)
-    args = [sys.executable, "-I", str(driver), str(sources), *map(str, paths), "1"]
+    driver.write_text(DRIVER)
+    args = [sys.executable, "-I", str(driver), str(sources), *map(str, paths), "1", "1"]
     ref = Reference(commit=commit)
     for _ in range(REFERENCE_ROUNDS):
         done = subprocess.run(args, cwd=work, capture_output=True, text=True, check=False)
