@@ -6,8 +6,9 @@ import orjson
 import pytest
 
 from agentdiff import CompareOptions, compare, load_trace
+from agentdiff.diff import findings
 from agentdiff.diff.findings import report_findings
-from agentdiff.models.report import DiffReport, Op
+from agentdiff.models.report import DiffReport, Effect, Finding, Op
 from agentdiff.render import render
 from tests.diff.builders import step, tools, trace
 from tests.realdata import real_pairs
@@ -136,3 +137,26 @@ def test_findings_read_off_the_report_alone_equal_compares(pair, compare_content
         r for r, e in enumerate(report.alignment, 1) if any(c.kind == "content" for c in e.changes)
     ]
     assert report.content_changes == len(content)
+
+
+@pytest.mark.parametrize("pair", real_pairs(), ids=lambda p: p.id)
+def test_findings_built_without_validation_equal_validated_ones(pair, monkeypatch):
+    """Each finding (and effect) equals the one validation makes of the same values."""
+    report = compare(load_trace(pair.baseline), load_trace(pair.candidate))
+    fast = report_findings(report)
+    monkeypatch.setattr(findings, "_finding", Finding)
+    monkeypatch.setattr(findings, "_effect", lambda s, t, o: Effect(steps=s, tokens=t, of_tokens=o))
+    slow = report_findings(report)
+    assert len(fast) == len(slow)
+    for built, validated in zip(fast, slow, strict=True):
+        assert built.model_fields_set == validated.model_fields_set
+        assert _typed(built) == _typed(validated)
+        if built.effect is not None:
+            assert built.effect.model_fields_set == validated.effect.model_fields_set
+            assert _typed(built.effect) == _typed(validated.effect)
+        assert orjson.dumps(built.model_dump()) == orjson.dumps(validated.model_dump())
+
+
+def _typed(record: Finding | Effect) -> list[tuple[str, type, object]]:
+    """Each field's name, value type and value (an int is not a float here)."""
+    return [(k, type(v), v) for k, v in record.__dict__.items()]

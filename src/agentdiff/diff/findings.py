@@ -13,8 +13,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import compress, count, repeat
 from operator import attrgetter, is_, is_not
+from typing import Any
 
 from agentdiff.diff.metrics import own_tokens, steps_tokens
+from agentdiff.models.compact import shared_store
 from agentdiff.models.report import (
     Aligned,
     DiffReport,
@@ -49,6 +51,45 @@ _CHANGES = attrgetter("changes")
 _CANDIDATE = attrgetter("candidate")
 _STEP_ID = attrgetter("step_id")
 _KIND = attrgetter("kind")
+
+
+_FINDINGS, _EFFECTS = shared_store(Finding), shared_store(Effect)
+_DEFAULTS = {name: info.default for name, info in Finding.model_fields.items()}
+"""Every field's default (all immutable: None, 0), in field order; the required ones' are
+placeholders, always given."""
+_REQUIRED = frozenset(name for name, info in Finding.model_fields.items() if info.is_required())
+_GIVEN_SETS: dict[tuple[str, ...], set[str]] = {}
+"""The fields-set of each combination of given fields (one per call site), shared."""
+_EFFECT_GIVEN = set(Effect.model_fields)
+
+
+def _finding(**given: Any) -> Finding:
+    """`Finding(**given)` without running validation: the same instance (values, fields-set).
+
+    Every value given is what validation would keep: ints, strings, bools and lists of them
+    read off validated records, an `Effect`. A large pair has thousands of findings (one per
+    run of added or removed steps), and validating each one and its effect was a tenth of the
+    findings' cost; `tests/diff/test_findings.py` checks them against validated ones.
+    """
+    names = tuple(given)
+    fields_set = _GIVEN_SETS.get(names)
+    if fields_set is None:
+        if not _REQUIRED <= set(names) <= _DEFAULTS.keys():
+            msg = f"Finding needs {sorted(_REQUIRED)} and takes {sorted(_DEFAULTS)}: {names}"
+            raise TypeError(msg)
+        fields_set = _GIVEN_SETS[names] = set(names)
+    finding: Finding = _FINDINGS.adopt({**_DEFAULTS, **given}, fields_set)  # in field order
+    return finding
+
+
+def _effect(steps: int, tokens: int | None, of_tokens: float | None) -> Effect:
+    """`Effect(steps=..., tokens=..., of_tokens=...)` without running validation.
+
+    As for `_finding`; `of_tokens` is a `Delta`'s value, a float already.
+    """
+    held = {"steps": steps, "tokens": tokens, "of_tokens": of_tokens}
+    effect: Effect = _EFFECTS.adopt(held, _EFFECT_GIVEN)
+    return effect
 
 
 def _candidate_rows(entries: list[Aligned], wanted: set[str]) -> dict[str, int]:
@@ -134,7 +175,7 @@ class _Rows:
                 continue
             if own is not None:
                 tokens = own if tokens is None else tokens + own
-        return Effect(steps=steps, tokens=tokens, of_tokens=self.of_tokens)
+        return _effect(steps, tokens, self.of_tokens)
 
 
 def _ref(entry: Aligned) -> StepRef | None:
@@ -164,7 +205,7 @@ def _first(report: DiffReport) -> Iterator[Finding]:
         if kind == "first_change" and row == divergence:
             continue  # the first change is the first divergence: one finding says it
         ref = _ref(first)
-        yield Finding(
+        yield _finding(
             kind=kind,
             rows=[row],
             step_ids=[ref.step_id] if ref else [],
@@ -185,7 +226,7 @@ def _loop(loop: LoopFinding, rows: _Rows) -> Finding:
     while after < len(rows.entries) and rows.entries[after].op is Op.INSERT:
         after += 1  # the turns that follow the last repeat belong to the loop too
         span.append(after)
-    return Finding(
+    return _finding(
         kind=loop.kind,
         rows=span,
         step_ids=list(loop.step_ids),
@@ -212,7 +253,7 @@ def _runs(rows: list[int], taken: set[int]) -> Iterator[list[int]]:
 
 def _steps_run(rows: _Rows, run: list[int], added: bool) -> Finding:
     refs = [_ref(rows.entries[r - 1]) for r in run]
-    return Finding(
+    return _finding(
         kind="added_steps" if added else "removed_steps",
         rows=run,
         step_ids=[ref.step_id for ref in refs if ref is not None],
@@ -227,7 +268,7 @@ def _changed_calls(rows: _Rows) -> Iterator[Finding]:
     if not changed:
         return
     refs = [_ref(rows.entries[r - 1]) for r in changed]
-    yield Finding(
+    yield _finding(
         kind="changed_calls",
         rows=changed,
         step_ids=[ref.step_id for ref in refs if ref is not None],
@@ -240,7 +281,7 @@ def _errors(rows: _Rows) -> Iterator[Finding]:
     for rec in rows.report.recovery:
         row = rows.cand_row.get(rec.error_step_id)
         ref = rows.entries[row - 1].candidate if row else None
-        yield Finding(
+        yield _finding(
             kind="error",
             rows=[row] if row else [],
             step_ids=[rec.error_step_id],
@@ -257,7 +298,7 @@ def _content(rows: _Rows) -> Iterator[Finding]:
     if not changed:
         return
     counted = all(rows.entries[r - 1].op is Op.CHANGE for r in changed)
-    yield Finding(
+    yield _finding(
         kind="content",
         rows=changed,
         step_ids=[ref.step_id for r in changed if (ref := _ref(rows.entries[r - 1]))],
