@@ -17,10 +17,11 @@ repetitions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import compress, count, islice
-from operator import eq
+from itertools import compress, count, islice, repeat
+from operator import eq, gt
 from typing import TYPE_CHECKING, Protocol
 
 from agentdiff.models.report import LoopFinding
@@ -65,17 +66,42 @@ class Call(Protocol):
 def find_loops(calls: Sequence[Call], keys: list[str]) -> list[Loop]:
     """Single-call runs first, then windows of 2..5 calls over the positions not yet covered."""
     covered = [False] * len(calls)
-    loops = _single_runs(calls, keys, covered)
+    repeated = _repeated(keys)
+    loops = _single_runs(calls, keys, covered, repeated)
     for window in range(2, MAX_WINDOW + 1):
-        loops.extend(_windows(calls, keys, covered, window))
+        loops.extend(_windows(calls, keys, covered, window, repeated))
     return loops
 
 
-def _single_runs(calls: Sequence[Call], keys: list[str], covered: list[bool]) -> list[Loop]:
-    """Runs of 2+ equal keys (found at C speed: a lone call is never a loop nor a retry)."""
+def _repeated(keys: list[str]) -> list[int] | None:
+    """The positions whose key occurs more than once, in order; None when that is over a third.
+
+    Only such a position can start a run or a window (its key recurs 1 to `MAX_WINDOW` calls
+    later). When few keys recur (the usual case), testing those positions for each distance
+    costs less than comparing every key with the one `distance` later, five times over.
+    """
+    counts = Counter(keys)
+    if len(counts) == len(keys):
+        return []
+    repeated = list(compress(count(), map(gt, map(counts.__getitem__, keys), repeat(1))))
+    return repeated if len(repeated) * 3 <= len(keys) else None
+
+
+def _matches(keys: list[str], distance: int, repeated: list[int] | None) -> Iterable[int]:
+    """The positions whose key equals the key `distance` later, in order (see `_repeated`)."""
+    if repeated is None:
+        return compress(count(), map(eq, keys, islice(keys, distance, None)))
+    end = len(keys) - distance
+    return [i for i in repeated if i < end and keys[i] == keys[i + distance]]
+
+
+def _single_runs(
+    calls: Sequence[Call], keys: list[str], covered: list[bool], repeated: list[int] | None
+) -> list[Loop]:
+    """Runs of 2+ equal keys (a lone call is never a loop nor a retry)."""
     loops = []
     end = 0
-    for start in compress(count(), map(eq, keys, islice(keys, 1, None))):
+    for start in _matches(keys, 1, repeated):
         if start < end:
             continue  # inside the run already handled
         end = start + 2
@@ -105,13 +131,17 @@ def _run_kind(run: Sequence[Call]) -> str | None:
 
 
 def _windows(
-    calls: Sequence[Call], keys: list[str], covered: list[bool], window: int
+    calls: Sequence[Call],
+    keys: list[str],
+    covered: list[bool],
+    window: int,
+    repeated: list[int] | None,
 ) -> list[Loop]:
     """Blocks of `window` calls repeated in a row; only where a key recurs `window` later."""
     loops = []
     n = len(keys)
     resume = 0
-    for i in compress(count(), map(eq, keys, islice(keys, window, None))):
+    for i in _matches(keys, window, repeated):
         if i < resume or covered[i]:
             continue
         matched = 0
