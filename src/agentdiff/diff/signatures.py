@@ -50,25 +50,19 @@ class Signer:
         """
         return None if self._strict else self._ids.__getitem__
 
-    def exact(self, base: int, failed: bool, call: str | None) -> int:
-        """Base + failed-or-not (+ the call key of a tool call), as an integer.
-
-        Other steps need no interning (`2·base + failed`, never negative); tool calls intern
-        their call key into negative ids, so the two kinds never collide.
-        """
-        if call is None:
-            return 2 * base + failed
-        key = (base, failed, call)
-        return -1 - self._calls.setdefault(key, len(self._calls))
-
     def exacts(self, base: list[int], failed: list[bool], calls: dict[int, str]) -> list[int]:
-        """`exact` of a whole side (`calls`: position → call key).
+        """Each step's exact signature: base + failed-or-not (+ the call key of a tool call).
 
-        The non-tool steps in bulk at C speed, then the calls one by one.
+        `calls` maps the positions of the tool calls to their call keys. Other steps need no
+        interning (`2·base + failed`, never negative: made in bulk at C speed); tool calls intern
+        (base, failed, call key) into negative ids, so the two kinds never collide. The interning
+        is inline: a method call per tool call cost more than the interning itself.
         """
         out = list(map(add, map(mul, base, repeat(2)), failed))
+        interned = self._calls
+        intern = interned.setdefault
         for i, call in calls.items():
-            out[i] = self.exact(base[i], failed[i], call)
+            out[i] = -1 - intern((base[i], failed[i], call), len(interned))
         return out
 
     def call_key(self, name: str, arguments: Any) -> str:
