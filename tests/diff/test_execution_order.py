@@ -9,9 +9,11 @@ steps shuffled or reversed (the walk's route), and require equal sides.
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
+from agentdiff.diff import order
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.order import Side, _Columns, _execution_order, prepare
 from agentdiff.diff.signatures import Signer
@@ -126,3 +128,37 @@ def test_calls_listed_out_of_start_and_name_order(below):
         assert canonical[1:7] == ["a", "after a", "b", "after b", "c", "after c"]
     assert sorted(side.canon) == list(range(len(side.refs)))
     _assert_same(side, prepare(_relisted(item, item.steps[::-1]), signer))
+
+
+_T1, _T2, _T3 = (
+    "2026-01-02T00:00:01.000000Z",
+    "2026-01-02T00:00:02.000000Z",
+    "2026-01-02T00:00:03.5Z",
+)
+
+
+@pytest.mark.parametrize(
+    ("starts", "ends", "expected"),
+    [
+        ([_T1, _T2], [_T2, _T3], (_T1, _T3)),
+        ([None, _T2, None, _T1], [_T2, None, None], (_T1, _T2)),  # untimed steps left out
+        ([None], [_T2], None),
+        ([None, None], [_T2, _T3], None),
+        ([_T1], [None, None], None),
+        ([], [], None),
+        ([3.0, None, 1.0], [None, 4.5], (1.0, 4.5)),
+    ],
+)
+def test_wall_clock_spans_the_known_times_only(
+    starts: list[Any], ends: list[Any], expected: tuple[Any, Any] | None
+) -> None:
+    epoch = order._epoch
+    want = None if expected is None else (epoch(expected[0]), epoch(expected[1]))
+    assert order._wall_clock(starts, ends) == want
+
+
+def test_uniform_utc_reads_the_known_times_only() -> None:
+    assert order._uniform_utc([_T1, None, _T2], [None, _T2])
+    assert order._uniform_utc([None], [None])
+    assert not order._uniform_utc([_T1, None], [_T3])  # another layout
+    assert not order._uniform_utc([_T1, 1.0], [_T2])  # not all strings

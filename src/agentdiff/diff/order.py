@@ -527,19 +527,23 @@ def _uniform_utc(starts: list[Any], ends: list[Any]) -> bool:
     Such strings order exactly like the instants they name, so they are compared as they are
     and only the earliest and latest are parsed.
     """
-    values = [*filter(_KNOWN, starts), *filter(_KNOWN, ends)]
-    if not values:
-        return True
-    try:
-        text = "".join(values)  # every value is a string, or TypeError
+    try:  # a fully timed side (the common case) is joined without filtering out the Nones
+        text = "".join(starts) + "".join(ends)
+        values = [starts, ends]
     except TypeError:
-        return False
-    lengths = set(map(len, values))
+        values = [list(filter(_KNOWN, starts)), list(filter(_KNOWN, ends))]
+        try:
+            text = "".join(values[0]) + "".join(values[1])  # every value is a string
+        except TypeError:
+            return False
+    n = len(values[0]) + len(values[1])
+    if not n:
+        return True
+    lengths = {*map(len, values[0]), *map(len, values[1])}
     size = lengths.pop()
     if lengths or size < _ISO_MIN:
         return False
     # the 11th and the last character of every value, read off the joined text at C speed
-    n = len(values)
     return text[10::size].count("T") == n and text[size - 1 :: size].count("Z") == n
 
 
@@ -575,8 +579,21 @@ def _epoch(value: object) -> float | None:
 
 
 def _wall_clock(starts: list[Any], ends: list[Any]) -> tuple[float, float] | None:
-    known_starts, known_ends = list(filter(_KNOWN, starts)), list(filter(_KNOWN, ends))
-    if not (known_starts and known_ends):
+    """(earliest start, latest end) in epoch seconds; `prepare` leaves the times of one kind."""
+    earliest, latest = _known(min, starts), _known(max, ends)
+    if earliest is None or latest is None:
         return None
-    first, last = _epoch(min(known_starts)), _epoch(max(known_ends))
+    first, last = _epoch(earliest), _epoch(latest)
     return (first, last) if first is not None and last is not None else None
+
+
+def _known(pick: Callable[..., Any], values: list[Any]) -> Any:
+    """`pick` (min or max) of the values that are not None (None: there are none).
+
+    Tried on all of them first: a None among two or more values is compared and raises
+    TypeError (then the Nones are filtered out), so a fully timed side is not copied.
+    """
+    try:
+        return pick(values, default=None)
+    except TypeError:
+        return pick(filter(_KNOWN, values), default=None)
