@@ -43,9 +43,13 @@ def reorders(pairs: list[Pair], baseline: Side, candidate: Side) -> set[int]:
 
 def _repartner(pairs: list[Pair], members: list[int], baseline: Side, candidate: Side) -> None:
     """Among same-name pairs of one group pair, identical calls partner each other."""
+    c_base = candidate.base
+    bases = [c_base[pairs[i][1] or 0] for i in members]
+    if len(set(bases)) == len(bases):  # no two of one name (most groups): nothing to re-choose
+        return
     by_base: defaultdict[int, list[int]] = defaultdict(list)
-    for i in members:
-        by_base[candidate.base[pairs[i][1] or 0]].append(i)
+    for i, base in zip(members, bases, strict=True):
+        by_base[base].append(i)
     b_exact, c_exact = baseline.exact, candidate.exact
     for same in by_base.values():
         if len(same) == 1:
