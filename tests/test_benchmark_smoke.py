@@ -171,3 +171,16 @@ def test_reference_engine_of_an_unknown_commit_is_skipped_with_the_reason(
     ref = bench._measure_reference("no-such-commit", (tmp_path, tmp_path), (pair, pair), tmp_path)
     assert ref.skipped is not None
     assert "git archive no-such-commit failed" in ref.skipped
+
+
+def test_target_lines_judge_the_cli_against_both_issues(
+    bench_modules: tuple[ModuleType, ModuleType],
+) -> None:
+    bench = bench_modules[1]
+    row = bench.Row(100_000, 103_010, [1.9], 97.0, [4.39], 872.0, {})
+    lines = bench._target_lines([row])
+    assert "- N=100,000 `compare()` < 2 s: 1.90 s — PASS" in lines
+    assert "- N=100,000 `agentdiff compare --format json` < 6 s: 4.39 s — PASS" in lines
+    assert "- N=100,000 `agentdiff compare --format json` ≤ 3 s (issue 13): 4.39 s — **FAIL**" in (
+        lines
+    )
