@@ -394,38 +394,25 @@ class _Groups:
         self._next = 0
 
     def mark(self) -> dict[int | None, list[int]]:
-        """Mark every family's runs; the families whose canonical order differs, in it.
-
-        The two common families are settled in this loop, without a call each: a model
-        message's tool calls (one turn) and, when no step of the side has a turn id, siblings
-        whose windows never overlap (no group).
-        """
+        """Mark every family's runs; the families whose canonical order differs, in it."""
         canon: dict[int | None, list[int]] = {}
-        cols = self._cols
-        kinds, calls = cols.kinds, cols.calls
-        untold = cols.turns.count(None) == len(cols.turns)  # no turn ids anywhere in the side
+        turns = self._cols.turns
+        told = turns.count(None) < len(turns)  # some step of the side has a turn id
         for parent, kids in self._families.items():
-            if len(kids) < 2:  # noqa: PLR2004 - a family of one is no group
-                continue
-            if untold:  # `_family`'s checks, inline
-                llm_parent = parent is not None and kinds[parent][0] == _LLM_VALUE
-                if llm_parent and all(map(calls.__contains__, kids)):
-                    canonical = self._mark(kids)  # the calls of one model message: one turn
-                elif not llm_parent and not _any_overlap(kids, cols):
-                    continue  # no evidence of concurrency (the common case)
-                else:
-                    canonical = self._family(parent, kids)
-            else:
-                canonical = self._family(parent, kids)
-            if canonical is not None:
-                canon[parent] = canonical
+            if len(kids) > 1:
+                canonical = self._family(parent, kids, told)
+                if canonical is not None:
+                    canon[parent] = canonical
         return canon
 
-    def _family(self, parent: int | None, kids: list[int]) -> list[int] | None:
-        """Mark the concurrent runs of `kids`; their canonical order (None: unchanged)."""
+    def _family(self, parent: int | None, kids: list[int], told: bool) -> list[int] | None:
+        """Mark the concurrent runs of `kids`; their canonical order (None: unchanged).
+
+        `told`: some step of the side has a turn id (else no sibling's turn is looked up).
+        """
         cols = self._cols
         llm_parent = parent is not None and cols.kinds[parent][0] == _LLM_VALUE
-        if not any(map(_KNOWN, map(cols.turns.__getitem__, kids))):
+        if not (told and any(map(_KNOWN, map(cols.turns.__getitem__, kids)))):
             if llm_parent and all(map(cols.calls.__contains__, kids)):
                 return self._mark(kids)  # the calls of one model message: one turn
             if not llm_parent and not _any_overlap(kids, cols):
