@@ -305,15 +305,13 @@ def _measure_yardstick(
     paths = work / "yard-baseline.json", work / "yard-candidate.json"
     for trace, path in zip(traces, paths, strict=True):
         path.write_bytes(orjson.dumps(yardstick_document(trace)))
-    driver = work / "yardstick_driver.py"
-    driver.write_text(DRIVER)
-    args = [str(python), "-I", str(driver), "-", *map(str, paths), "3", "0"]
+    args = [str(python), "-I", str(_driver(work)), "-", *map(str, paths), "3", "0"]
     yard = Yardstick()
     for _ in range(YARDSTICK_ROUNDS):
-        done = subprocess.run(args, cwd=work, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            return Yardstick(skipped=f"its compare() failed: {done.stderr.strip()[-300:]}")
-        theirs = orjson.loads(done.stdout)["runs"]
+        try:
+            theirs = _driver_runs(args, work)
+        except YardstickUnavailableError as exc:
+            return Yardstick(skipped=str(exc))
         ours, _ = _time_compare(*traces, 3)
         yard.compare_runs += theirs
         yard.ratios.append(_median(theirs) / _median(ours))
@@ -353,22 +351,41 @@ def _measure_reference(
         sources = _reference_sources(commit, work)
     except YardstickUnavailableError as exc:
         return Reference(commit=commit, skipped=str(exc))
-    driver = work / "reference_driver.py"
-    driver.write_text(DRIVER)
-    args = [sys.executable, "-I", str(driver), str(sources), *map(str, paths), "1", "1"]
+    args = [sys.executable, "-I", str(_driver(work)), str(sources), *map(str, paths), "1", "1"]
     ref = Reference(commit=commit)
     for _ in range(REFERENCE_ROUNDS):
-        done = subprocess.run(args, cwd=work, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            return Reference(commit=commit, skipped=f"its compare() failed: {done.stderr[-300:]}")
-        result = orjson.loads(done.stdout)
-        if not str(result["engine"]).startswith(str(sources)):
-            return Reference(commit=commit, skipped=f"imported {result['engine']}, not its own")
+        try:
+            theirs = _driver_runs(args, work, sources)
+        except YardstickUnavailableError as exc:
+            return Reference(commit=commit, skipped=str(exc))
         ours, _ = _time_compare(*traces, 1)
-        ref.compare_runs += result["runs"]
+        ref.compare_runs += theirs
         ref.ours += ours
-        ref.ratios.append(ours[0] / result["runs"][0])
+        ref.ratios.append(ours[0] / theirs[0])
     return ref
+
+
+def _driver(work: Path) -> Path:
+    """`DRIVER` written into `work` (once per folder)."""
+    path = work / "compare_driver.py"
+    if not path.exists():
+        path.write_text(DRIVER)
+    return path
+
+
+def _driver_runs(args: list[str], work: Path, sources: Path | None = None) -> list[float]:
+    """The timed `compare()` runs of one `DRIVER` subprocess (`args`).
+
+    Raises `YardstickUnavailableError` when it fails, or when, given its `sources`, it imported
+    an engine from anywhere else.
+    """
+    done = subprocess.run(args, cwd=work, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise YardstickUnavailableError(f"its compare() failed: {done.stderr.strip()[-300:]}")
+    result = orjson.loads(done.stdout)
+    if sources is not None and not str(result["engine"]).startswith(str(sources)):
+        raise YardstickUnavailableError(f"imported {result['engine']}, not its own")
+    return list(result["runs"])
 
 
 # --- one size ---------------------------------------------------------------------------------
