@@ -271,8 +271,8 @@ def _resort(families: dict[int | None, list[int]], starts: list[Any]) -> list[li
     for kids in families.values():
         if len(kids) > 1:
             times = list(map(starts.__getitem__, kids))
-            try:  # `_ascending`, inline: it runs once per family
-                if all(map(le, times, islice(times, 1, None))):
+            try:
+                if _ascending(times):
                     continue  # in start order (no None: it would have been compared)
             except TypeError:
                 continue  # an untimed sibling (None): not fully timed
