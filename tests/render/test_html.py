@@ -66,3 +66,21 @@ def test_missing_jinja2_is_a_one_line_hint(monkeypatch):
     with pytest.raises(AgentDiffError) as caught:
         render(real_report("identical"), "html", RenderOptions())
     assert caught.value.hint == "pip install 'agentdiff[html]'"
+
+
+def test_the_template_compiles_once_per_process():
+    """A suite renders up to 25 pair pages: each must not recompile the template (~40 ms)."""
+    from agentdiff.render import html  # noqa: PLC0415 - the module under test
+
+    report = real_report("loop")
+    first = render(report, "html", RenderOptions())
+    environment = html._environment()
+    template = environment.get_template("report.html.j2")
+    assert render(report, "html", RenderOptions()) == first
+    assert html._environment() is environment
+    assert environment.get_template("report.html.j2") is template
+
+
+def test_missing_jinja2_is_a_one_line_hint_after_a_page_was_rendered(monkeypatch):
+    render(real_report("identical"), "html", RenderOptions())
+    test_missing_jinja2_is_a_one_line_hint(monkeypatch)
