@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from agentdiff.errors import AgentDiffError
-from agentdiff.render import RenderOptions, render
+from agentdiff.render import RenderOptions, html, render
 
 from .reports import ONERROR, SCRIPT, hostile_report, real_report
 
@@ -70,8 +70,6 @@ def test_missing_jinja2_is_a_one_line_hint(monkeypatch):
 
 def test_the_template_compiles_once_per_process():
     """A suite renders up to 25 pair pages: each must not recompile the template (~40 ms)."""
-    from agentdiff.render import html  # noqa: PLC0415 - the module under test
-
     report = real_report("loop")
     first = render(report, "html", RenderOptions())
     environment = html._environment()
