@@ -68,3 +68,24 @@ def test_the_full_app_holds_every_command() -> None:
     names = {command.name for command in app.registered_commands}
     assert names == set(COMMANDS)
     assert [c.name for c in build_app(["diff"]).registered_commands] == ["diff"]
+
+
+def test_a_json_suite_report_never_imports_rich_or_jinja2(tmp_path: Path) -> None:
+    pair = REFERENCE / "langsmith" / "extra_tool_detour"
+    manifest = tmp_path / "suite.jsonl"
+    rows = [
+        {"scenario": "detour", "side": side, "path": str(pair / f"{side}.json")}
+        for side in ("baseline", "candidate")
+    ]
+    manifest.write_bytes(b"\n".join(map(orjson.dumps, rows)))
+    out = tmp_path / "suite.json"
+    probe = _PROBE.replace('"rich",', '"rich", "jinja2", "agentdiff.suite.render.terminal",')
+    run = textwrap.indent(_MAIN.strip(), "    ")
+    argv = ("suite", "--manifest", str(manifest), "-f", "json", "-o", str(out))
+    done = subprocess.run(
+        [sys.executable, "-c", probe.format(run=run), *argv], capture_output=True, text=True
+    )
+    loaded = set(done.stdout.splitlines()[-1].removeprefix("loaded:").split(","))
+    assert "agentdiff.suite" in loaded  # the probe sees what the command imported
+    assert not loaded & {"rich", "jinja2", "agentdiff.suite.render.terminal"}
+    assert orjson.loads(out.read_bytes())["counts"]["scenarios"] == 1

@@ -6,12 +6,11 @@ asked for: a JSON report never loads rich, the HTML view or the JUnit writer.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Mapping
 
 from agentdiff.errors import AgentDiffError
 from agentdiff.models.report import DiffReport
+from agentdiff.render.imported import Imported
 from agentdiff.render.json import render_json_bytes, render_json_parts
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import redacting
@@ -26,28 +25,9 @@ __all__ = [
 ]
 
 Renderer = Callable[[DiffReport, RenderOptions], str]
-F = TypeVar("F", bound=Callable[..., Any])
 
 
-class _Imported(Mapping[str, F]):
-    """Names → functions given as `module:function`, each module imported on first use."""
-
-    def __init__(self, paths: dict[str, str]) -> None:
-        self._paths = paths
-
-    def __getitem__(self, name: str) -> F:
-        module, function = self._paths[name].split(":")
-        found: F = getattr(importlib.import_module(module), function)
-        return found
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._paths)
-
-    def __len__(self) -> int:
-        return len(self._paths)
-
-
-RENDERERS: Mapping[str, Renderer] = _Imported(
+RENDERERS: Mapping[str, Renderer] = Imported(
     {
         "terminal": "agentdiff.render.terminal:render_terminal",
         "json": "agentdiff.render.json:render_json",
@@ -57,7 +37,7 @@ RENDERERS: Mapping[str, Renderer] = _Imported(
     }
 )
 
-ERROR_RENDERERS: Mapping[str, Callable[[str], str]] = _Imported(
+ERROR_RENDERERS: Mapping[str, Callable[[str], str]] = Imported(
     {"junit": "agentdiff.render.junit:render_junit_error"}
 )
 """Formats that also report an input error in their own shape (CI shows it as an error)."""

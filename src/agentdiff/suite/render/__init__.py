@@ -2,27 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
+from agentdiff.render.imported import Imported
 from agentdiff.render.options import RenderOptions
-from agentdiff.suite.render.html import render_suite_html
-from agentdiff.suite.render.json import render_suite_json
-from agentdiff.suite.render.junit import render_suite_junit
-from agentdiff.suite.render.markdown import render_suite_markdown
-from agentdiff.suite.render.terminal import render_suite_terminal
 from agentdiff.suite.report import SuiteReport
 
 __all__ = ["FILE_NAMES", "SUITE_RENDERERS", "render_suite"]
 
 SuiteRenderer = Callable[[SuiteReport, RenderOptions | None], str]
 
-SUITE_RENDERERS: dict[str, SuiteRenderer] = {
-    "terminal": render_suite_terminal,
-    "markdown": render_suite_markdown,
-    "junit": render_suite_junit,
-    "json": render_suite_json,
-    "html": render_suite_html,
-}
+SUITE_RENDERERS: Mapping[str, SuiteRenderer] = Imported(
+    {
+        "terminal": "agentdiff.suite.render.terminal:render_suite_terminal",
+        "markdown": "agentdiff.suite.render.markdown:render_suite_markdown",
+        "junit": "agentdiff.suite.render.junit:render_suite_junit",
+        "json": "agentdiff.suite.render.json:render_suite_json",
+        "html": "agentdiff.suite.render.html:render_suite_html",
+    }
+)
+"""Each format's renderer, its module imported on first use (a JSON report never loads rich)."""
 
 FILE_NAMES = {
     "json": "suite.json",
