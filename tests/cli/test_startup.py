@@ -82,9 +82,8 @@ def test_a_json_suite_report_never_imports_rich_or_jinja2(tmp_path: Path) -> Non
     probe = _PROBE.replace('"rich",', '"rich", "jinja2", "agentdiff.suite.render.terminal",')
     run = textwrap.indent(_MAIN.strip(), "    ")
     argv = ("suite", "--manifest", str(manifest), "-f", "json", "-o", str(out))
-    done = subprocess.run(
-        [sys.executable, "-c", probe.format(run=run), *argv], capture_output=True, text=True
-    )
+    command = [sys.executable, "-c", probe.format(run=run), *argv]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)  # exit 1: regressed
     loaded = set(done.stdout.splitlines()[-1].removeprefix("loaded:").split(","))
     assert "agentdiff.suite" in loaded  # the probe sees what the command imported
     assert not loaded & {"rich", "jinja2", "agentdiff.suite.render.terminal"}
