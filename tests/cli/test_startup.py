@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 
+from agentdiff import __version__
 from agentdiff.cli.app import COMMANDS, app, build_app
 
 REFERENCE = Path(__file__).resolve().parents[1] / "fixtures" / "reference"
@@ -88,3 +89,19 @@ def test_a_json_suite_report_never_imports_rich_or_jinja2(tmp_path: Path) -> Non
     assert "agentdiff.suite" in loaded  # the probe sees what the command imported
     assert not loaded & {"rich", "jinja2", "agentdiff.suite.render.terminal"}
     assert orjson.loads(out.read_bytes())["counts"]["scenarios"] == 1
+
+
+def test_version_alone_builds_no_command() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _PROBE.format(run=textwrap.indent(_MAIN.strip(), "    ")),
+            "--version",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.splitlines()[0] == f"agentdiff {__version__}"
+    assert done.stdout.splitlines()[-1] == "loaded:"  # no command module, so no suite or rich

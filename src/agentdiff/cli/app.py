@@ -70,7 +70,7 @@ def build_app(names: Sequence[str] | None = None) -> typer.Typer:
         rich_markup_mode=None,
     )
     built.callback()(_root)
-    for name in names or COMMANDS:
+    for name in COMMANDS if names is None else names:
         module, function, help_text = COMMANDS[name]
         command: Callable[..., Any] = getattr(
             importlib.import_module(f"agentdiff.cli.{module}"), function
@@ -80,9 +80,17 @@ def build_app(names: Sequence[str] | None = None) -> typer.Typer:
 
 
 def _requested(argv: Sequence[str]) -> list[str] | None:
-    """The command named on the command line (root options take no values), if it is known."""
+    """The commands the app needs (None: all of them, which the root help lists).
+
+    The one named on the command line (root options take no values) if it is known; none for a
+    bare `--version`.
+    """
     name = next((arg for arg in argv if not arg.startswith("-")), None)
-    return [name] if name in COMMANDS else None
+    if name in COMMANDS:
+        return [name]
+    if name is None and "--version" in argv and "--help" not in argv:
+        return []
+    return None
 
 
 def __getattr__(name: str) -> typer.Typer:
