@@ -168,3 +168,14 @@ def test_memory_filesystem_inputs(fixture_suite, serial, tmp_path):
                 row["errors"][0]["message"] = row["errors"][0]["message"].split(": ", 1)[1]
     assert mine == theirs
     assert broken.startswith("memory:///suite/candidate/extra/broken.json: invalid JSON")
+
+
+def test_a_scheduler_that_is_no_address_exits_2(fixture_suite):
+    from typer.testing import CliRunner
+
+    from agentdiff.cli.app import app
+
+    base, cand = fixture_suite
+    result = CliRunner().invoke(app, ["suite", str(base), str(cand), "--scheduler", "notaurl"])
+    assert result.exit_code == 2, result.output
+    assert "cannot reach the Dask scheduler at notaurl" in result.output

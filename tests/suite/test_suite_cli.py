@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import orjson
 import pytest
@@ -242,3 +243,56 @@ def test_output_never_replaces_the_manifest(fixture_suite, tmp_path):
     result = _suite("--manifest", str(manifest), "-o", f"json={manifest}")
     assert result.exit_code == 2
     assert manifest.read_text() == text
+
+
+def _small_suite(tmp_path):
+    """Two scenarios copied from the real fixtures into folders of this test's own."""
+    real = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "langfuse"
+    base, cand = tmp_path / "base", tmp_path / "cand"
+    for folder, side in ((base, "baseline"), (cand, "candidate")):
+        folder.mkdir()
+        for case in ("loop", "identical"):
+            (folder / f"{case}.json").write_bytes((real / case / f"{side}.json").read_bytes())
+    return base, cand
+
+
+def test_an_output_never_replaces_a_run_of_the_suite(tmp_path):
+    base, cand = _small_suite(tmp_path)
+    before = {p: p.read_bytes() for p in (*base.iterdir(), *cand.iterdir())}
+    for output in (f"json={base / 'loop.json'}", str(cand / "identical.json")):
+        result = _suite(str(base), str(cand), "-o", output)
+        assert result.exit_code == 2, result.output
+        assert "is an input of this command" in result.output
+    assert {p: p.read_bytes() for p in before} == before
+
+
+def test_a_results_folder_that_would_mix_with_the_runs_is_refused(tmp_path):
+    base, cand = _small_suite(tmp_path)
+    inside = _suite(str(base), str(cand), "--results", str(base / "results"))
+    assert inside.exit_code == 2 and "inside the run folder" in inside.output
+    assert not (base / "results").exists()
+    again = _suite(str(base), str(cand), "--results", str(cand))
+    assert again.exit_code == 2 and "inside the run folder" in again.output
+    # with a manifest, a results folder that holds its runs could have them replaced
+    rows = [
+        {"scenario": case, "side": side, "path": str(folder / f"{case}.json")}
+        for case in ("loop", "identical")
+        for side, folder in (("baseline", base), ("candidate", cand))
+    ]
+    manifest = tmp_path / "suite.jsonl"
+    manifest.write_bytes(b"\n".join(map(orjson.dumps, rows)))
+    held = _suite("--manifest", str(manifest), "--results", str(tmp_path))
+    assert held.exit_code == 2 and "holds runs of this suite" in held.output
+    fine = _suite("--manifest", str(manifest), "--results", str(tmp_path / "out"), "-f", "json")
+    assert fine.exit_code == 1, fine.output
+    assert (tmp_path / "out" / "suite.json").is_file()
+
+
+@pytest.mark.parametrize("where", ["a-file", "a-file/below"])
+def test_a_results_folder_that_cannot_be_made_exits_2_naming_it(tmp_path, where):
+    base, cand = _small_suite(tmp_path)
+    (tmp_path / "a-file").write_text("not a folder")
+    result = _suite(str(base), str(cand), "--results", str(tmp_path / where))
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: {tmp_path / where}: cannot create the folder")
+    assert "Traceback" not in result.output and "internal error" not in result.output

@@ -23,13 +23,16 @@ from agentdiff.cli.options import AdapterOpt, OutputsOpt
 from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout, write_targets
 from agentdiff.cli.settings import setting_flags, stats_flags
 from agentdiff.config import load_stats
-from agentdiff.errors import ConfigError
+from agentdiff.errors import ConfigError, OutputPathError
+from agentdiff.files import make_folder
 from agentdiff.render.options import RenderOptions
 from agentdiff.suite.discover import Layout
 from agentdiff.suite.manifest import SuiteManifest, load_manifest
 from agentdiff.suite.options import SuiteOptions
+from agentdiff.suite.refs import is_url, join_source
 from agentdiff.suite.render import SUITE_RENDERERS, render_suite
 from agentdiff.suite.render.view import summary_line
+from agentdiff.suite.results import SUITE_FILE
 from agentdiff.suite.run import Progress, run_suite
 from agentdiff.suite.runset import RunSet
 from agentdiff.suite.settings import resolve_settings
@@ -90,6 +93,56 @@ def _sides(
         RunSet.from_dir(root, layout=layout, adapter=adapter, scenario_key=scenario_key)
         for root in (baseline, candidate)
     )
+
+
+def _input_files(sides: tuple[RunSet, RunSet]) -> list[Path]:
+    """Every local file the suite reads its runs from (an output must never replace one)."""
+    where = (
+        join_source(side.root, ref.source)
+        for side in sides
+        for refs in side.runs.values()
+        for ref in refs
+    )
+    return [Path(location) for location in where if not is_url(location)]
+
+
+def _check_results(
+    results: str, sides: tuple[RunSet, RunSet], inputs: list[Path], *, folders: bool
+) -> None:
+    """Refuse a results folder that would hold an input, or be read as runs by the next suite.
+
+    With BASELINE and CANDIDATE folders (`folders`), a results folder inside either root would
+    put its tables among the runs; with any input, one inside it could be replaced. A local
+    folder is created now (or the error says why it cannot be), before any work.
+    """
+    if is_url(results):
+        return
+    where = Path(results).resolve()
+    roots = [
+        Path(side.root).resolve()
+        for side in sides
+        if folders and side.root and not is_url(side.root)
+    ]
+    for root in roots:
+        if _within(where, root):
+            msg = f"is inside the run folder {root}: its tables would be read as runs next time"
+            raise OutputPathError(
+                msg, hint="choose a results folder outside both run folders", source=results
+            )
+    folders_read = {Path(p).parent for p in inputs}  # resolved once per folder, not per file
+    held = next((f for f in folders_read if _within(f.resolve(), where)), None)
+    if held is not None:
+        msg = f"holds runs of this suite (in {held}); refusing to write there"
+        raise OutputPathError(msg, hint="choose another results folder", source=results)
+    try:
+        make_folder(where / SUITE_FILE)
+    except OutputPathError as exc:  # named after the folder given, not a file in it
+        raise OutputPathError(exc.message, hint=exc.hint, source=results) from None
+
+
+def _within(path: Path, folder: Path) -> bool:
+    """`path` is `folder` or lies inside it (both resolved)."""
+    return path == folder or folder in path.parents
 
 
 @contextmanager
@@ -186,6 +239,8 @@ def suite(
     check_targets(targets, [manifest] if manifest is not None else [])
     loaded = load_manifest(manifest) if manifest is not None else None
     sides = _sides(baseline, candidate, loaded, layout.value, scenario_key, adapter)
+    inputs = _input_files(sides)
+    check_targets(targets, [*inputs, *([manifest] if manifest is not None else [])])
     compare_options, sources = resolve_settings(flags, loaded)
     where = f"{loaded.path} [stats]" if loaded else "suite manifest [stats]"
     stats_resolved = load_stats(
@@ -211,6 +266,8 @@ def suite(
         results=results,
         pair_pages=any(t.fmt == "html" for t in targets),
     )
+    if results is not None:
+        _check_results(results, sides, inputs, folders=loaded is None)
     total = len(set(sides[0].runs) | set(sides[1].runs))
     with _progress(total, progress) as update:
         report = run_suite(*sides, options, progress=update)

@@ -77,7 +77,7 @@ class DaskBackend:
         if isinstance(self._scheduler, str):
             try:
                 return stack.enter_context(distributed.Client(self._scheduler, timeout="10s"))
-            except OSError as exc:
+            except (OSError, ValueError) as exc:  # ValueError: not an address at all
                 msg = f"cannot reach the Dask scheduler at {self._scheduler}: {exc}"
                 raise ConfigError(msg, hint="is `dask scheduler` running there?") from None
         cluster = stack.enter_context(local_cluster(self.workers))
