@@ -68,9 +68,14 @@ class StepName(_Record):
 
 
 class FirstDivergence(_Record):
-    """Where the candidate first left the baseline's path (position in the alignment)."""
+    """Where the candidate first left the baseline's path.
+
+    `position` is the 0-based index in the alignment; reports show it as row `position + 1`,
+    the row `agentdiff compare` numbers for the same pair.
+    """
 
     position: int
+    """0-based index in the pair's alignment (row `position + 1` in every rendered report)."""
     op: str
     baseline: StepName | None
     candidate: StepName | None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdiff.errors import AgentDiffError
+from agentdiff.render.measures import plural
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.text import one_line
 from agentdiff.suite.render.view import scenario_views, summary_line
@@ -57,5 +58,6 @@ def render_suite_html(report: SuiteReport, options: RenderOptions | None = None)
         "pages": report.pair_pages,
         "files": report.pair_files,
         "one_line": one_line,
+        "plural": plural,
     }
     return str(_template().render(context))

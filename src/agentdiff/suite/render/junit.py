@@ -1,8 +1,10 @@
 """The JUnit XML suite report: one test case per scenario, so CI lists each one.
 
 Regressed = `<failure>` (its broken rules and findings), error = `<error>` (the load failure),
-added / removed = `<skipped>` with the reason; passing scenarios are plain test cases. Text is
-cleaned of the control characters XML 1.0 cannot hold; ElementTree escapes the rest.
+added / removed = `<skipped>` with the reason, inconclusive = `<skipped>` with its reasons, or a
+`<failure>` (counted as one) when the report's `[stats] inconclusive = "fail"` makes it fail the
+suite, as it fails the exit code; passing scenarios are plain test cases. Text is cleaned of the
+control characters XML 1.0 cannot hold; ElementTree escapes the rest.
 """
 
 from __future__ import annotations
@@ -26,14 +28,15 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
     """The suite as JUnit XML."""
     counts = report.counts
     name = f"agentdiff.suite.{report.name}"
+    failing = report.stats.get("inconclusive") == "fail"  # --inconclusive fail: exit 1
     suite = ET.Element(
         "testsuite",
         {
             "name": xml_text(name),
             "tests": str(counts.scenarios),
-            "failures": str(counts.regressed),
+            "failures": str(counts.regressed + (counts.inconclusive if failing else 0)),
             "errors": str(counts.errors),
-            "skipped": str(counts.added + counts.removed + counts.inconclusive),
+            "skipped": str(counts.added + counts.removed + (0 if failing else counts.inconclusive)),
         },
     )
     properties = ET.SubElement(suite, "properties")
@@ -55,7 +58,13 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
             failure.text = text
         elif row.verdict == "inconclusive":
             reason = "; ".join(row.stats.reasons) if row.stats else "inconclusive"
-            ET.SubElement(case, "skipped", message=xml_text(reason))
+            if failing:
+                failure = ET.SubElement(
+                    case, "failure", type="inconclusive", message=xml_text(reason)
+                )
+                failure.text = text
+            else:
+                ET.SubElement(case, "skipped", message=xml_text(reason))
         elif row.verdict == "regressed" and row.pair is not None:
             rules = "; ".join(v.message for v in row.pair.violations) or "regressed"
             failure = ET.SubElement(case, "failure", type="regression", message=xml_text(rules))

@@ -9,8 +9,10 @@ markup.
 from __future__ import annotations
 
 from agentdiff.render.markdown import md
+from agentdiff.render.measures import plural
 from agentdiff.render.options import RenderOptions
-from agentdiff.suite.render.view import ScenarioView, scenario_views, summary_line
+from agentdiff.render.text import one_line
+from agentdiff.suite.render.view import ScenarioView, error_text, scenario_views, summary_line
 from agentdiff.suite.report import SuiteReport
 
 __all__ = ["render_suite_markdown"]
@@ -31,8 +33,9 @@ def render_suite_markdown(report: SuiteReport, options: RenderOptions | None = N
         f"**{md(summary_line(report))}**",
         "",
         (
-            f"{md(report.name)}: {report.counts.scenarios} scenarios; baseline {md(b.label)} "
-            f"({b.runs} runs), candidate {md(c.label)} ({c.runs} runs)."
+            f"{_cell(report.name)}: {plural(report.counts.scenarios, 'scenario')}; "
+            f"baseline {_cell(b.label)} ({plural(b.runs, 'run')}), "
+            f"candidate {_cell(c.label)} ({plural(c.runs, 'run')})."
         ),
         "",
     ]
@@ -48,7 +51,7 @@ def render_suite_markdown(report: SuiteReport, options: RenderOptions | None = N
     for group, title in (("added", "Only in the candidate"), ("removed", "Only in the baseline")):
         if views[group]:
             listed = views[group][:_LISTED]
-            names = ", ".join(f"`{md(v.row.scenario, 120)}`" for v in listed)
+            names = ", ".join(f"`{_cell(v.row.scenario)}`" for v in listed)
             more = f" and {len(views[group]) - _LISTED} more" if len(views[group]) > _LISTED else ""
             parts += [f"**{title}** ({len(views[group])}): {names}{more}", ""]
     return "\n".join(parts) + "\n"
@@ -56,7 +59,7 @@ def render_suite_markdown(report: SuiteReport, options: RenderOptions | None = N
 
 def _table(views: list[ScenarioView]) -> list[str]:
     lines = [
-        "| Scenario | Verdict | Divergence | Runs | Broken rules |",
+        "| Scenario | Verdict | Divergence | Runs | Why |",
         "|---|---|---:|---:|---|",
     ]
     for view in views:
@@ -65,20 +68,31 @@ def _table(views: list[ScenarioView]) -> list[str]:
         rules = ", ".join(sorted({v.rule for v in pair.violations})) if pair else ""
         if row.stats is not None:
             divergence = "—"
-            rules = "; ".join(row.stats.reasons[:2])
+            rules = _first_of([one_line(reason) for reason in row.stats.reasons], 2)
         if row.errors:
-            rules = "could not load a run"
+            rules = _first_of([error_text(e, 160) for e in row.errors], 1)
         lines.append(
-            f"| {md(row.scenario, 120)} | {row.verdict} | {divergence} "
+            f"| {_cell(row.scenario)} | {row.verdict} | {divergence} "
             f"| {row.baseline_runs}→{row.candidate_runs} | {md(rules)} |"
         )
     return [*lines, ""]
 
 
+def _first_of(items: list[str], shown: int) -> str:
+    """The first `shown` items and how many more (`a; b; … +1 more`): the details list all."""
+    more = len(items) - shown
+    return "; ".join(items[:shown]) + (f"; … +{more} more" if more > 0 else "")
+
+
+def _cell(text: str) -> str:
+    """A scenario key or label from the user's files, on one line and escaped for a cell."""
+    return md(one_line(text), 120)
+
+
 def _details(views: list[ScenarioView]) -> list[str]:
     lines = ["<details><summary>Findings per scenario</summary>", ""]
     for view in views:
-        lines.append(f"**{md(view.row.scenario, 120)}** — {md(view.headline)}")
+        lines.append(f"**{_cell(view.row.scenario)}** — {md(view.headline)}")
         lines += [f"- {md(finding, 400)}" for finding in view.findings]
         lines.append("")
     return [*lines, "</details>", ""]

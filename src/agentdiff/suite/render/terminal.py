@@ -7,6 +7,7 @@ import io
 from rich.console import Console
 from rich.text import Text
 
+from agentdiff.render.measures import plural
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.text import one_line
 from agentdiff.suite.render.view import scenario_views, summary_line
@@ -41,9 +42,9 @@ def render_suite_terminal(report: SuiteReport, options: RenderOptions | None = N
     b, c = report.baseline, report.candidate
     console.print(
         Text(
-            f"suite {one_line(report.name)}: {report.counts.scenarios} scenarios · "
-            f"baseline {one_line(b.label)} ({b.runs} runs) · "
-            f"candidate {one_line(c.label)} ({c.runs} runs)",
+            f"suite {one_line(report.name)}: {plural(report.counts.scenarios, 'scenario')} · "
+            f"baseline {one_line(b.label)} ({plural(b.runs, 'run')}) · "
+            f"candidate {one_line(c.label)} ({plural(c.runs, 'run')})",
             style="dim",
         )
     )

@@ -10,12 +10,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agentdiff.render.text import clip, one_line
-from agentdiff.suite.report import PairSummary, ScenarioRow, SuiteReport
+from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
 
 __all__ = [
     "ScenarioView",
     "by_severity",
     "count_words",
+    "error_text",
     "first_divergence_text",
     "most_severe",
     "run_pair_text",
@@ -71,13 +72,22 @@ def most_severe(rows: Iterable[ScenarioRow], limit: int) -> list[ScenarioRow]:
 
 
 def first_divergence_text(pair: PairSummary) -> str | None:
-    """`first divergence at #7: insert tool_call search` (None when on the same path)."""
+    """`first divergence at row 8: insert tool_call search` (None when on the same path).
+
+    Rows are numbered from 1, as `agentdiff compare` numbers them (`position` is 0-based).
+    """
     first = pair.first_divergence
     if first is None:
         return None
     step = first.candidate or first.baseline
     what = f"{step.step_type} {one_line(step.name)}" if step else ""
-    return f"first divergence at #{first.position}: {first.op} {what}".rstrip()
+    return f"first divergence at row {first.position + 1}: {first.op} {what}".rstrip()
+
+
+def error_text(error: RunError, limit: int = 300) -> str:
+    """`candidate run r2: <its message>`, on one line, clipped to `limit`."""
+    run = f" run {one_line(error.run)}" if error.run else ""
+    return f"{error.side}{run}: {clip(one_line(error.message), limit)}"
 
 
 def run_pair_text(pair: PairSummary) -> str:
@@ -98,10 +108,7 @@ class ScenarioView:
 
 
 def _findings(row: ScenarioRow) -> list[str]:
-    lines = [
-        f"{e.side}{f' run {one_line(e.run)}' if e.run else ''}: {clip(one_line(e.message), 300)}"
-        for e in row.errors
-    ]
+    lines = [error_text(e) for e in row.errors]
     if row.stats is not None:
         lines += [clip(one_line(reason), 300) for reason in row.stats.reasons]
         lines += _route_lines(row)

@@ -1,0 +1,147 @@
+"""What the suite renderers print is true of the files: real traces, every format.
+
+A suite of real runs (tests/fixtures/real, tests/fixtures/runs_pool) is rendered in each format
+and every label is checked against the runs themselves: the row `compare` names as the first
+divergence, the error a scenario really had, every finding, the JUnit verdict CI reads.
+"""
+
+from __future__ import annotations
+
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from agentdiff import compare, load_trace
+from agentdiff.render import render
+from agentdiff.render.options import RenderOptions
+from agentdiff.render.rows import first_index
+from agentdiff.stats_options import StatsOptions
+from agentdiff.suite import RunSet, SuiteOptions, run_suite
+from agentdiff.suite.render import SUITE_RENDERERS, render_suite
+from agentdiff.suite.report import SuiteReport
+
+REAL = Path(__file__).resolve().parents[1] / "fixtures" / "real"
+POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+LOOP = REAL / "langfuse" / "loop"
+
+
+def _suite(root: Path, files: dict[str, tuple[Path | None, Path | None]]) -> SuiteReport:
+    """A suite of single-run scenarios: key → (baseline file, candidate file)."""
+    for key, sources in files.items():
+        for side, source in zip(("b", "c"), sources, strict=True):
+            (root / side).mkdir(parents=True, exist_ok=True)
+            if source is not None:
+                shutil.copyfile(source, root / side / f"{key}.json")
+    options = SuiteOptions(backend="in-process")
+    return run_suite(RunSet.from_dir(root / "b"), RunSet.from_dir(root / "c"), options)
+
+
+@pytest.fixture(scope="module")
+def loop_suite(tmp_path_factory: pytest.TempPathFactory) -> SuiteReport:
+    """`langfuse_loop` regressed (a real loop) and `only_base` with no candidate run."""
+    root = tmp_path_factory.mktemp("loop_suite")
+    files = {
+        "langfuse_loop": (LOOP / "baseline.json", LOOP / "candidate.json"),
+        "only_base": (REAL / "langfuse" / "identical" / "baseline.json", None),
+    }
+    return _suite(root, files)
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "html", "junit"])
+def test_first_divergence_is_the_row_compare_names(loop_suite, fmt):
+    report = compare(load_trace(LOOP / "baseline.json"), load_trace(LOOP / "candidate.json"))
+    index = first_index(report)
+    assert index is not None
+    number = index + 1
+    assert f"first divergence at row {number}:" in render(report, "terminal", RenderOptions())
+    pair = loop_suite.scenario("langfuse_loop").pair
+    assert pair is not None and pair.first_divergence is not None
+    assert pair.first_divergence.position == index  # suite.json keeps the 0-based index
+    text = render_suite(loop_suite, fmt)
+    assert f"first divergence at row {number}: insert tool" in text
+    assert "#7" not in text and f"at row {index}:" not in text
+
+
+def test_markdown_shows_the_error_the_scenario_had(loop_suite):
+    markdown = render_suite(loop_suite, "markdown")
+    (line,) = [line for line in markdown.splitlines() if line.startswith("| only\\_base |")]
+    assert "| error |" in line
+    assert "candidate: no candidate run (did the run crash?)" in line
+    assert "could not load" not in markdown
+
+
+def _pool_suite(root: Path, runs: int, stats: StatsOptions | None = None) -> SuiteReport:
+    """Scenario `refund`: `runs` real baseline runs against as many of the `cost` variant."""
+    for side, source in (("b", "baseline"), ("c", "cost")):
+        (root / side / "refund").mkdir(parents=True)
+        for run in sorted((POOL / source).iterdir())[:runs]:
+            shutil.copyfile(run, root / side / "refund" / run.name)
+    options = SuiteOptions(backend="in-process", stats=stats or StatsOptions())
+    return run_suite(RunSet.from_dir(root / "b"), RunSet.from_dir(root / "c"), options)
+
+
+def test_markdown_table_says_when_reasons_are_left_out(tmp_path):
+    done = _pool_suite(tmp_path, 20)
+    row = done.scenario("refund")
+    assert row.verdict == "regressed" and row.stats is not None
+    reasons = row.stats.reasons
+    assert len(reasons) == 3  # tokens, cost and the per-pair gate failures
+    markdown = render_suite(done, "markdown")
+    table, details = markdown.split("<details>")
+    (line,) = [line for line in table.splitlines() if line.startswith("| refund |")]
+    assert "… +1 more |" in line
+    assert sum(reason.split(" ")[0].replace("_", "\\_") in line for reason in reasons) == 2
+    for reason in reasons:  # the details list every one
+        assert reason.split(" (")[0].replace("_", "\\_") in details
+
+
+@pytest.mark.parametrize("fail", [True, False])
+def test_junit_fails_inconclusive_scenarios_when_the_suite_does(tmp_path, fail):
+    # 3 v 3 runs cannot reach p <= 0.05: the scenario is inconclusive (add runs)
+    done = _pool_suite(tmp_path, 3, StatsOptions(inconclusive="fail" if fail else "pass"))
+    assert done.counts.inconclusive == 1
+    assert done.exit_code == (1 if fail else 0)
+    root = ET.fromstring(render_suite(done, "junit"))  # noqa: S314 - our own output
+    suite = root.find("testsuite")
+    assert suite is not None
+    case = suite.find("testcase[@name='refund']")
+    assert case is not None
+    reason = "; ".join(done.scenario("refund").stats.reasons)  # type: ignore[union-attr]
+    if fail:
+        failure = case.find("failure")
+        assert failure is not None and failure.get("type") == "inconclusive"
+        assert failure.get("message") == reason
+        assert case.find("skipped") is None
+        assert (suite.get("failures"), suite.get("skipped")) == ("1", "0")
+        assert (root.get("failures"), root.get("skipped")) == ("1", "0")
+    else:
+        skipped = case.find("skipped")
+        assert skipped is not None and skipped.get("message") == reason
+        assert case.find("failure") is None
+        assert (suite.get("failures"), suite.get("skipped")) == ("0", "1")
+
+
+def test_a_key_with_a_newline_or_pipe_stays_in_its_table_cell(tmp_path):
+    key = "refund\n| x | injected |\npartial|b"
+    done = _suite(tmp_path, {key: (LOOP / "baseline.json", LOOP / "candidate.json")})
+    assert done.scenarios[0].scenario == key
+    markdown = render_suite(done, "markdown")
+    lines = markdown.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("| Scenario |"))
+    row = lines[header + 2]
+    assert row.startswith("| refund\\\\n\\| x \\| injected \\|\\\\npartial\\|b | regressed |")
+    assert lines[header + 3] == ""  # one table row, nothing spilled
+    assert not any(line.startswith(("| x |", "partial")) for line in lines)
+    assert "**refund\\\\n\\| x" in markdown  # the details heading stays on its line too
+
+
+def test_one_scenario_and_one_run_are_singular(tmp_path):
+    done = _suite(tmp_path, {"solo": (LOOP / "baseline.json", LOOP / "candidate.json")})
+    assert done.counts.scenarios == 1
+    for fmt in ("terminal", "markdown", "html"):
+        text = SUITE_RENDERERS[fmt](done, None)
+        assert "1 scenario " in text or "1 scenario;" in text, fmt
+        assert "1 scenarios" not in text and "(1 runs" not in text, fmt
+        assert "(1 run" in text, fmt
