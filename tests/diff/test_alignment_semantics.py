@@ -239,3 +239,28 @@ def test_pairs_come_out_in_the_candidate_execution_order(pair):
     reorders(pairs, *sides)  # re-partnering moves baseline positions only
     positions = [c for _, c in pairs if c is not None]
     assert positions == sorted(positions) == list(range(len(sides[1].steps)))
+
+
+def _chain(prefix, names, parent=None):
+    """Siblings a 0–2 s, b 1–4 s, c 3–5 s (named `names`): a–b and b–c overlap, a–c do not."""
+    windows = ((0, 2), (1, 4), (3, 5))
+    first = [] if parent is None else [_timed(0, "routing", "agent", None, 0, 9, prefix)]
+    kids = [
+        _timed(i, "tool_call", name, parent, start, end, prefix)
+        for i, (name, (start, end)) in enumerate(zip(names, windows, strict=True), start=1)
+    ]
+    return trace([*first, *kids], prefix)
+
+
+@pytest.mark.parametrize("parent", [None, 0])
+def test_a_swap_of_siblings_that_never_overlapped_diverges_through_a_chain(parent):
+    """Overlap is pairwise: b overlapping both a and c does not make a and c concurrent."""
+    base = _chain("b", ("a", "b", "c"), parent)
+    cand = _chain("c", ("c", "b", "a"), parent)
+    report = compare(base, cand)
+    assert report.divergence > 0
+    assert report.first_divergence is not None
+    # still one group where every member overlaps every other: b with c, then with a
+    same = compare(base, _chain("c", ("b", "a", "c"), parent))
+    assert same.divergence == 0.0
+    assert _count(same, Op.REORDER) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from agentdiff import CompareOptions, compare, load_trace
+from agentdiff import AgentTrace, CompareOptions, compare, load_trace
 from agentdiff.diff import findings
 from agentdiff.diff.findings import report_findings
 from agentdiff.models.report import DiffReport, Effect, Finding, Op
@@ -160,3 +160,38 @@ def test_findings_built_without_validation_equal_validated_ones(pair, monkeypatc
 def _typed(record: Finding | Effect) -> list[tuple[str, type, object]]:
     """Each field's name, value type and value (an int is not a float here)."""
     return [(k, type(v), v) for k, v in record.__dict__.items()]
+
+
+def _calls(prefix: str, names: list[str]) -> AgentTrace:
+    """Flat untimed tool calls, no tokens."""
+    return trace([step(i, "tool_call", n, prefix=prefix) for i, n in enumerate(names)], prefix)
+
+
+def test_a_loop_counts_its_inserted_steps_and_a_step_deleted_inside_it_is_its_own_finding():
+    report = compare(
+        _calls("b", ["plan", "search", "patch", "answer"]),
+        _calls("c", ["plan", "search", "search", "search", "search", "answer"]),
+    )
+    found = _by_kind(report)
+    (loop,) = found["loop"]
+    inserted = [i + 1 for i, e in enumerate(report.alignment) if e.op is Op.INSERT]
+    (deleted,) = [i + 1 for i, e in enumerate(report.alignment) if e.op is Op.DELETE]
+    assert loop.effect.steps == len(inserted) == 3  # not 3 - 1: the deletion is not netted
+    assert deleted in loop.rows  # shown inside the loop's rows, and still reported on its own
+    (removed,) = found["removed_steps"]
+    assert removed.rows == [deleted] and removed.tool == "patch"
+    text = render(report, "terminal")
+    assert "search ×4 at rows" in text and "(loop, new): these 3 extra steps report no" in text
+    assert f"1 step removed at row {deleted} (patch): it reports no tokens" in text
+
+
+def test_a_loop_that_grew_says_from_how_many_repetitions():
+    base = _calls("b", ["plan", *["search", "open"] * 3, "answer"])
+    grown = compare(base, _calls("c", ["plan", *["search", "open"] * 4, "answer"]))
+    (loop,) = _by_kind(grown)["loop"]
+    assert loop.new and grown.loops[0].baseline_repetitions == 3
+    assert "×4 at rows" in render(grown, "terminal")
+    assert "(loop, grown from ×3)" in render(grown, "terminal")
+    assert "(loop, new)" not in render(grown, "markdown")
+    fresh = compare(_calls("b", ["plan", "answer"]), _calls("c", ["plan", *["search"] * 3]))
+    assert "(loop, new)" in render(fresh, "terminal")

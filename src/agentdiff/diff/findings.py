@@ -233,7 +233,9 @@ def _loop(loop: LoopFinding, rows: _Rows) -> Finding:
         tool=" → ".join(loop.names),
         count=loop.repetitions,
         new=loop.new,
-        effect=rows.effect(span),
+        # the extra steps are the inserted ones: a baseline step deleted inside the span is
+        # not netted against them (it gets a finding of its own, see `report_findings`)
+        effect=rows.effect([r for r in span if rows.entries[r - 1].op is Op.INSERT]),
     )
 
 
@@ -316,7 +318,7 @@ def report_findings(report: DiffReport, noted: Noted | None = None) -> list[Find
     found = list(_first(report))
     loops = [_loop(loop, rows) for loop in report.loops]
     found += loops
-    taken = {r for loop in loops for r in loop.rows}
+    taken = {r for loop in loops for r in loop.rows if rows.entries[r - 1].op is not Op.DELETE}
     found += [_steps_run(rows, run, added=True) for run in _runs(rows.inserts, taken)]
     found += [_steps_run(rows, run, added=False) for run in _runs(rows.deletes, taken)]
     found += _changed_calls(rows)

@@ -420,9 +420,7 @@ class _Groups:
         canonical: list[int] | None = None
         start = 0
         while start < len(kids):
-            end = start + 1
-            while end < len(kids) and _concurrent(kids[end - 1], kids[end], cols, llm_parent):
-                end += 1
+            end = _run_end(kids, start, cols, llm_parent)
             if end - start > 1:
                 ordered = self._mark(kids[start:end])
                 if ordered is not None:
@@ -492,6 +490,45 @@ def _any_overlap(kids: list[int], cols: _Columns) -> bool:
     if None in starts:
         return any(map(_KNOWN, starts))
     return any(map(lt, islice(starts, 1, None), map(cols.ends.__getitem__, kids)))
+
+
+def _run_end(kids: list[int], start: int, cols: _Columns, llm_parent: bool) -> int:
+    """Where the concurrent run of `kids` that begins at `start` ends (exclusive).
+
+    Same turn or one model message join a sibling to the one before it (evidence the run
+    shares). Timing alone joins it only if its window overlaps the window of every timed
+    member so far: it starts before the earliest end among them (a runs 0–2 s, b 1–4 s,
+    c 3–5 s: b joins a, but c starts a run of its own, since a and c ran one after the other;
+    a swap of a and c is then a real divergence, not a reorder).
+    """
+    starts = cols.starts
+    low = _window_end(kids[start], cols)
+    end = start + 1
+    while end < len(kids):
+        last, kid = kids[end - 1], kids[end]
+        if not _concurrent(last, kid, cols, llm_parent):
+            break
+        timed_only = low is not None and not _by_evidence(last, kid, cols, llm_parent)
+        if timed_only and not starts[kid] < low:
+            break
+        kid_end = _window_end(kid, cols)
+        if kid_end is not None and (low is None or kid_end < low):
+            low = kid_end
+        end += 1
+    return end
+
+
+def _window_end(step: int, cols: _Columns) -> Any:
+    """The end of the step's time window (None: untimed, or no end given)."""
+    start, end = cols.starts[step], cols.ends[step]
+    return None if start is None or end == start else end
+
+
+def _by_evidence(a: int, b: int, cols: _Columns, llm_parent: bool) -> bool:
+    """Siblings `a`, `b` are one turn by evidence: turn ids given, or one model message's calls."""
+    if cols.turns[a] is not None and cols.turns[b] is not None:
+        return True
+    return llm_parent and a in cols.calls and b in cols.calls
 
 
 def _concurrent(a: int, b: int, cols: _Columns, llm_parent: bool) -> bool:

@@ -66,7 +66,7 @@ def _carry(effect: Effect | None, what: str) -> str:
     steps = "it" if n == 1 else f"these {plural(n, what)}"
     verb = "carried" if effect.steps < 0 else "carries" if n == 1 else "carry"
     if effect.tokens is None:
-        return f": {steps} report no tokens"
+        return f": {steps} {'reports' if n == 1 else 'report'} no tokens"
     of = "" if effect.of_tokens is None else f" of {_signed(effect.of_tokens)}"
     return f": {steps} {verb} {_signed(effect.tokens)}{of} tokens"
 
@@ -88,8 +88,11 @@ def _first(f: Finding, report: DiffReport) -> str:
     return f"{what} at {_rows(f.rows)}: {MARKERS[entry.op.value]} {name}{status}"
 
 
-def _loop(f: Finding, _: DiffReport) -> str:
-    state = "new" if f.new else "known in the baseline"
+def _loop(f: Finding, report: DiffReport) -> str:
+    before = next(
+        (loop.baseline_repetitions for loop in report.loops if loop.step_ids == f.step_ids), 0
+    )
+    state = "known in the baseline" if not f.new else f"grown from ×{before}" if before else "new"
     kind = "retry storm" if f.kind == "retry_storm" else "loop"
     name = text(f.tool or "", 80)
     extra = _carry(f.effect, "extra step")
