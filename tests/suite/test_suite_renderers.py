@@ -109,6 +109,11 @@ def test_junit_fails_inconclusive_scenarios_when_the_suite_does(tmp_path, fail):
     case = suite.find("testcase[@name='refund']")
     assert case is not None
     reason = "; ".join(done.scenario("refund").stats.reasons)  # type: ignore[union-attr]
+    words = "1 inconclusive (counted as failing)" if fail else "1 inconclusive\n"
+    for fmt in ("terminal", "markdown", "html", "junit"):
+        assert words.strip() in render_suite(done, fmt), fmt
+    if not fail:
+        assert "counted as failing" not in render_suite(done, "terminal")
     if fail:
         failure = case.find("failure")
         assert failure is not None and failure.get("type") == "inconclusive"
@@ -145,3 +150,17 @@ def test_one_scenario_and_one_run_are_singular(tmp_path):
         assert "1 scenario " in text or "1 scenario;" in text, fmt
         assert "1 scenarios" not in text and "(1 runs" not in text, fmt
         assert "(1 run" in text, fmt
+
+
+def test_an_unreadable_run_is_not_counted_as_loaded(tmp_path):
+    half = tmp_path / "half.json"
+    text = (LOOP / "candidate.json").read_bytes()
+    half.write_bytes(text[: len(text) // 2])  # a real trace cut short (a crashed writer)
+    done = _suite(tmp_path / "suite", {"cut": (LOOP / "baseline.json", half)})
+    row = done.scenario("cut")
+    assert (row.verdict, row.candidate_runs) == ("error", 0)
+    assert (tmp_path / "suite" / "c" / "cut.json").exists()  # the file is there: 0 were loaded
+    for fmt in ("terminal", "markdown", "html"):
+        text = render_suite(done, fmt)
+        assert "error (1→0 runs loaded)" in text, fmt
+        assert "error (1→0 runs)" not in text, fmt

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 from agentdiff.render.junit import _xml_text as xml_text  # the pair renderer's cleaning
 from agentdiff.render.options import RenderOptions
-from agentdiff.suite.render.view import scenario_views, summary_line
+from agentdiff.suite.render.view import fails, scenario_views, summary_line
 from agentdiff.suite.report import SuiteReport
 
 __all__ = ["render_suite_junit"]
@@ -28,7 +28,7 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
     """The suite as JUnit XML."""
     counts = report.counts
     name = f"agentdiff.suite.{report.name}"
-    failing = report.stats.get("inconclusive") == "fail"  # --inconclusive fail: exit 1
+    failing = fails(report)  # inconclusive scenarios fail the suite (exit 1)
     suite = ET.Element(
         "testsuite",
         {

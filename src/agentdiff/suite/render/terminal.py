@@ -10,7 +10,7 @@ from rich.text import Text
 from agentdiff.render.measures import plural
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.text import one_line
-from agentdiff.suite.render.view import scenario_views, summary_line
+from agentdiff.suite.render.view import fails, scenario_views, summary_line
 from agentdiff.suite.report import SuiteReport
 
 __all__ = ["render_suite_terminal"]
@@ -52,6 +52,8 @@ def render_suite_terminal(report: SuiteReport, options: RenderOptions | None = N
         if not views:
             continue
         title, mark, color = _GROUPS[group]
+        if group == "inconclusive" and fails(report):
+            title = title.replace(")", "; counted as failing)")
         console.print()
         console.print(Text(title, style="bold"))
         for view in views[: options.max_rows]:

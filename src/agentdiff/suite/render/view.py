@@ -17,6 +17,7 @@ __all__ = [
     "by_severity",
     "count_words",
     "error_text",
+    "fails",
     "first_divergence_text",
     "most_severe",
     "run_pair_text",
@@ -36,15 +37,24 @@ _COUNT_WORDS = (
 
 
 def count_words(report: SuiteReport) -> list[str]:
-    """`412 passed`, `3 regressed`, `2 errors`... (zero counts left out, except passed)."""
+    """`412 passed`, `3 regressed`, `2 errors`... (zero counts left out, except passed).
+
+    Inconclusive scenarios that fail the suite (`[stats] inconclusive = "fail"`) say so.
+    """
     counts = report.counts.model_dump()
     words = []
     for key, word in _COUNT_WORDS:
         n = counts[key]
         if n or key == "passed":
             plural = "s" if word == "error" and n != 1 else ""
-            words.append(f"{n} {word}{plural}")
+            failing = " (counted as failing)" if key == "inconclusive" and fails(report) else ""
+            words.append(f"{n} {word}{plural}{failing}")
     return words
+
+
+def fails(report: SuiteReport) -> bool:
+    """Whether an inconclusive scenario fails the suite, as the report's settings say."""
+    return report.stats.get("inconclusive") == "fail"
 
 
 def summary_line(report: SuiteReport) -> str:
@@ -145,6 +155,8 @@ def _headline(row: ScenarioRow) -> str:
     if row.stats is not None:
         p = row.stats.p
         return f"{row.verdict} ({runs}{'' if p is None else f', p = {p:.2g}'})"
+    if row.errors:  # a run that could not be read is not counted among the runs
+        return f"{row.verdict} ({runs} loaded)"
     if pair is None:
         return f"{row.verdict} ({runs})"
     return f"{row.verdict}, divergence {pair.divergence:.2f} ({runs})"
