@@ -5,11 +5,12 @@ runs): exact small-sample tests with Holm's correction, loops as invariants, rou
 side. Exit 1 when it regressed (or, with `--inconclusive fail`, was inconclusive), 2 on bad
 input. `routes` clusters the routes of one set of runs, per scenario (folder or trace field).
 Statistics settings: flag > `AGENTDIFF_STATS_*` > `agentdiff.toml [stats]` > default.
+Secrets are redacted as in `compare` (on except in JSON; `--no-redact`, `[report]` settings).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import Enum
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -21,8 +22,10 @@ from agentdiff.cli.errors import EXIT_GATE_FAILED, EXIT_INPUT, handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputsOpt
 from agentdiff.cli.output import check_targets, parse_targets, write_targets
 from agentdiff.cli.settings import setting_flags, stats_flags
-from agentdiff.config import load_options, load_stats
+from agentdiff.config import ResolvedConfig, load_options, load_stats
 from agentdiff.errors import ConfigError
+from agentdiff.render.options import RenderOptions
+from agentdiff.render.prepare import redacting
 from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_RENDERERS
 from agentdiff.render.runs.view import summary_line
 from agentdiff.scenario.api import compare_scenarios
@@ -56,14 +59,19 @@ def compare_runs_command(
     """N baseline runs against M candidate runs of one scenario; exit 1 when it regressed."""
     targets = parse_targets(output, str(fmt.value), RUNS_RENDERERS)
     check_targets(targets, [])
-    options = load_options(flags).options
+    config = load_options(flags)
+    options = config.options
     resolved = load_stats(stats)
     base, cand = runs_in(baseline, adapter), runs_in(candidate, adapter)
     name = scenario or candidate.resolve().name
     report = compare_scenarios(
         {name: (base, cand)}, options=options, stats=resolved.options, sources=resolved.sources
     )
-    write_targets(targets, lambda t: RUNS_RENDERERS[t.fmt](report), summary=summary_line(report))
+    write_targets(
+        targets,
+        lambda t: _shown(lambda: RUNS_RENDERERS[t.fmt](report), t.fmt, config),
+        summary=summary_line(report),
+    )
     if report.failed:
         raise typer.Exit(EXIT_GATE_FAILED)
     if any(s.verdict is Verdict.ERROR for s in report.scenarios):
@@ -96,7 +104,8 @@ def routes_command(
     """Cluster the routes a set of runs takes, per scenario."""
     targets = parse_targets(output, str(fmt.value), ROUTES_RENDERERS)
     check_targets(targets, runs)
-    options = load_options(flags).options
+    config = load_options(flags)
+    options = config.options
     tau = load_stats({"route_threshold": threshold}).options.route_threshold
     groups = group_runs(runs, adapter, scenario_key)
     if scenario is not None:
@@ -108,4 +117,17 @@ def routes_command(
         profiles = [profile_run(trace, run_id, options) for run_id, trace in members]
         sections[name] = describe_routes(profiles, ["runs"] * len(profiles), tau)
     report = RoutesReport(threshold=tau, scenarios=sections)
-    write_targets(targets, lambda t: ROUTES_RENDERERS[t.fmt](report))
+    write_targets(targets, lambda t: _shown(lambda: ROUTES_RENDERERS[t.fmt](report), t.fmt, config))
+
+
+def _shown(render: Callable[[], str], fmt: str, config: ResolvedConfig) -> str:
+    """`render()` of format `fmt`, redacting as `[report]` asks (by default, except in JSON)."""
+    settings = config.report
+    redact = settings.get("redact")
+    options = RenderOptions(
+        redact=None if redact is None else bool(redact),
+        redact_patterns=tuple(settings.get("redact_patterns", ())),
+        redact_keys=tuple(settings.get("redact_keys", ())),
+    )
+    with redacting(options.redactor(default=fmt != "json")):
+        return render()

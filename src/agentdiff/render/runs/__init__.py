@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
+from agentdiff.render import prepare
 from agentdiff.render.runs.html import render_routes_html, runs_html
 from agentdiff.render.runs.text import (
     render_routes_markdown,
@@ -21,11 +22,12 @@ def runs_junit(report: RunsReport) -> str:
     """One testcase per scenario: regressed = failure, error = error, inconclusive = skipped."""
     cases = []
     for s in report.scenarios:
-        name = quoteattr(s.scenario)
-        why = escape("; ".join(s.reasons) or s.verdict.value)
+        name = quoteattr(prepare.text(s.scenario))
+        why = escape(prepare.text("; ".join(s.reasons)) or s.verdict.value)
+        error = quoteattr(prepare.text(s.error or "error"))
         body = {
             Verdict.REGRESSED: f"<failure message={quoteattr('regressed')}>{why}</failure>",
-            Verdict.ERROR: f"<error message={quoteattr(s.error or 'error')}>{why}</error>",
+            Verdict.ERROR: f"<error message={error}>{why}</error>",
             Verdict.INCONCLUSIVE: f"<skipped message={quoteattr(why)}/>",
         }.get(s.verdict, "")
         cases.append(f'  <testcase classname="agentdiff.runs" name={name}>{body}</testcase>')

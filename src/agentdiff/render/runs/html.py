@@ -20,8 +20,10 @@ from agentdiff.render.runs.view import (
     route_cells,
     route_header,
     route_notes,
+    route_sections,
     scenario_view,
     summary_line,
+    trie_view,
 )
 from agentdiff.scenario.report import RoutesReport, RunRow, RunsReport
 
@@ -57,7 +59,7 @@ def runs_html(report: RunsReport) -> str:
             {
                 "view": view,
                 "route_header": route_header(totals),
-                "trie": s.routes.trie if s.routes else None,
+                "trie": trie_view(s.routes.trie) if s.routes else None,
                 "sides": list(totals),
                 "strips": _strips(s.runs),
             }
@@ -75,14 +77,14 @@ def runs_html(report: RunsReport) -> str:
 def render_routes_html(report: RoutesReport) -> str:
     """The route map of one set of runs as one HTML page."""
     scenarios = []
-    for name, section in report.scenarios.items():
+    for name, section in route_sections(report):
         totals = {"runs": section.runs}
         title = f"{name} · {section.runs} runs · {len(section.clusters)} route clusters"
         scenarios.append(
             {
                 "view": scenario_view_like(title, section),
                 "route_header": route_header(totals),
-                "trie": section.trie,
+                "trie": trie_view(section.trie),
                 "sides": ["runs"],
                 "strips": [],
             }

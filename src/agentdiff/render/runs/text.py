@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agentdiff.render.markdown import md
 from agentdiff.render.runs.view import (
     TEST_HEADER,
     caveat,
@@ -11,6 +12,7 @@ from agentdiff.render.runs.view import (
     route_cells,
     route_header,
     route_notes,
+    route_sections,
     scenario_view,
     summary_line,
 )
@@ -30,7 +32,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    out += ["| " + " | ".join(md(c) for c in r) + " |" for r in rows]
     return out
 
 
@@ -58,8 +60,8 @@ def runs_markdown(report: RunsReport) -> str:
     out = ["## AgentDiff: N-vs-M runs", "", f"**{summary_line(report)}**", ""]
     for s in ordered(report):
         v = scenario_view(s)
-        out.append(f"### {v.verdict.upper()} · {v.title}")
-        out += [f"- {r}" for r in v.reasons]
+        out.append(f"### {v.verdict.upper()} · {md(v.title)}")
+        out += [f"- {md(r)}" for r in v.reasons]
         out.append("")
         out.append("<details><summary>tests and routes</summary>")
         out.append("")
@@ -67,8 +69,8 @@ def runs_markdown(report: RunsReport) -> str:
             out += [*_md_table(TEST_HEADER, v.tests), ""]
         if v.routes:
             out += [*_md_table(route_header(_totals(s)), v.routes), ""]
-            out += [f"- {n}" for n in v.route_notes]
-        out += [f"- {f}" for f in v.facts]
+            out += [f"- {md(n)}" for n in v.route_notes]
+        out += [f"- {md(f)}" for f in v.facts]
         out += ["", "</details>", ""]
     out.append(f"_{caveat(report)}_")
     return "\n".join(out) + "\n"
@@ -77,7 +79,7 @@ def runs_markdown(report: RunsReport) -> str:
 def render_routes_terminal(report: RoutesReport) -> str:
     """The route clusters of each scenario, as text."""
     out = []
-    for name, section in report.scenarios.items():
+    for name, section in route_sections(report):
         out.append(
             f"{name} · {section.runs} runs · {section.distinct} distinct routes · "
             f"{len(section.clusters)} clusters (threshold {section.threshold:g}, {section.method})"
@@ -93,12 +95,12 @@ def render_routes_terminal(report: RoutesReport) -> str:
 def render_routes_markdown(report: RoutesReport) -> str:
     """The route clusters of each scenario, as markdown tables."""
     out = ["## AgentDiff: routes", ""]
-    for name, section in report.scenarios.items():
-        out.append(f"### {name} · {section.runs} runs · {len(section.clusters)} route clusters")
+    for name, section in route_sections(report):
+        out.append(f"### {md(name)} · {section.runs} runs · {len(section.clusters)} route clusters")
         totals = {"runs": section.runs}
         rows = [route_cells(r, totals) for r in section.clusters]
         out += [*_md_table(route_header(totals), rows), ""]
-        out += [f"- {n}" for n in route_notes(section)]
+        out += [f"- {md(n)}" for n in route_notes(section)]
         out.append("")
     return "\n".join(out)
 

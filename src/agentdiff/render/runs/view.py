@@ -2,21 +2,28 @@
 
 Everything shown is computed here once, as text cells: the summary line, per scenario its
 verdict and reasons, the tests table, the invariants, the route clusters and where each departs
-from the main route, the noise floor and the nearest pairs.
+from the main route, the route trie, the noise floor and the nearest pairs. Every string from a
+trace (scenario keys, step and tool names, skeletons, run ids, messages) passes
+`render.prepare.text`: secrets redacted, control characters and bidi overrides escaped.
+Renderers only add markup (markdown escapes with `md`, HTML with jinja2 autoescape).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from agentdiff.render.prepare import text
 from agentdiff.scenario.report import (
     Band,
     Rate,
     RouteRow,
     RouteSection,
+    RoutesReport,
     RunsReport,
     ScenarioReport,
     StatTest,
+    TrieNode,
     Verdict,
 )
 
@@ -29,8 +36,10 @@ __all__ = [
     "route_cells",
     "route_header",
     "route_notes",
+    "route_sections",
     "scenario_view",
     "summary_line",
+    "trie_view",
 ]
 
 TEST_HEADER = ("test", "baseline", "candidate", "change [95 % CI]", "p", "adjusted p", "verdict")
@@ -90,22 +99,24 @@ class ScenarioView:
 
 def scenario_view(s: ScenarioReport) -> ScenarioView:
     """The cells and lines of one scenario."""
-    title = f"{s.scenario} · {s.n_baseline} baseline runs, {s.n_candidate} candidate runs"
-    view = ScenarioView(title=title, verdict=s.verdict.value, reasons=list(s.reasons))
+    title = f"{text(s.scenario)} · {s.n_baseline} baseline runs, {s.n_candidate} candidate runs"
+    view = ScenarioView(title=title, verdict=s.verdict.value, reasons=[text(r) for r in s.reasons])
     if s.error:
-        view.reasons = [s.error]
+        view.reasons = [text(s.error)]
         return view
     view.tests = [_test_cells(t) for t in s.tests]
-    view.invariants = [i.message for i in s.invariants]
+    view.invariants = [text(i.message) for i in s.invariants]
     if s.routes is not None:
         totals = {"baseline": s.n_baseline, "candidate": s.n_candidate}
         view.routes = [route_cells(r, totals) for r in s.routes.clusters]
         view.route_notes = route_notes(s.routes)
     view.facts = _facts(s)
     view.nearest = [
-        f"{n.candidate_run} vs {n.baseline_run}: divergence {n.divergence:.2f}, "
-        f"first divergence {n.first_divergence or '–'}, +{n.inserted} −{n.deleted} ~{n.changed}"
-        + ("" if n.gate_passed else f"; gate: {'; '.join(n.violations)}")
+        text(
+            f"{n.candidate_run} vs {n.baseline_run}: divergence {n.divergence:.2f}, "
+            f"first divergence {n.first_divergence or '–'}, +{n.inserted} −{n.deleted} ~{n.changed}"
+            + ("" if n.gate_passed else f"; gate: {'; '.join(n.violations)}")
+        )
         for n in s.nearest
     ]
     return view
@@ -118,7 +129,7 @@ def ordered(report: RunsReport) -> list[ScenarioReport]:
 
 def _test_cells(t: StatTest) -> tuple[str, ...]:
     return (
-        t.name,
+        text(t.name),
         _side(t.baseline),
         _side(t.candidate),
         _change(t),
@@ -162,9 +173,9 @@ def route_cells(row: RouteRow, totals: dict[str, int]) -> tuple[str, ...]:
     ]
     name = f"{row.name} new" if row.new else row.name
     return (
-        name,
+        text(name),
         *counts,
-        row.skeleton,
+        text(row.skeleton),
         str(row.runs_with_loops),
         str(row.runs_with_errors),
         number(row.cost_median),
@@ -181,7 +192,7 @@ def route_notes(section: RouteSection) -> list[str]:
         where = f"step {d.step}"
         what = f"{d.here or 'ends'} instead of {d.main or 'the end'}"
         extra = f"; {d.extra_steps:+d} steps" if d.extra_steps else ""
-        notes.append(f"{row.name} departs from the main route at {where}: {what}{extra}")
+        notes.append(text(f"{row.name} departs from the main route at {where}: {what}{extra}"))
     if section.unexplained is not None and section.unexplained.count:
         u = section.unexplained
         notes.append(
@@ -189,6 +200,20 @@ def route_notes(section: RouteSection) -> list[str]:
             "every baseline run"
         )
     return notes
+
+
+def route_sections(report: RoutesReport) -> list[tuple[str, RouteSection]]:
+    """Each scenario of a routes report: its key (prepared for display) and its routes."""
+    return [(text(name), section) for name, section in report.scenarios.items()]
+
+
+def trie_view(node: TrieNode) -> dict[str, Any]:
+    """The route trie with its step names prepared for display (what the HTML page draws)."""
+    return {
+        "step": text(node.step),
+        "counts": node.counts,
+        "children": [trie_view(child) for child in node.children],
+    }
 
 
 def _facts(s: ScenarioReport) -> list[str]:
