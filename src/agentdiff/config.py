@@ -31,6 +31,7 @@ from agentdiff.config_kinds import FLAG, GLOBS, INT, NAMES, NUMBER, PATTERNS, Ki
 from agentdiff.diff.options import CompareOptions
 from agentdiff.errors import ConfigError
 from agentdiff.gate import RULES, GateThresholds
+from agentdiff.redact import redacted
 from agentdiff.stats_options import StatsOptions
 
 if sys.version_info >= (3, 11):
@@ -180,6 +181,7 @@ def _tool_table(path: Path, document: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _clipped(text: str, limit: int = 60) -> str:
+    text = redacted(text)  # before the cut, which would hide a key from the patterns
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "Redactor",
     "is_secret_key",
     "redact_report_data",
+    "redacted",
 ]
 
 SECRET_KEYS = frozenset(
@@ -180,6 +181,18 @@ class Redactor:
     def all(self, texts: Iterable[str]) -> list[str]:
         """`text()` of each."""
         return [self.text(t) for t in texts]
+
+
+_DEFAULT = Redactor()
+
+
+def redacted(text: str) -> str:
+    """`text` with the default credential patterns redacted.
+
+    For messages that quote a value and may cut it: redact first, or the cut hides the key from
+    the pattern and its start leaks.
+    """
+    return _DEFAULT.text(text)
 
 
 def _last_key(path: str) -> str:

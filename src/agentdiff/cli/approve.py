@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from agentdiff.baselines import VIA_APPROVE, approval_blockers, replaced_provenance, save_baseline
-from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors
+from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, say
 from agentdiff.cli.options import AdapterOpt, TraceIdOpt
 from agentdiff.cli.settings import setting_flags
 from agentdiff.config import load_options
@@ -57,15 +57,15 @@ def approve_from_report(
     blockers = approval_blockers(report)
     for blocker in blockers:
         word = "overridden by --force" if force else "not approved"
-        typer.echo(f"{word}: {blocker}", err=True)
+        say(f"{word}: {blocker}")
     if blockers and not force:
-        typer.echo("hint: fix the candidate, or add --force to approve it anyway", err=True)
+        say("hint: fix the candidate, or add --force to approve it anyway")
         return False
     inputs = [candidate_path] if candidate_path is not None else []
     record = save_baseline(
         path, candidate, via=via, reason=reason, candidate=candidate_path, inputs=inputs
     )
-    typer.echo(_describe(path, record), err=True)
+    say(_describe(path, record))
     return True
 
 
@@ -94,8 +94,8 @@ def approve(
     replaced_provenance(baseline)  # refuse a multi-trace file before comparing
     if not baseline.exists():
         record = save_baseline(baseline, cand, via=VIA_APPROVE, reason=reason, candidate=candidate)
-        typer.echo(f"no baseline yet: {baseline} created from {candidate}", err=True)
-        typer.echo(_describe(baseline, record), err=True)
+        say(f"no baseline yet: {baseline} created from {candidate}")
+        say(_describe(baseline, record))
         return
     report = compare_traces(load_trace(baseline), cand, options=options)
     typer.echo(render(report, "terminal", RenderOptions(width=100)))

@@ -21,7 +21,7 @@ import typer
 
 from agentdiff.baselines import VIA_COMPARE
 from agentdiff.cli.approve import approve_from_report
-from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, state
+from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, say, state
 from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, OutputsOpt
 from agentdiff.cli.output import (
     Target,
@@ -40,7 +40,6 @@ from agentdiff.limits import Limits
 from agentdiff.loader import load_trace, reading_ahead
 from agentdiff.provenance import stale_warning
 from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render_output
-from agentdiff.render.text import one_line
 from agentdiff.render.verdict import verdict_line
 from agentdiff.sessions import resolve_path, resolve_reference
 
@@ -170,7 +169,7 @@ def compare(
     )
     stale = stale_warning(base, config.stale_after_days)
     if stale:
-        typer.echo(f"warning: {one_line(str(baseline))}: {stale}", err=True)
+        say(f"warning: {baseline}: {stale}")
     if update_baseline:
         approve_from_report(
             baseline, cand, report, force=force, via=VIA_COMPARE, candidate_path=candidate

@@ -14,7 +14,15 @@ from agentdiff.errors import AgentDiffError
 from agentdiff.redact import Redactor
 from agentdiff.render.text import one_line
 
-__all__ = ["EXIT_GATE_FAILED", "EXIT_INPUT", "EXIT_INTERNAL", "EXIT_OK", "handle_errors", "state"]
+__all__ = [
+    "EXIT_GATE_FAILED",
+    "EXIT_INPUT",
+    "EXIT_INTERNAL",
+    "EXIT_OK",
+    "handle_errors",
+    "say",
+    "state",
+]
 
 EXIT_OK = 0
 EXIT_GATE_FAILED = 1
@@ -42,6 +50,14 @@ _REDACTOR = Redactor()
 def _one_line(text: str) -> str:
     """One line for stderr: whitespace collapsed, secrets redacted, controls and bidi escaped."""
     return one_line(_REDACTOR.text(" ".join(text.split())))
+
+
+def say(message: str) -> None:
+    """Write `message` to stderr as one line, neutralized as error messages are.
+
+    For every message that quotes a path, a step name or another value from the user or a trace.
+    """
+    typer.echo(_one_line(message), err=True)
 
 
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:

@@ -14,8 +14,9 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agentdiff.cli.errors import handle_errors
+from agentdiff.cli.errors import handle_errors, say
 from agentdiff.record.repeat import RecordedRun, load_callable, parse_input, record_repeatedly
+from agentdiff.render.prepare import text
 
 __all__ = ["record"]
 
@@ -70,7 +71,7 @@ def record(
         task = progress.add_task(agent_name, total=runs)
         for run in recorded:
             errored += run.error is not None
-            progress.console.print(_describe(run), highlight=False, markup=False)
+            progress.console.print(text(_describe(run)), highlight=False, markup=False)
             progress.advance(task)
     failed = f", {errored} errored" if errored else ""
-    typer.echo(f"recorded {runs} run{'s' if runs > 1 else ''} into {output}{failed}", err=True)
+    say(f"recorded {runs} run{'s' if runs > 1 else ''} into {output}{failed}")

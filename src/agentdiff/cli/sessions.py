@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentdiff.cli.errors import handle_errors
+from agentdiff.render.prepare import text
 from agentdiff.sessions import SessionInfo, list_sessions
 
 __all__ = ["sessions"]
@@ -24,15 +25,26 @@ class SessionsFormat(str, Enum):
     json = "json"
 
 
+_PROJECT_WIDTH = 60
+"""Project width kept on a narrow terminal (a longer one ends in an ellipsis)."""
+_OTHER_COLUMNS = 70
+"""Room for the started/steps/tokens/cost columns, so rich never drops one for a long project."""
+
+
+def _reference(info: SessionInfo) -> str:
+    return text(f"{info.agent}:{info.session_id}")
+
+
 def _row(info: SessionInfo) -> list[str]:
+    """A table row: every name and value from disk or the session redacted and escaped."""
     tokens = "?" if info.total_tokens is None else f"{info.total_tokens:,}"
     cost = "?" if info.cost_usd is None else f"${info.cost_usd:.4f}"
     if info.error:
-        return [f"{info.agent}:{info.session_id}", "-", "-", "-", "-", "-", info.error]
+        return [_reference(info), "-", "-", "-", "-", "-", text(info.error)]
     return [
-        f"{info.agent}:{info.session_id}",
-        info.project or "-",
-        (info.started_at or "-")[:16].replace("T", " "),
+        _reference(info),
+        text(info.project or "-"),
+        text((info.started_at or "-")[:16].replace("T", " ")),
         str(info.steps),
         tokens,
         cost,
@@ -80,12 +92,10 @@ def sessions(
         console.print("no sessions found", markup=False)
         return
     table = Table(box=None)
-    table.add_column(
-        "reference",
-        no_wrap=True,
-        min_width=max(len(r.agent) + len(r.session_id) + 1 for r in found),
-    )
-    table.add_column("project", overflow="ellipsis", no_wrap=True)
+    reference_width = max(len(_reference(r)) for r in found)
+    project_width = max(_PROJECT_WIDTH, console.width - reference_width - _OTHER_COLUMNS)
+    table.add_column("reference", no_wrap=True, min_width=reference_width)
+    table.add_column("project", overflow="ellipsis", no_wrap=True, max_width=project_width)
     table.add_column("started", no_wrap=True, min_width=16)
     for name, width in (("steps", 5), ("tokens", 9), ("cost", 8)):
         table.add_column(name, justify="right", no_wrap=True, min_width=width)
@@ -93,5 +103,5 @@ def sessions(
     for info in found:
         table.add_row(*_row(info))
     # never hide a column: a narrow terminal wraps long lines instead
-    console.width = max(console.width, 130)
+    console.width = max(console.width, 130, reference_width + project_width + _OTHER_COLUMNS)
     console.print(table, markup=False)

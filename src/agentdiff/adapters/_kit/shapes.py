@@ -27,6 +27,7 @@ import orjson
 
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import MAX_AMOUNT
+from agentdiff.redact import redacted
 from agentdiff.timeparse import parse_timestamp
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ _NAME = re.compile(r"[A-Za-z_$@][\w$@\-.]*")
 
 
 def shown(value: Any) -> str:
-    """A wrong value as a message shows it: scalars as JSON (clipped), containers by kind."""
+    """A wrong value as a message shows it: scalars as redacted clipped JSON, containers by kind."""
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, (list, tuple)):
@@ -65,6 +66,7 @@ def shown(value: Any) -> str:
             text = orjson.dumps(value).decode()
         except TypeError:
             text = type(value).__name__
+    text = redacted(text)  # before the cut, which would hide a key from the patterns
     return text if len(text) <= _SHOWN else f"{text[: _SHOWN - 1]}…"
 
 
