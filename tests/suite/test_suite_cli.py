@@ -296,3 +296,38 @@ def test_a_results_folder_that_cannot_be_made_exits_2_naming_it(tmp_path, where)
     assert result.exit_code == 2, result.output
     assert result.output.startswith(f"error: {tmp_path / where}: cannot create the folder")
     assert "Traceback" not in result.output and "internal error" not in result.output
+
+
+def test_the_header_counts_the_runs_loaded_and_only_the_scenarios_judged(tmp_path):
+    """A file of two traces is two runs; `--only` leaves the other scenarios' runs out."""
+    real = Path(__file__).resolve().parents[1] / "fixtures" / "real" / "openinference"
+    for side in ("baseline", "candidate"):
+        folder = tmp_path / side
+        folder.mkdir()
+        both = b"".join(
+            (real / case / f"{side}.otlp_jsonl.jsonl").read_bytes()
+            for case in ("loop", "identical")
+        )
+        (folder / "multi.jsonl").write_bytes(both)
+        (folder / "one.json").write_bytes((real / "detour" / f"{side}.otlp.json").read_bytes())
+    base, cand = str(tmp_path / "baseline"), str(tmp_path / "candidate")
+    report = orjson.loads(_suite(base, cand, "-f", "json").stdout)
+    rows = report["scenarios"]
+    assert [r["baseline_runs"] for r in rows] == [2, 1]
+    assert report["baseline"]["runs"] == report["candidate"]["runs"] == 3
+    assert report["baseline"]["scenarios"] == 2
+    only = orjson.loads(_suite(base, cand, "--only", "one", "-f", "json").stdout)
+    assert only["baseline"]["scenarios"] == only["candidate"]["scenarios"] == 1
+    assert only["baseline"]["runs"] == only["candidate"]["runs"] == 1
+
+
+def test_an_error_row_names_its_file_relative_to_the_root(tmp_path):
+    base, cand = _small_suite(tmp_path)
+    (base / "broken.json").write_text("{bad")
+    (cand / "broken.json").write_bytes((cand / "loop.json").read_bytes())
+    result = _suite(str(base), str(cand), "-f", "json")
+    (row,) = [r for r in orjson.loads(result.stdout)["scenarios"] if r["errors"]]
+    (error,) = row["errors"]
+    assert error["source"] == "broken.json"
+    assert error["message"].startswith("broken.json: invalid JSON")
+    assert str(tmp_path) not in error["message"]  # the same row wherever the roots lie

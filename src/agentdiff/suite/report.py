@@ -72,7 +72,9 @@ class RunSetInfo(_Record):
     root: str
     provenance: str
     scenarios: int
+    """Scenarios with runs on this side among those the suite judged (after `only`)."""
     runs: int
+    """Runs the judged scenarios loaded on this side (a file of several traces holds several)."""
 
 
 class Counts(_Record):

@@ -28,7 +28,7 @@ from agentdiff.suite.plan import choose_backend, estimate_seconds, make_batches,
 from agentdiff.suite.report import RunSetInfo, SuiteReport, Threshold
 from agentdiff.suite.rows import Rows
 from agentdiff.suite.runset import RunSet
-from agentdiff.suite.task import BatchResult, RowOut, TaskContext, run_batch
+from agentdiff.suite.task import BatchResult, RowOut, ScenarioJob, TaskContext, run_batch
 
 __all__ = ["Progress", "run_suite"]
 
@@ -78,8 +78,8 @@ def _run_suite(
     verdicts = [row.verdict for row in rows]
     report = SuiteReport.model_construct(
         name=options.name or f"{baseline.label} vs {candidate.label}",
-        baseline=_info(baseline),
-        candidate=_info(candidate),
+        baseline=_info(baseline, jobs, rows, 0),
+        candidate=_info(candidate, jobs, rows, 1),
         thresholds=_thresholds(options),
         scenario_overrides=[{"match": o.match, **o.settings, **o.stats} for o in options.overrides],
         only=list(options.only),
@@ -148,7 +148,7 @@ def _judge_statistics(
         row = parsed[i]
         row["verdict"] = verdict = scenario.verdict.value
         row["stats"].update(scenario.model_dump(mode="json", include=_SETTLED))
-        out[i] = RowOut(row["scenario"], verdict, True, orjson.dumps(row))
+        out[i] = RowOut(row["scenario"], verdict, True, orjson.dumps(row), rows[i].runs)
     return out, judged.tarone_threshold
 
 
@@ -181,13 +181,18 @@ def _absolute(root: str) -> str:
     return str(Path(root).absolute())
 
 
-def _info(runs: RunSet) -> RunSetInfo:
+def _info(runs: RunSet, jobs: list[ScenarioJob], rows: list[RowOut], side: int) -> RunSetInfo:
+    """One side as the suite judged it: its scenarios after `--only`, the runs its rows loaded.
+
+    A file of several traces counts as several runs, and runs of scenarios left out by `only`
+    (or not reached after `--fail-fast`) are not counted.
+    """
     return RunSetInfo(
         label=runs.label,
         root=runs.root,
         provenance=runs.provenance,
-        scenarios=len(runs.runs),
-        runs=len(runs),
+        scenarios=sum(1 for job in jobs if (job.candidate if side else job.baseline)),
+        runs=sum(row.runs[side] for row in rows),
     )
 
 

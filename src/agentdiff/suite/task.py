@@ -29,7 +29,7 @@ from agentdiff.scenario.pairs import PairComparer
 from agentdiff.scenario.profile import RunProfile, profile_run
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.load import load_runs
-from agentdiff.suite.refs import RunRef
+from agentdiff.suite.refs import RunRef, join_source
 from agentdiff.suite.routes import (
     route_distance,
     route_id,
@@ -110,6 +110,8 @@ class RowOut(NamedTuple):
     multi_run: bool
     """The row carries an N-vs-M draft (`stats`), settled across scenarios by the client."""
     json: bytes
+    runs: tuple[int, int] = (0, 0)
+    """The runs loaded on each side (a file of several traces holds several runs)."""
 
 
 @dataclass
@@ -168,7 +170,8 @@ def run_batch(batch: Batch) -> BatchResult:
     with no_gc_pauses():
         for job in batch.jobs:
             row, reports = _scenario(job, ctx, writer)
-            out = RowOut(row.scenario, row.verdict, row.stats is not None, row_json(row))
+            runs = (row.baseline_runs, row.candidate_runs)
+            out = RowOut(row.scenario, row.verdict, row.stats is not None, row_json(row), runs)
             result.rows.append(out)
             result.pairs += len(reports)
         if writer is not None:
@@ -297,7 +300,10 @@ def _load_side(
         try:
             loaded = load_runs(ref, root)
         except AgentDiffError as exc:
-            errors.append(RunError(side=side, run=ref.run_id, source=ref.source, message=str(exc)))
+            # the loader names the file by its full path: the row names it as the suite does
+            # (relative to the root), so suite.json reads the same wherever the roots are
+            message = str(exc).replace(join_source(root, ref.source), ref.source)
+            errors.append(RunError(side=side, run=ref.run_id, source=ref.source, message=message))
             continue
         for run_id, trace_id, trace in loaded:
             location = RunLocation(run=run_id, source=ref.source, trace_id=trace_id)
