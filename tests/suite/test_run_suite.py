@@ -107,6 +107,19 @@ def test_fail_fast_stops_early(fixture_sets):
     done = run_suite(*fixture_sets, options)
     assert done.counts.scenarios < 38
     assert done.timings["stopped_early"] is True
+    assert done.unjudged == 38 - done.counts.scenarios  # the report says what it left out
+
+
+def test_fail_fast_stops_at_the_first_failure_inside_a_batch(fixture_sets):
+    """One batch of every scenario: judging stops at the first that errors or regresses."""
+    options = SuiteOptions(backend="in-process", fail_fast=True, batch_seconds=1e9)
+    done = run_suite(*fixture_sets, options)
+    verdicts = [row.verdict for row in done.rows]
+    assert verdicts[-1] in ("error", "regressed")
+    assert all(v not in ("error", "regressed") for v in verdicts[:-1])
+    assert done.unjudged == 38 - len(verdicts) > 0
+    whole = run_suite(*fixture_sets, SuiteOptions(backend="in-process"))
+    assert whole.unjudged == 0 and whole.counts.scenarios == 38
 
 
 def test_multi_run_scenarios_compare_each_candidate_with_its_nearest_baseline(

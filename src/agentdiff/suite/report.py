@@ -122,6 +122,9 @@ class SuiteReport(BaseModel):
     """The manifest's `[[scenario]]` tables (`match` glob and the settings they change)."""
     only: list[str] = Field(default_factory=list)
     allow_missing: bool = False
+    unjudged: int = 0
+    """Scenarios never judged because `--fail-fast` stopped the suite at a failure (0: every
+    scenario was judged). Which ones were still run when it stopped depends on the backend."""
     counts: Counts
     scenarios: Sequence[ScenarioRow]
     """One row per scenario in key order (kept as `Rows`: compact, parsed when read)."""

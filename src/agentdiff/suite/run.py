@@ -28,7 +28,14 @@ from agentdiff.suite.plan import choose_backend, estimate_seconds, make_batches,
 from agentdiff.suite.report import RunSetInfo, SuiteReport, Threshold
 from agentdiff.suite.rows import Rows
 from agentdiff.suite.runset import RunSet
-from agentdiff.suite.task import BatchResult, RowOut, ScenarioJob, TaskContext, run_batch
+from agentdiff.suite.task import (
+    FAILING,
+    BatchResult,
+    RowOut,
+    ScenarioJob,
+    TaskContext,
+    run_batch,
+)
 
 __all__ = ["Progress", "run_suite"]
 
@@ -67,6 +74,7 @@ def _run_suite(
         allow_missing=options.allow_missing,
         results=options.results and _absolute(options.results),
         stats=options.stats,
+        fail_fast=options.fail_fast,
     )
     batches = make_batches(jobs, context, backend.workers, options.batch_seconds)
     planned = time.perf_counter()
@@ -84,6 +92,7 @@ def _run_suite(
         scenario_overrides=[{"match": o.match, **o.settings, **o.stats} for o in options.overrides],
         only=list(options.only),
         allow_missing=options.allow_missing,
+        unjudged=len(jobs) - len(rows),
         counts=SuiteReport.count(verdicts),
         scenarios=Rows([row.json for row in rows], verdicts),
         stats=options.stats.model_dump(mode="json"),
@@ -162,7 +171,7 @@ def _collect(
         for result in iterator:
             results.append(result)
             rows.extend(result.rows)
-            failed = any(r.verdict in ("error", "regressed") for r in result.rows)
+            failed = any(r.verdict in FAILING for r in result.rows)
             result.rows = []
             if progress is not None:
                 progress(len(rows), total)

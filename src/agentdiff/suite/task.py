@@ -91,6 +91,8 @@ class TaskContext:
     stats: StatsOptions = field(default_factory=StatsOptions)
     """How scenarios with several runs on a side are tested (the verdict is settled across
     scenarios by `run_suite`)."""
+    fail_fast: bool = False
+    """A batch stops at its first scenario that errors or regresses."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +157,10 @@ def job_options(job: ScenarioJob, options: CompareOptions) -> CompareOptions:
     return options if job.gate is None else options.model_copy(update={"gate": job.gate})
 
 
+FAILING = frozenset({"error", "regressed"})
+"""The verdicts `--fail-fast` stops at."""
+
+
 def run_batch(batch: Batch) -> BatchResult:
     """Judge every scenario of `batch` (never raises for a bad input: that is an error row)."""
     start, cpu = time.perf_counter(), time.process_time()
@@ -174,6 +180,8 @@ def run_batch(batch: Batch) -> BatchResult:
             out = RowOut(row.scenario, row.verdict, row.stats is not None, row_json(row), runs)
             result.rows.append(out)
             result.pairs += len(reports)
+            if ctx.fail_fast and row.verdict in FAILING:
+                break
         if writer is not None:
             writer.close()
     gc.collect(1)
