@@ -331,3 +331,16 @@ def test_an_error_row_names_its_file_relative_to_the_root(tmp_path):
     assert error["source"] == "broken.json"
     assert error["message"].startswith("broken.json: invalid JSON")
     assert str(tmp_path) not in error["message"]  # the same row wherever the roots lie
+
+
+def test_fail_fast_says_how_many_scenarios_it_left_unjudged(fixture_suite, tmp_path):
+    base, cand = fixture_suite
+    args = (str(base), str(cand), "--layout", "files", "--fail-fast", "--jobs", "1")
+    result = _suite(*args)
+    first = result.stdout.splitlines()[0]
+    left = int(first.rsplit(" · ", 1)[1].split()[0])
+    assert first.endswith("not judged (stopped at a failure: --fail-fast)")
+    judged = sum(int(part.split()[0]) for part in first.split(" · ")[:-1])
+    assert judged + left == 38
+    markdown = _suite(*args, "-f", "markdown").stdout
+    assert "not judged (stopped at a failure: --fail-fast)" in markdown

@@ -49,6 +49,8 @@ def count_words(report: SuiteReport) -> list[str]:
             plural = "s" if word == "error" and n != 1 else ""
             failing = " (counted as failing)" if key == "inconclusive" and fails(report) else ""
             words.append(f"{n} {word}{plural}{failing}")
+    if report.unjudged:  # --fail-fast stopped the suite: the counts above are not the suite's
+        words.append(f"{report.unjudged} not judged (stopped at a failure: --fail-fast)")
     return words
 
 
