@@ -85,3 +85,18 @@ def test_verdict_and_summary_lines_are_clean_with_several_outputs(hostile_pair, 
     outcome = cli("compare", *hostile_pair, "-o", f"markdown={tmp_path / 'r.md'}", "-o", "-")
     _clean(outcome.stdout + outcome.stderr)
     _clean((tmp_path / "r.md").read_text())
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "html", "junit", "json"])
+def test_suite_reports_show_hostile_scenario_names_visibly(tmp_path, fmt):
+    """Scenario keys come from file names (or a manifest): every suite format neutralizes them."""
+    name = "scen" + EVIL.replace("\x00", "").replace("/", "")  # a file name holds neither
+    for side, changed in (("base", False), ("cand", True)):
+        (tmp_path / side).mkdir()
+        write(tmp_path / side / f"{name}.json", _hostile(changed))
+        (tmp_path / side / f"broken{name[4:]}.json").write_text("{cut")
+    outcome = cli("suite", tmp_path / "base", tmp_path / "cand", "-f", fmt, env=WIDE)
+    assert outcome.code in (1, 2)
+    if fmt != "json":  # machine output: the keys exact (JSON escapes C0 itself)
+        _clean(outcome.stdout)
+    assert ("\\u001b" if fmt == "json" else "\\x1b") in outcome.stdout

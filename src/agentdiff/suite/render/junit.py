@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from agentdiff.render.junit import _xml_text as xml_text  # the pair renderer's cleaning
 from agentdiff.render.options import RenderOptions
+from agentdiff.render.text import multiline, one_line
 from agentdiff.suite.render.view import fails, scenario_views, summary_line
 from agentdiff.suite.report import SuiteReport
 
@@ -32,7 +32,7 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
     suite = ET.Element(
         "testsuite",
         {
-            "name": xml_text(name),
+            "name": one_line(name),
             "tests": str(counts.scenarios),
             "failures": str(counts.regressed + (counts.inconclusive if failing else 0)),
             "errors": str(counts.errors),
@@ -48,30 +48,30 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
     }
     for row in report.scenarios:
         case = ET.SubElement(
-            suite, "testcase", classname=xml_text(name), name=xml_text(row.scenario)
+            suite, "testcase", classname=one_line(name), name=one_line(row.scenario)
         )
-        text = xml_text("\n".join(findings.get(row.scenario, [])))
+        text = multiline("\n".join(findings.get(row.scenario, [])))
         if row.verdict == "regressed" and row.stats is not None:
             failure = ET.SubElement(
-                case, "failure", type="regression", message=xml_text("; ".join(row.stats.reasons))
+                case, "failure", type="regression", message=one_line("; ".join(row.stats.reasons))
             )
             failure.text = text
         elif row.verdict == "inconclusive":
             reason = "; ".join(row.stats.reasons) if row.stats else "inconclusive"
             if failing:
                 failure = ET.SubElement(
-                    case, "failure", type="inconclusive", message=xml_text(reason)
+                    case, "failure", type="inconclusive", message=one_line(reason)
                 )
                 failure.text = text
             else:
-                ET.SubElement(case, "skipped", message=xml_text(reason))
+                ET.SubElement(case, "skipped", message=one_line(reason))
         elif row.verdict == "regressed" and row.pair is not None:
             rules = "; ".join(v.message for v in row.pair.violations) or "regressed"
-            failure = ET.SubElement(case, "failure", type="regression", message=xml_text(rules))
+            failure = ET.SubElement(case, "failure", type="regression", message=one_line(rules))
             failure.text = text
         elif row.verdict == "error":
             message = row.errors[0].message if row.errors else "error"
-            error = ET.SubElement(case, "error", type="input", message=xml_text(message))
+            error = ET.SubElement(case, "error", type="input", message=one_line(message))
             error.text = text
         elif row.verdict in _SKIPPED:
             ET.SubElement(case, "skipped", message=_SKIPPED[row.verdict])
