@@ -112,7 +112,7 @@ def test_first_approval_echoes_path_and_reason_neutralized(tmp_path: Path) -> No
     assert outcome.code == 0, outcome.stderr
     assert baseline.exists()
     assert "no baseline yet: " in outcome.stderr
-    assert "new\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\u202eevil" in outcome.stderr
+    assert "new\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\u202eevil\\r.json" in outcome.stderr
     assert "reason: why\\x1b]0;pwned" in outcome.stderr
     _clean(outcome.stderr, OPENAI)
 

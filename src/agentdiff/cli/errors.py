@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
@@ -47,9 +48,16 @@ state = _State()
 _REDACTOR = Redactor()
 
 
+_BREAKS = re.compile(r"[ \t]*(?:\r?\n[ \t]*)+|  +")
+"""Line breaks (with the indentation around them) and runs of spaces: one space each."""
+
+
 def _one_line(text: str) -> str:
-    """One line for stderr: whitespace collapsed, secrets redacted, controls and bidi escaped."""
-    return one_line(_REDACTOR.text(" ".join(text.split())))
+    r"""One line for stderr: line breaks joined, secrets redacted, other controls escaped.
+
+    A `\r`, tab, or separator that is not a line break is shown (`\r`), not blanked.
+    """
+    return one_line(_REDACTOR.text(_BREAKS.sub(" ", text).strip(" ")))
 
 
 def say(message: str) -> None:
