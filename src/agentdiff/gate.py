@@ -49,6 +49,7 @@ from agentdiff.models.report import (
     GateViolation,
     Op,
 )
+from agentdiff.models.trace import MAX_COUNT
 
 __all__ = ["RULES", "GateThresholds", "Rule", "changed_calls_words", "evaluate_gate", "verdict"]
 
@@ -59,13 +60,13 @@ class GateThresholds(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_divergence: float | None = Field(default=0.5, ge=0, le=1)
-    max_changed_calls: int | None = Field(default=None, ge=0)
+    max_changed_calls: int | None = Field(default=None, ge=0, le=MAX_COUNT)
     max_cost_increase: float | None = Field(default=25.0, ge=0)
     max_token_increase: float | None = Field(default=25.0, ge=0)
     max_latency_increase: float | None = Field(default=50.0, ge=0)
-    max_new_errors: int | None = Field(default=None, ge=0)
+    max_new_errors: int | None = Field(default=None, ge=0, le=MAX_COUNT)
     allow_loops: bool = False
-    max_tool_repeats: int | None = Field(default=None, ge=1)
+    max_tool_repeats: int | None = Field(default=None, ge=1, le=MAX_COUNT)
 
 
 Findings = tuple[list[str], list[str]]

@@ -78,6 +78,8 @@ def load_trace(
         with no_gc_pauses():
             loaded = _load(source, adapter_name, trace_id, limits)
             if isinstance(loaded, AgentTrace):
+                if trace_id is not None and _single_canonical(loaded):
+                    _check_picked(loaded, trace_id)
                 return loaded
             return parse_trace_data(
                 loaded, adapter_name, trace_id=trace_id, limits=limits, source=source
@@ -381,12 +383,27 @@ def parse_trace_data(
     adapter = _choose_adapter(data, adapter_name)
     if source is not None:
         data = adapter.with_companions(source, data)
+    single = trace_id is not None and not adapter.trace_ids(data)
     data = _select_trace(adapter, data, trace_id)
     try:
         trace = adapter.from_dict(data)
     except ValidationError as exc:
         raise TraceValidationError(_describe_validation(exc, adapter)) from None
+    if single and trace_id is not None:
+        _check_picked(trace, trace_id)
     return _finished(trace, adapter, limits)
+
+
+def _single_canonical(trace: AgentTrace) -> bool:
+    """`trace` is a canonical document's one trace (the fast path picks none of several)."""
+    return (trace.metadata or {}).get("source_format") == GenericAdapter.name
+
+
+def _check_picked(trace: AgentTrace, trace_id: str) -> None:
+    """A document of one trace given `--trace-id`: that must be its id (never silently another)."""
+    if _known_id(trace_id, [trace.trace_id]) != trace.trace_id:
+        msg = f"no trace {trace_id!r} in this document; it holds: {trace.trace_id}"
+        raise MultipleTracesError(msg)
 
 
 def _finished(trace: AgentTrace, adapter: type[BaseAdapter], limits: Limits) -> AgentTrace:

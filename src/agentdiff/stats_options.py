@@ -15,6 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = ["StatsOptions"]
 
 
+MAX_DRAWS = 100_000
+"""The most permutations or bootstrap resamples a test may ask for (memory and time stay
+bounded: each draw holds a resample of every run)."""
+
+
 class StatsOptions(BaseModel):
     """Settings of the N-vs-M statistics; every field is a `[stats]` key."""
 
@@ -38,9 +43,9 @@ class StatsOptions(BaseModel):
     """Route distance within which runs share a route cluster."""
     inconclusive: Literal["pass", "fail"] = "pass"
     """Whether an inconclusive scenario fails the run (exit 1)."""
-    seed: int = 0
+    seed: int = Field(0, ge=0, le=2**63 - 1)
     """Seed of every permutation and bootstrap draw."""
-    permutations: int = Field(999, ge=99)
+    permutations: int = Field(999, ge=99, le=MAX_DRAWS)
     """Random splits of the route-shift test when exact enumeration is too large."""
-    bootstrap: int = Field(1000, ge=100)
+    bootstrap: int = Field(1000, ge=100, le=MAX_DRAWS)
     """Bootstrap resamples of the effect intervals (Hodges–Lehmann shift, median ratio)."""

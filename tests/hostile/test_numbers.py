@@ -78,3 +78,55 @@ def test_sums_at_the_limit_stay_within_the_json_contract(tmp_path):
     # LLM steps only: the first is a tool call
     assert report["candidate"]["total_tokens"] == 51 * MAX_COUNT
     assert cli("inspect", path).code == 0
+
+
+HUGE = "99999999999999999999"  # past 64 bits: orjson cannot write it in a JSON report
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "words"),
+    [
+        (["--max-tool-repeats", HUGE], None, ["--max-tool-repeats", "max_tool_repeats"]),
+        (["--max-changed-calls", HUGE], None, ["--max-changed-calls"]),
+        ([], {"AGENTDIFF_MAX_NEW_ERRORS": HUGE}, ["AGENTDIFF_MAX_NEW_ERRORS"]),
+    ],
+)
+def test_a_count_threshold_past_its_limit_is_refused(args, env, words):
+    refused(cli("compare", SPEC, SPEC, "--format", "json", *args, env=env), *words)
+
+
+def test_a_count_threshold_past_its_limit_in_config_files_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agentdiff.toml").write_text(f"[gate]\nmax_tool_repeats = {HUGE}\n")
+    refused(cli("compare", SPEC, SPEC, "--format", "json"), "agentdiff.toml", "max_tool_repeats")
+    (tmp_path / "agentdiff.toml").unlink()
+    for side in ("base", "cand"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "a.json").write_bytes(SPEC.read_bytes())
+    manifest = tmp_path / "agentdiff-suite.toml"
+    manifest.write_text(
+        '[suite]\nbaseline = "base"\ncandidate = "cand"\n'
+        f'[[scenario]]\nmatch = "*"\ngate = {{max_tool_repeats = {HUGE}}}\n'
+    )
+    refused(cli("suite", "--manifest", manifest), "[[scenario]] #1 gate", "max_tool_repeats")
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--seed", HUGE), ("--seed", "-1"), ("--bootstrap", "1000000000000")]
+)
+def test_statistics_draws_and_seeds_past_their_limits_are_refused(flag, value):
+    pool = SPEC.parents[1] / "fixtures" / "runs_pool"
+    outcome = cli("compare-runs", pool / "baseline", pool / "loop", "-f", "json", flag, value)
+    refused(outcome, flag)
+
+
+def test_trace_id_names_the_one_trace_of_a_single_trace_document(tmp_path):
+    document = spec()
+    refused(
+        cli("inspect", SPEC, "--trace-id", "nothere"), "no trace 'nothere'", document["trace_id"]
+    )
+    assert cli("inspect", SPEC, "--trace-id", document["trace_id"]).code == 0
+    # the same through the ordinary route (a document the fast path steps aside for)
+    document["steps"][0]["input_payload"] = {"n": 2**64}
+    path = write(tmp_path / "slow.json", document)
+    refused(cli("inspect", path, "--trace-id", "nothere"), "slow.json", "no trace 'nothere'")

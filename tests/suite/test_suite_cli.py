@@ -344,3 +344,23 @@ def test_fail_fast_says_how_many_scenarios_it_left_unjudged(fixture_suite, tmp_p
     assert judged + left == 38
     markdown = _suite(*args, "-f", "markdown").stdout
     assert "not judged (stopped at a failure: --fail-fast)" in markdown
+
+
+def test_results_never_writes_over_what_it_reads(tmp_path):
+    base, cand = _small_suite(tmp_path)
+    out = tmp_path / "out"
+    assert _suite(str(base), str(cand), "--results", str(out), "-f", "json").exit_code == 1
+    saved = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    for target, extra in (
+        ("suite.json", ["-f", "markdown"]),
+        ("steps.jsonl", ["-q", "SELECT count(*) AS n FROM steps"]),
+        ("pairs/index.json", ["-f", "html"]),
+    ):
+        result = runner.invoke(app, ["results", str(out), *extra, "-o", str(out / target)])
+        assert result.exit_code == 2, result.output
+        assert "is an input of this command" in result.output
+    assert {p: p.read_bytes() for p in saved} == saved
+    # a page written beside them is not one of them: it may be written again
+    for _ in range(2):
+        page = runner.invoke(app, ["results", str(out), "-f", "html", "-o", str(out / "s.html")])
+        assert page.exit_code == 0, page.output
