@@ -81,17 +81,22 @@ SECRET_SUFFIXES = (
 """Key endings whose string values are secret (`openai_api_key`, `github_token`...)."""
 
 _EDGE = r"(?<![A-Za-z0-9])"
-"""Where a prefixed token may start: not inside a word (but after `_` or `-`)."""
+"""Where a token with a short, common prefix may start: not inside a word (but after `_`)."""
+_UPPER_EDGE = r"(?<![A-Z0-9])"
+"""Where an AWS key id may start: not inside a longer run of capitals and digits (a hash)."""
 CREDENTIAL_PATTERNS: tuple[tuple[str, str], ...] = (
     ("private key", r"-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----(?:.*?-----END[A-Z ]*-----|.*)"),
-    ("anthropic", _EDGE + r"sk-ant-[A-Za-z0-9_\-]{16,}"),
-    ("openai", _EDGE + r"sk-(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}"),
-    ("aws access key", _EDGE + r"(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}\b"),
+    # distinctive prefixes match glued to a word too (`token%3Dsk-proj-…`, `xghp_…`): only a
+    # bare `sk-` needs the edge, or every `task-…` id of 20+ characters would be redacted
+    ("anthropic", r"sk-ant-[A-Za-z0-9_\-]{16,}"),
+    ("openai", r"sk-(?:proj-|svcacct-|admin-|None-)[A-Za-z0-9_\-]{20,}"),
+    ("openai", _EDGE + r"sk-[A-Za-z0-9_\-]{20,}"),
+    ("aws access key", _UPPER_EDGE + r"(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}\b"),
     (
         "aws secret",
         r"(?i:aws_secret_access_key|secretaccesskey)[\"'\s:=]{1,5}[A-Za-z0-9/+]{30,}={0,2}",
     ),
-    ("github", _EDGE + r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b"),
+    ("github", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b"),
     ("slack", _EDGE + r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
     ("jwt", _EDGE + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     ("bearer", r"(?i:(?<=\bbearer ))[A-Za-z0-9._~+/\-]{12,}=*"),

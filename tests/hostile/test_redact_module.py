@@ -67,3 +67,34 @@ def test_user_patterns_and_keys_and_switching_off():
     assert off.text(BEARER) == BEARER
     assert off.value({"password": "p"}) == {"password": "p"}
     assert redactor.at("input_payload.headers.Authorization", "Token x").startswith("…[redacted")
+
+
+GLUED = [
+    "x" + "ghp_FakeGitHubToken0123456789abcdefghijKL",
+    "token%3D" + "sk-proj-Zq3xV9tLmN2pR8sK4wY7bC1dF6gH0jA5eT",
+    "key" + "sk-proj-Zq3xV9tLmN2pR8sK4wY7bC1dF6gH0jA5eT",
+    "\\n" + "sk-svcacct-Zq3xV9tLmN2pR8sK4wY7bC1dF6gH0jA5eT",
+    "id" + "AKIAZZFAKEKEY0TESTQQ",
+    "x" + "sk-ant-api03-abcdefghijklmnopqrstuv",
+]
+
+
+@pytest.mark.parametrize("text", GLUED)
+def test_a_credential_glued_to_the_word_before_it_is_redacted(text):
+    """Distinctive prefixes need no word edge: a URL-encoded or concatenated key still leaks."""
+    shown = Redactor().text(text)
+    assert "[redacted:" in shown
+    assert text[-12:] not in shown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "task-0123456789abcdefghijklmnop",
+        "desk-0123456789abcdefghijklmnop",
+        "HASHAKIAZZFAKEKEY0TESTQQ",
+    ],
+)
+def test_ids_that_merely_contain_a_short_prefix_stay(text):
+    """A bare `sk-` or an AWS id inside a longer run of capitals is part of a word, not a key."""
+    assert Redactor().text(text) == text
