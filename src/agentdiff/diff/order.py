@@ -505,11 +505,9 @@ def _run_end(kids: list[int], start: int, cols: _Columns, llm_parent: bool) -> i
     low = _window_end(kids[start], cols)
     end = start + 1
     while end < len(kids):
-        last, kid = kids[end - 1], kids[end]
-        if not _concurrent(last, kid, cols, llm_parent):
-            break
-        timed_only = low is not None and not _by_evidence(last, kid, cols, llm_parent)
-        if timed_only and not starts[kid] < low:
+        kid = kids[end]
+        how = _concurrent(kids[end - 1], kid, cols, llm_parent)
+        if how is None or (how is _TIMED and low is not None and not starts[kid] < low):
             break
         kid_end = _window_end(kid, cols)
         if kid_end is not None and (low is None or kid_end < low):
@@ -524,25 +522,25 @@ def _window_end(step: int, cols: _Columns) -> Any:
     return None if start is None or end == start else end
 
 
-def _by_evidence(a: int, b: int, cols: _Columns, llm_parent: bool) -> bool:
-    """Siblings `a`, `b` are one turn by evidence: turn ids given, or one model message's calls."""
-    if cols.turns[a] is not None and cols.turns[b] is not None:
-        return True
-    return llm_parent and a in cols.calls and b in cols.calls
+_TOLD, _TIMED = "told", "timed"
+"""Why two siblings are concurrent: evidence (a turn id, one model message) or timing alone."""
 
 
-def _concurrent(a: int, b: int, cols: _Columns, llm_parent: bool) -> bool:
-    """Consecutive siblings `a`, `b` ran concurrently: same turn, one model message, or overlap."""
+def _concurrent(a: int, b: int, cols: _Columns, llm_parent: bool) -> str | None:
+    """Why consecutive siblings `a`, `b` ran concurrently (`_TOLD`, `_TIMED`), or None.
+
+    Same turn or one model message is evidence (`_TOLD`); else overlapping windows (`_TIMED`).
+    """
     a_turn, b_turn = cols.turns[a], cols.turns[b]
     if a_turn is not None and b_turn is not None:
-        return bool(a_turn == b_turn)
+        return _TOLD if a_turn == b_turn else None
     if llm_parent and a in cols.calls and b in cols.calls:
-        return True  # the tool calls one model message issued
+        return _TOLD  # the tool calls one model message issued
     starts, ends = cols.starts, cols.ends
     a_start, b_start, a_end, b_end = starts[a], starts[b], ends[a], ends[b]
     if a_start is None or b_start is None or a_end == a_start or b_end == b_start:
-        return False  # untimed (a step without an end has no window)
-    return bool(a_start < b_end and b_start < a_end)
+        return None  # untimed (a step without an end has no window)
+    return _TIMED if a_start < b_end and b_start < a_end else None
 
 
 def _uniform_utc(starts: list[Any], ends: list[Any]) -> bool:
