@@ -383,13 +383,15 @@ def parse_trace_data(
     adapter = _choose_adapter(data, adapter_name)
     if source is not None:
         data = adapter.with_companions(source, data)
-    single = trace_id is not None and not adapter.trace_ids(data)
-    data = _select_trace(adapter, data, trace_id)
+    ids = adapter.trace_ids(data)
+    chosen = _chosen_trace(ids, trace_id)
+    if chosen is not None:
+        data = adapter.select_trace(data, chosen)
     try:
         trace = adapter.from_dict(data)
     except ValidationError as exc:
         raise TraceValidationError(_describe_validation(exc, adapter)) from None
-    if single and trace_id is not None:
+    if trace_id is not None and not ids:
         _check_picked(trace, trace_id)
     return _finished(trace, adapter, limits)
 
@@ -476,11 +478,6 @@ def _choose_adapter(data: Any, adapter_name: str | None) -> type[BaseAdapter]:
         msg = f"no adapter recognises this document (tried: {tried})"
         raise UnknownFormatError(msg, hint="force one with --adapter NAME (adapter_name=...)")
     return adapter
-
-
-def _select_trace(adapter: type[BaseAdapter], data: Any, trace_id: str | None) -> Any:
-    chosen = _chosen_trace(adapter.trace_ids(data), trace_id)
-    return adapter.select_trace(data, chosen) if chosen is not None else data
 
 
 def _chosen_trace(ids: list[str], trace_id: str | None) -> str | None:
