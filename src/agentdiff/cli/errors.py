@@ -12,7 +12,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from agentdiff.errors import AgentDiffError
-from agentdiff.redact import Redactor
+from agentdiff.redact import redacted
 from agentdiff.render.text import one_line
 
 __all__ = [
@@ -45,9 +45,6 @@ class _State:
 state = _State()
 
 
-_REDACTOR = Redactor()
-
-
 _BREAKS = re.compile(r"[ \t]*(?:\r?\n[ \t]*)+|  +")
 """Line breaks (with the indentation around them) and runs of spaces: one space each."""
 
@@ -57,7 +54,7 @@ def _one_line(text: str) -> str:
 
     A `\r`, tab, or separator that is not a line break is shown (`\r`), not blanked.
     """
-    return one_line(_REDACTOR.text(_BREAKS.sub(" ", text).strip(" ")))
+    return one_line(redacted(_BREAKS.sub(" ", text).strip(" ")))
 
 
 def say(message: str) -> None:
