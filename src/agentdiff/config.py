@@ -140,6 +140,15 @@ class ResolvedConfig:
     stale_after_days: float | None = None
     """`compare` warns when the baseline is older than this many days (`None`: never)."""
 
+    def redaction(self) -> dict[str, Any]:
+        """The `[report]` redaction settings as `RenderOptions` fields (unset: the default)."""
+        redact = self.report.get("redact")
+        return {
+            "redact": None if redact is None else bool(redact),
+            "redact_patterns": tuple(self.report.get("redact_patterns", ())),
+            "redact_keys": tuple(self.report.get("redact_keys", ())),
+        }
+
 
 @dataclass(frozen=True)
 class ResolvedStats:

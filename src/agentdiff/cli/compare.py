@@ -56,15 +56,8 @@ def _render_options(
         color = to_screen and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     # the terminal's width, or $COLUMNS when piped; a file gets the renderer's default
     width = shutil.get_terminal_size((100, 24)).columns if to_screen else None
-    report = config.report if config is not None else {}
-    redact = report.get("redact")
-    return RenderOptions(
-        width=width,
-        color=color,
-        redact=None if redact is None else bool(redact),
-        redact_patterns=tuple(report.get("redact_patterns", ())),
-        redact_keys=tuple(report.get("redact_keys", ())),
-    )
+    redaction = config.redaction() if config is not None else {}
+    return RenderOptions(width=width, color=color, **redaction)
 
 
 def _check_outputs(

@@ -122,12 +122,6 @@ def routes_command(
 
 def _shown(render: Callable[[], str], fmt: str, config: ResolvedConfig) -> str:
     """`render()` of format `fmt`, redacting as `[report]` asks (by default, except in JSON)."""
-    settings = config.report
-    redact = settings.get("redact")
-    options = RenderOptions(
-        redact=None if redact is None else bool(redact),
-        redact_patterns=tuple(settings.get("redact_patterns", ())),
-        redact_keys=tuple(settings.get("redact_keys", ())),
-    )
+    options = RenderOptions(**config.redaction())
     with redacting(options.redactor(default=fmt != "json")):
         return render()
