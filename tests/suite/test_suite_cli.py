@@ -364,3 +364,13 @@ def test_results_never_writes_over_what_it_reads(tmp_path):
     for _ in range(2):
         page = runner.invoke(app, ["results", str(out), "-f", "html", "-o", str(out / "s.html")])
         assert page.exit_code == 0, page.output
+
+
+def test_a_results_folder_inside_a_folder_a_toml_manifest_names_is_refused(tmp_path):
+    """The folders a TOML manifest names are scanned for runs, as BASELINE and CANDIDATE are."""
+    base, cand = _small_suite(tmp_path)
+    manifest = tmp_path / "agentdiff-suite.toml"
+    manifest.write_text(f'[suite]\nbaseline = "{base}"\ncandidate = "{cand}"\n')
+    inside = _suite("--manifest", str(manifest), "--results", str(base / "results"))
+    assert inside.exit_code == 2 and "inside the run folder" in inside.output
+    assert not (base / "results").exists()

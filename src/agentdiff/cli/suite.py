@@ -106,14 +106,13 @@ def _input_files(sides: tuple[RunSet, RunSet]) -> list[Path]:
     return [Path(location) for location in where if not is_url(location)]
 
 
-def _check_results(
-    results: str, sides: tuple[RunSet, RunSet], inputs: list[Path], *, folders: bool
-) -> None:
+def _check_results(results: str, sides: tuple[RunSet, RunSet], inputs: list[Path]) -> None:
     """Refuse a results folder that would hold an input, or be read as runs by the next suite.
 
-    With BASELINE and CANDIDATE folders (`folders`), a results folder inside either root would
-    put its tables among the runs; with any input, one inside it could be replaced. A local
-    folder is created now (or the error says why it cannot be), before any work.
+    Inside a folder whose trace files are the runs (`RunSet.scanned`: BASELINE and CANDIDATE
+    folders, or the folders a TOML manifest names), its tables would be taken for runs; with
+    any input inside it, one could be replaced. A local folder is created now (or the error
+    says why it cannot be), before any work.
     """
     if is_url(results):
         return
@@ -121,7 +120,7 @@ def _check_results(
     roots = [
         Path(side.root).resolve()
         for side in sides
-        if folders and side.root and not is_url(side.root)
+        if side.scanned and side.root and not is_url(side.root)
     ]
     for root in roots:
         if _within(where, root):
@@ -267,7 +266,7 @@ def suite(
         pair_pages=any(t.fmt == "html" for t in targets),
     )
     if results is not None:
-        _check_results(results, sides, inputs, folders=loaded is None)
+        _check_results(results, sides, inputs)
     total = len(set(sides[0].runs) | set(sides[1].runs))
     with _progress(total, progress) as update:
         report = run_suite(*sides, options, progress=update)

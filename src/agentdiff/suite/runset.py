@@ -31,10 +31,19 @@ class RunSet:
     """Where relative sources live: a folder or a URL ("" when sources are absolute)."""
     provenance: str = ""
     """How the set was built, e.g. `folder runs/main` or `manifest suite.jsonl [candidate]`."""
+    scanned: bool = False
+    """The runs are the trace files found under `root` (`from_dir`): a file written there
+    would be read as a run next time."""
 
     @classmethod
     def of(
-        cls, refs: Iterable[RunRef], *, label: str, root: str = "", provenance: str = ""
+        cls,
+        refs: Iterable[RunRef],
+        *,
+        label: str,
+        root: str = "",
+        provenance: str = "",
+        scanned: bool = False,
     ) -> RunSet:
         """Group `refs` by scenario (keys sorted; runs in the order given)."""
         grouped: dict[str, list[RunRef]] = {}
@@ -47,7 +56,7 @@ class RunSet:
             seen.add(key)
             grouped.setdefault(ref.scenario, []).append(ref)
         runs = {key: tuple(grouped[key]) for key in sorted(grouped)}
-        return cls(runs=runs, label=label, root=root, provenance=provenance)
+        return cls(runs=runs, label=label, root=root, provenance=provenance, scanned=scanned)
 
     @classmethod
     def from_dir(
@@ -76,7 +85,7 @@ class RunSet:
         else:
             refs = assign(files, layout, adapter)
             provenance = f"folder {text}" + ("" if layout == "auto" else f" ({layout})")
-        return cls.of(refs, label=label, root=base, provenance=provenance)
+        return cls.of(refs, label=label, root=base, provenance=provenance, scanned=True)
 
     @classmethod
     def from_records(
