@@ -72,9 +72,11 @@ def test_markdown_shows_the_error_the_scenario_had(loop_suite):
     assert "could not load" not in markdown
 
 
-def _pool_suite(root: Path, runs: int, stats: StatsOptions | None = None) -> SuiteReport:
+def _pool_suite(
+    root: Path, runs: int, stats: StatsOptions | None = None, sources=("baseline", "cost")
+) -> SuiteReport:
     """Scenario `refund`: `runs` real baseline runs against as many of the `cost` variant."""
-    for side, source in (("b", "baseline"), ("c", "cost")):
+    for side, source in zip(("b", "c"), sources, strict=True):
         (root / side / "refund").mkdir(parents=True)
         for run in sorted((POOL / source).iterdir())[:runs]:
             shutil.copyfile(run, root / side / "refund" / run.name)
@@ -164,3 +166,45 @@ def test_an_unreadable_run_is_not_counted_as_loaded(tmp_path):
         text = render_suite(done, fmt)
         assert "error (1→0 runs loaded)" in text, fmt
         assert "error (1→0 runs)" not in text, fmt
+
+
+@pytest.fixture(scope="module")
+def improved_suite(tmp_path_factory: pytest.TempPathFactory) -> SuiteReport:
+    """20 runs of the `cost` variant (+50 % cost) as the baseline, 20 plain runs as candidate."""
+    return _pool_suite(tmp_path_factory.mktemp("improved"), 20, sources=("cost", "baseline"))
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "html", "junit", "json"])
+def test_an_improved_scenario_states_the_p_of_its_improvement(improved_suite, fmt):
+    row = improved_suite.scenario("refund")
+    stats = row.stats
+    assert row.verdict == "improved" and stats is not None
+    # the findings: cost and tokens down, each with its adjusted p in the better direction
+    shown = [float(r.split("adjusted p = ")[1].split(",")[0]) for r in stats.reasons]
+    assert shown and all(p < 0.05 for p in shown)
+    assert stats.p == 1.0  # the worse direction's p: it says nothing about an improvement
+    assert stats.p_better is not None and stats.q_better is not None
+    assert f"{stats.p_better:.2g}" == f"{min(shown):.2g}"
+    text = render_suite(improved_suite, fmt)
+    if fmt == "json":  # the contract keeps both directions, each under its own name
+        assert '"p":1.0' in text and f'"p_better":{stats.p_better}' in text
+        return
+    headline = f"improved (20→20 runs, p = {stats.p_better:.2g}, q = {stats.q_better:.2g})"
+    assert headline in text
+    assert "p = 1)" not in text and "p = 1," not in text
+    if fmt == "junit":
+        case = ET.fromstring(text).find("testsuite/testcase[@name='refund']")  # noqa: S314
+        assert case is not None and headline in (case.findtext("system-out") or "")
+
+
+def test_a_regression_by_a_new_loop_alone_states_no_p(tmp_path):
+    # 10 plain runs against 10 of the `loop` variant: 2 candidate runs loop, no test is significant
+    done = _pool_suite(tmp_path, 10, sources=("baseline", "loop"))
+    stats = done.scenario("refund").stats
+    assert stats is not None and stats.verdict.value == "regressed"
+    assert stats.reasons == ["loop lookup_order ×4 in 2/10 runs (in no baseline run)"]
+    assert stats.q is not None and stats.q > 0.05  # the p did not decide: the loop did
+    for fmt in ("terminal", "markdown", "html", "junit"):
+        text = render_suite(done, fmt)
+        assert "regressed (10→10 runs)" in text, fmt
+        assert "p = " not in text, fmt

@@ -253,6 +253,23 @@ class ScenarioReport(_Record):
     needs: Needs | None = None
     error: str | None = None
 
+    def evidence(self, fdr: float) -> tuple[float, float] | None:
+        """The scenario's p and q that support its verdict, in the verdict's direction.
+
+        `improved`: the better direction's (`p_better`, `q_better`); `regressed` by the tests
+        (q ≤ `fdr`): the worse direction's (`p`, `q`). None when no test decided the verdict
+        (a hard finding such as a new loop, `inconclusive`, `pass`, `error`): the worse
+        direction's p of an improved scenario is near 1, and printing it as the scenario's p
+        would contradict its verdict.
+        """
+        if self.verdict is Verdict.IMPROVED:
+            p, q = self.p_better, self.q_better
+        elif self.verdict is Verdict.REGRESSED and self.q is not None and self.q <= fdr:
+            p, q = self.p, self.q
+        else:
+            return None
+        return None if p is None or q is None else (p, q)
+
 
 class RunsReport(_Record):
     """Scenarios of N-vs-M runs, corrected across scenarios; the JSON contract."""

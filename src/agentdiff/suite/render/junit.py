@@ -1,7 +1,8 @@
 """The JUnit XML suite report: one test case per scenario, so CI lists each one.
 
 Regressed = `<failure>` (its broken rules and findings), error = `<error>` (the load failure),
-added / removed = `<skipped>` with the reason, inconclusive = `<skipped>` with its reasons, or a
+added / removed = `<skipped>` with the reason, improved = a passing case whose `<system-out>` says
+why (with the p and q that support it), inconclusive = `<skipped>` with its reasons, or a
 `<failure>` (counted as one) when the report's `[stats] inconclusive = "fail"` makes it fail the
 suite, as it fails the exit code; passing scenarios are plain test cases. Text is cleaned of the
 control characters XML 1.0 cannot hold; ElementTree escapes the rest.
@@ -41,8 +42,8 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
     )
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="summary", value=summary_line(report))
-    findings = {
-        view.row.scenario: view.findings
+    findings = {  # the headline (with the p and q that support the verdict), then findings
+        view.row.scenario: [view.headline, *view.findings]
         for views in scenario_views(report).values()
         for view in views
     }
@@ -75,6 +76,8 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
             error.text = text
         elif row.verdict in _SKIPPED:
             ET.SubElement(case, "skipped", message=_SKIPPED[row.verdict])
+        elif row.verdict == "improved":  # a passing test case that says why it improved
+            ET.SubElement(case, "system-out").text = text
     root = ET.Element("testsuites", {"name": "agentdiff"})
     for key in ("tests", "failures", "errors", "skipped"):
         root.set(key, suite.get(key, "0"))

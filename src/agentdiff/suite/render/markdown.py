@@ -1,7 +1,8 @@
 """The Markdown suite report, for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
 
-Counts first, a table of the regressed scenarios (most severe first) and of the errors, then the
-findings of each inside a collapsed `<details>`. Every string from a trace or a path goes
+Counts first, a table of the regressed scenarios (most severe first), the errors and the
+inconclusive ones, a list of the improved ones, then the findings of each inside a collapsed
+`<details>`. Every string from a trace or a path goes
 through `md()` (the pair renderer's escaping), so it can neither break the table nor inject
 markup.
 """
@@ -44,8 +45,14 @@ def render_suite_markdown(report: SuiteReport, options: RenderOptions | None = N
     shown = attention[: options.max_rows]
     if shown:
         parts += _table(shown)
-        parts += _details(shown)
-    hidden = len(attention) - len(shown)
+    improved = views["improved"][: max(0, options.max_rows - len(shown))]
+    if improved:  # each with the p and q of its improvement (its headline)
+        parts += [f"**Improved** ({len(views['improved'])}):", ""]
+        parts += [f"- {_cell(v.row.scenario)} — {md(v.headline)}" for v in improved]
+        parts.append("")
+    if shown or improved:
+        parts += _details([*shown, *improved])
+    hidden = len(attention) + len(views["improved"]) - len(shown) - len(improved)
     if hidden > 0:
         parts += [f"… and {hidden} more (see the JSON report)", ""]
     for group, title in (("added", "Only in the candidate"), ("removed", "Only in the baseline")):

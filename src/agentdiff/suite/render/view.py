@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agentdiff.render.text import clip, one_line
+from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
 
 __all__ = [
@@ -151,12 +152,13 @@ def _route_lines(row: ScenarioRow) -> list[str]:
     return out
 
 
-def _headline(row: ScenarioRow) -> str:
+def _headline(row: ScenarioRow, fdr: float) -> str:
     runs = f"{row.baseline_runs}→{row.candidate_runs} runs"
     pair = row.pair
-    if row.stats is not None:
-        p = row.stats.p
-        return f"{row.verdict} ({runs}{'' if p is None else f', p = {p:.2g}'})"
+    if row.stats is not None:  # the p and q of the verdict's direction, when tests decided it
+        evidence = row.stats.evidence(fdr)
+        shown = "" if evidence is None else f", p = {evidence[0]:.2g}, q = {evidence[1]:.2g}"
+        return f"{row.verdict} ({runs}{shown})"
     if row.errors:  # a run that could not be read is not counted among the runs
         return f"{row.verdict} ({runs} loaded)"
     if pair is None:
@@ -171,7 +173,8 @@ def scenario_views(report: SuiteReport) -> dict[str, list[ScenarioView]]:
     for row in report.rows.having(*groups):  # passing rows are never parsed
         groups[row.verdict].append(row)
     groups["regressed"] = by_severity(groups["regressed"])
+    fdr = float(report.stats.get("fdr", StatsOptions().fdr))
     return {
-        group: [ScenarioView(row, _headline(row), _findings(row)) for row in rows]
+        group: [ScenarioView(row, _headline(row, fdr), _findings(row)) for row in rows]
         for group, rows in groups.items()
     }
