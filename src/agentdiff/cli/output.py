@@ -2,11 +2,14 @@
 
 The commands that render reports (`compare`, `suite`, `compare-runs`, `routes`) may write several
 formats from one run: `-o report.json` takes `--format`, and `-o FORMAT=FILE` (repeatable) names
-its own, e.g. `-o json=report.json -o markdown=summary.md`.
+its own, e.g. `-o json=report.json -o markdown=summary.md`. An unknown FORMAT is an error
+(exit 2) naming the known ones; a file whose name holds `=` is written as `-o ./a=b.json`.
 """
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,17 +54,40 @@ class Target:
     path: Path | None
 
 
+_FORMAT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+"""What the part of `-o` before its first `=` looks like when it is meant as a format name."""
+
+
 def parse_targets(values: Sequence[str] | None, fmt: str, formats: Collection[str]) -> list[Target]:
-    """`-o` values as targets: `FILE` in `fmt`, `FORMAT=FILE` in its own; none → stdout."""
+    """`-o` values as targets: `FILE` in `fmt`, `FORMAT=FILE` in its own; none → stdout.
+
+    A value whose part before the first `=` looks like a format name (a letter, then letters,
+    digits, `-` or `_`) is `FORMAT=FILE` and must name one of `formats`: a typo
+    (`markdwn=x.md`) is an error listing them, never a file named `markdwn=x.md`. A file whose
+    name holds `=` is given as a path with a `/` or `.` before the `=` (`./a=b.json`,
+    `out/a=b.json`, `v1.2=b.json`), or after a format (`json=a=b.json`).
+    """
     targets = []
     for value in values or ["-"]:
-        name, sep, rest = value.partition("=")
-        chosen, where = (name, rest) if sep and name in formats else (fmt, value)
+        chosen, where = _format_and_file(value, fmt, formats)
         if not where:
             msg = f"-o {value!r} names no file (use FORMAT=FILE, FILE or -)"
             raise OutputPathError(msg)
         targets.append(Target(chosen, None if where == "-" else Path(where)))
     return targets
+
+
+def _format_and_file(value: str, fmt: str, formats: Collection[str]) -> tuple[str, str]:
+    name, sep, rest = value.partition("=")
+    if not sep or not _FORMAT_NAME.fullmatch(name):
+        return fmt, value
+    if name in formats:
+        return name, rest
+    known = ", ".join(sorted(formats))
+    close = difflib.get_close_matches(name, sorted(formats), n=1)
+    guess = f"; did you mean {close[0]}={rest}?" if close else ""
+    msg = f"-o {value!r}: unknown format {name!r} (known: {known}){guess}"
+    raise OutputPathError(msg, hint=f"a file whose name holds '=' is given as a path: -o ./{value}")
 
 
 def check_targets(targets: Sequence[Target], inputs: Sequence[Path]) -> None:
