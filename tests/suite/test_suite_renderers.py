@@ -208,3 +208,35 @@ def test_a_regression_by_a_new_loop_alone_states_no_p(tmp_path):
         text = render_suite(done, fmt)
         assert "regressed (10→10 runs)" in text, fmt
         assert "p = " not in text, fmt
+
+
+@pytest.fixture(scope="module")
+def pool_runs(tmp_path_factory: pytest.TempPathFactory) -> SuiteReport:
+    """10 plain runs against 10 of the `loop` variant (`refund`) and of `unchanged` (`steady`)."""
+    root = tmp_path_factory.mktemp("pool_runs")
+    for scenario, variant in (("refund", "loop"), ("steady", "unchanged")):
+        for side, source in (("b", "baseline"), ("c", variant)):
+            (root / side / scenario).mkdir(parents=True)
+            for run in sorted((POOL / source).iterdir())[:10]:
+                shutil.copyfile(run, root / side / scenario / run.name)
+    options = SuiteOptions(backend="in-process")
+    return run_suite(RunSet.from_dir(root / "b"), RunSet.from_dir(root / "c"), options)
+
+
+def test_a_multi_run_row_shows_its_deciding_pairs_divergence_in_every_format(pool_runs):
+    row, steady = pool_runs.scenario("refund"), pool_runs.scenario("steady")
+    pair = row.pair
+    assert row.stats is not None and pair is not None
+    assert not pair.passed and pair.divergence > 0  # a looping candidate run fails the gate
+    assert pair == next(p for p in row.pairs if not p.passed)  # the first failing one decides
+    cell = f"{pair.divergence:.2f} (deciding pair)"
+    markdown = render_suite(pool_runs, "markdown")
+    (line,) = [line for line in markdown.splitlines() if line.startswith("| refund |")]
+    assert f"| regressed | {cell} | 10→10 |" in line
+    html = render_suite(pool_runs, "html")
+    assert f"regressed</td><td>{cell}</td>" in html
+    assert steady.verdict == "pass" and steady.pair is not None  # a passing row, index only
+    assert f"pass</td><td>{steady.pair.divergence:.2f} (deciding pair)</td>" in html
+    which = f"deciding pair, divergence {pair.divergence:.2f}: baseline {pair.baseline.run} ("
+    for fmt in ("terminal", "markdown", "html", "junit"):
+        assert which in render_suite(pool_runs, fmt), fmt

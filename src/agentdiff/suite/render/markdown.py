@@ -71,15 +71,13 @@ def _table(views: list[ScenarioView]) -> list[str]:
     ]
     for view in views:
         row, pair = view.row, view.row.pair
-        divergence = f"{pair.divergence:.2f}" if pair else "—"
         rules = ", ".join(sorted({v.rule for v in pair.violations})) if pair else ""
         if row.stats is not None:
-            divergence = "—"
             rules = _first_of([one_line(reason) for reason in row.stats.reasons], 2)
         if row.errors:
             rules = _first_of([error_text(e, 160) for e in row.errors], 1)
         lines.append(
-            f"| {_cell(row.scenario)} | {row.verdict} | {divergence} "
+            f"| {_cell(row.scenario)} | {row.verdict} | {view.divergence} "
             f"| {row.baseline_runs}→{row.candidate_runs} | {md(rules)} |"
         )
     return [*lines, ""]

@@ -17,12 +17,14 @@ __all__ = [
     "ScenarioView",
     "by_severity",
     "count_words",
+    "divergence_cell",
     "error_text",
     "fails",
     "first_divergence_text",
     "most_severe",
     "run_pair_text",
     "scenario_views",
+    "several_runs",
     "summary_line",
 ]
 
@@ -118,20 +120,41 @@ class ScenarioView:
     row: ScenarioRow
     headline: str
     findings: list[str]
+    divergence: str
+    """The divergence a table shows (`divergence_cell`)."""
+
+
+def several_runs(row: ScenarioRow) -> bool:
+    """Whether the scenario has several runs on a side (judged by the N-vs-M statistics)."""
+    return row.stats is not None or row.baseline_runs > 1 or row.candidate_runs > 1
+
+
+def divergence_cell(row: ScenarioRow) -> str:
+    """The divergence shown in a table: the pair's, `0.27 (deciding pair)` with several runs.
+
+    With several runs, each candidate run was compared with its nearest baseline run; the
+    deciding pair is the first failing one, else the most divergent one. `—` when no pair ran.
+    """
+    pair = row.pair
+    if pair is None:
+        return "—"
+    return f"{pair.divergence:.2f}" + (" (deciding pair)" if several_runs(row) else "")
 
 
 def _findings(row: ScenarioRow) -> list[str]:
     lines = [error_text(e) for e in row.errors]
+    pair = row.pair
     if row.stats is not None:
         lines += [clip(one_line(reason), 300) for reason in row.stats.reasons]
         lines += _route_lines(row)
-    pair = row.pair
+        if pair is not None:  # the pair behind the divergence the tables show
+            lines.append(f"deciding pair, divergence {pair.divergence:.2f}: {run_pair_text(pair)}")
     if pair is not None and row.stats is None:
         lines += [one_line(v.message) for v in pair.violations]
         first = first_divergence_text(pair)
         if first:
             lines.append(first)
-        if row.candidate_runs > 1 or row.baseline_runs > 1:
+        if several_runs(row):
             failing = sum(not p.passed for p in row.pairs)
             lines.append(f"{failing} of {len(row.pairs)} candidate runs fail against their nearest")
         lines.append(run_pair_text(pair))
@@ -175,6 +198,9 @@ def scenario_views(report: SuiteReport) -> dict[str, list[ScenarioView]]:
     groups["regressed"] = by_severity(groups["regressed"])
     fdr = float(report.stats.get("fdr", StatsOptions().fdr))
     return {
-        group: [ScenarioView(row, _headline(row, fdr), _findings(row)) for row in rows]
+        group: [
+            ScenarioView(row, _headline(row, fdr), _findings(row), divergence_cell(row))
+            for row in rows
+        ]
         for group, rows in groups.items()
     }
