@@ -4,7 +4,8 @@
   read from one file, and the most bytes inflated from a gzip file (counted while streaming, so
   a gzip bomb stops at the limit).
 - **Steps** (`--max-steps`, `AGENTDIFF_MAX_STEPS`, default 5,000,000): the most steps one trace
-  may have; JSON Lines files stop being read past that many lines.
+  may have; JSON Lines files stop being read past that many non-blank lines (blank lines
+  cost no work per line: `reading.content_lines`).
 - **Nesting** (`MAX_DEPTH`, fixed): payloads, task input, final output and metadata may nest 200
   levels; every later stage (validation, normalization, signatures, every report format,
   `convert`) handles that much. A whole document may add `ENVELOPE_DEPTH` levels of its own

@@ -39,7 +39,7 @@ from agentdiff.gcpause import no_gc_pauses
 from agentdiff.limits import ENVELOPE_DEPTH, MAX_DEPTH, Limits, deepest_path, exceeds_depth
 from agentdiff.models.compact import compact_trace
 from agentdiff.models.trace import AgentTrace, with_source_format
-from agentdiff.reading import iter_lines, open_trace_file, read_ahead, read_file
+from agentdiff.reading import content_lines, iter_lines, open_trace_file, read_ahead, read_file
 
 if TYPE_CHECKING:
     from agentdiff.adapters.openinference import OpenInferenceAdapter
@@ -135,7 +135,7 @@ def _read_lines(
     into the trace; `None` when that stream gave up (read the file again, whole).
     """
     with open_trace_file(path, limits) as stream:
-        lines = ((n, line) for n, line in iter_lines(stream, path, limits) if line.strip())
+        lines = iter_lines(stream, path, limits)
         head = list(islice(lines, 2))
         if fast and len(head) == 1:
             number, line = head[0]
@@ -180,8 +180,7 @@ def _parse_whole(raw: bytes, path: Path, limits: Limits) -> Any:
     except orjson.JSONDecodeError as exc:
         _raise_if_not_utf8(body, path)
         if _looks_like_json_lines(body):
-            lines = enumerate(bytes(body).splitlines(), start=1)
-            return _parse_lines(lines, path, limits)
+            return _parse_lines(content_lines([bytes(body)]), path, limits)
         msg = f"invalid JSON: {exc}"
         raise TraceFormatError(
             msg, hint="is the file complete? check where it was cut", source=path
@@ -206,8 +205,13 @@ def _raise_if_not_utf8(raw: bytes | memoryview, path: Path, line: int | None = N
 
 
 def _looks_like_json_lines(raw: bytes | memoryview) -> bool:
-    lines = [line for line in bytes(raw).splitlines() if line.strip()]
-    return len(lines) > 1 and all(line.lstrip()[:1] in (b"{", b"[") for line in lines)
+    """More than one line with content, each starting an object or array (blank lines skipped)."""
+    count = 0
+    for _, line in content_lines([bytes(raw)]):
+        if line.lstrip()[:1] not in (b"{", b"["):
+            return False
+        count += 1
+    return count > 1
 
 
 def _parse_lines(lines: Iterable[tuple[int, bytes]], path: Path, limits: Limits) -> list[Any]:
@@ -218,15 +222,11 @@ def _parse_lines(lines: Iterable[tuple[int, bytes]], path: Path, limits: Limits)
 
 
 def _parsed_lines(lines: Iterable[tuple[int, bytes]], path: Path, limits: Limits) -> Iterator[Any]:
-    """The document of each non-blank line, in order, within the step limit."""
-    count = 0
-    for number, line in lines:
-        if not line.strip():
-            continue
+    """The document of each line (`content_lines`: none blank), in order, within the step limit."""
+    for count, (number, line) in enumerate(lines):
         if count >= limits.max_steps:
             msg = f"has more than {limits.max_steps:,} JSON lines, past the step limit"
             raise TraceFormatError(msg, hint=STEPS_HINT, source=path)
-        count += 1
         yield _parse_line(number, line, path)
 
 

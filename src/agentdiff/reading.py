@@ -6,7 +6,8 @@ they cannot hang the command. `read_file` reads at most `Limits.max_input_size` 
 gzip (recognised by its magic bytes, whatever the name), inflates chunk by chunk and stops as
 soon as the output passes the same limit — or, past 64 MiB, as soon as it has inflated more
 than 500 bytes per byte read (a gzip bomb), so a bomb costs little time and memory.
-`iter_lines` streams JSON Lines with the same accounting. Within `read_ahead(paths, limits)`,
+`iter_lines` streams the non-blank lines of JSON Lines with the same accounting (and the same
+bomb check), skipping blank lines in bulk. Within `read_ahead(paths, limits)`,
 those files are read by background threads (a read releases the GIL), and `read_file` of one
 gives what its thread read, or raises what it raised.
 """
@@ -15,10 +16,12 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import stat
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from itertools import compress, count
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -29,6 +32,7 @@ from agentdiff.limits import Limits
 __all__ = [
     "GZIP_MAGIC",
     "SIZE_HINT",
+    "content_lines",
     "is_gzip",
     "iter_lines",
     "open_trace_file",
@@ -44,7 +48,6 @@ BOMB_FLOOR = 64 << 20
 BOMB_RATIO = 500
 """Inflated to compressed bytes: trace JSON compresses 5–50:1, a crafted bomb ~1,000:1 (the
 most DEFLATE reaches), so a bomb stops after `BOMB_FLOOR` bytes, not at the size limit."""
-_Source = IO[bytes] | gzip.GzipFile
 _GZIP_ERRORS = (OSError, EOFError, zlib.error)
 _FOLDER_HINT = (
     "to compare folders of runs use `agentdiff suite` or `agentdiff compare-runs`; "
@@ -135,7 +138,11 @@ def _read_now(path: Path, limits: Limits) -> bytes:
 
 
 def _read_gzip(stream: IO[bytes], path: Path, limits: Limits) -> bytes:
-    chunks: list[bytes] = []
+    return b"".join(_inflated_chunks(stream, path, limits))
+
+
+def _inflated_chunks(stream: IO[bytes], path: Path, limits: Limits) -> Iterator[bytes]:
+    """The inflated bytes of the gzip `stream`, a chunk at a time, within the size and ratio."""
     total = 0
     with _inflating(stream, path) as inflated:
         while chunk := _gzip_read(inflated, path, _CHUNK):
@@ -144,8 +151,16 @@ def _read_gzip(stream: IO[bytes], path: Path, limits: Limits) -> bytes:
                 raise _too_big(path, "inflates past the limit", limits)
             if total > BOMB_FLOOR and total > BOMB_RATIO * max(stream.tell(), 1):
                 raise _bomb(path, total, stream.tell())
-            chunks.append(chunk)
-    return b"".join(chunks)
+            yield chunk
+
+
+def _plain_chunks(stream: IO[bytes], path: Path, limits: Limits) -> Iterator[bytes]:
+    total = 0
+    while chunk := stream.read(_CHUNK):
+        total += len(chunk)
+        if total > limits.max_input_size:
+            raise _too_big(path, "grew while being read", limits)
+        yield chunk
 
 
 def _read_plain(fd: int, size: int, path: Path, limits: Limits) -> bytes:
@@ -175,22 +190,72 @@ def _bomb(path: Path, inflated: int, read: int) -> TraceFormatError:
     return TraceFormatError(msg, hint=hint, source=path)
 
 
-def iter_lines(stream: IO[bytes], path: Path, limits: Limits) -> Iterator[tuple[int, bytes]]:
-    """`(line number, line)` of a (possibly gzip) JSON Lines stream, within the byte limit."""
-    source: _Source = _inflating(stream, path) if is_gzip(stream) else stream
-    what = "inflates past the limit" if source is not stream else "grew while being read"
-    total = 0
-    number = 0
-    with source:
-        while True:
-            line = _gzip_read(source, path, limits.max_input_size - total + 1, lines=True)
-            if not line:
-                return
-            number += 1
-            total += len(line)
-            if total > limits.max_input_size:
-                raise _too_big(path, what, limits)
+def iter_lines(stream: IO[bytes], path: Path, limits: Limits) -> Iterator[Line]:
+    """`(line number, line)` of each non-blank line of a (possibly gzip) JSON Lines stream.
+
+    Read a chunk at a time within the byte limit (and, for gzip, the bomb ratio), so blank
+    input costs no Python work per line: see `content_lines`.
+    """
+    if is_gzip(stream):
+        return content_lines(_inflated_chunks(stream, path, limits))
+    return content_lines(_plain_chunks(stream, path, limits))
+
+
+Line = tuple[int, bytes]
+"""A line of a JSON Lines file: its number (from 1) and its bytes, without the newline."""
+_CONTENT = re.compile(rb"\S")
+"""A byte that is not ASCII whitespace: what makes a line non-blank (as `bytes.strip` sees it)."""
+_BLANK_RUN = re.compile(rb"\n(?:[^\S\n]*+\n){16,}")
+"""The end of a line followed by 16 or more blank lines (empty or only whitespace): a run
+skipped by a regex search rather than split into lines (shorter ones are filtered in C)."""
+
+
+def content_lines(chunks: Iterable[bytes]) -> Iterator[Line]:
+    """`(line number, line)` of each line of `chunks` that is not blank, without its newline.
+
+    Each chunk's complete lines are read by `_lines_in`; the last, unfinished line waits for
+    the next chunk (dropped while it is only whitespace: a line of spaces never piles up, and
+    a content line keeps no leading whitespace read in an earlier chunk). A line longer than a
+    chunk is joined once, when its end arrives.
+    """
+    number = 1
+    tail: list[bytes] = []
+    for chunk in chunks:
+        start = 0
+        if tail:
+            start = chunk.find(b"\n") + 1
+            if not start:
+                tail.append(chunk)
+                continue
+            line, tail = b"".join([*tail, chunk[: start - 1]]), []
             yield number, line
+            number += 1
+        cut = chunk.rfind(b"\n", start)
+        if cut >= 0:
+            number = yield from _lines_in(chunk, start, cut, number)
+        rest = chunk[cut + 1 :] if cut >= 0 else chunk[start:]
+        tail = [rest] if _CONTENT.search(rest) else []
+    if tail:
+        yield number, b"".join(tail)
+
+
+def _lines_in(text: bytes, start: int, stop: int, number: int) -> Generator[Line, None, int]:
+    """The non-blank lines of `text[start:stop]` (`text[stop]` a newline); the next number.
+
+    The first line of `text[start:stop]` is numbered `number`.
+    Runs of blank lines are skipped by regex searches and counted with `bytes.count`; the
+    lines between them are split and filtered in C (`compress`): a file of a billion blank
+    lines costs a scan, not a billion Python steps.
+    """
+    while found := _CONTENT.search(text, start, stop):
+        begin = max(text.rfind(b"\n", start, found.start()) + 1, start)
+        number += text.count(b"\n", start, begin)
+        gap = _BLANK_RUN.search(text, found.end(), stop + 1)
+        end = gap.start() if gap else stop
+        block = text[begin:end].split(b"\n")
+        yield from compress(zip(count(number), block, strict=False), map(bytes.strip, block))
+        number, start = number + len(block), end + 1
+    return number + text.count(b"\n", start, stop + 1)
 
 
 def _inflating(stream: IO[bytes], path: Path) -> gzip.GzipFile:
@@ -200,9 +265,9 @@ def _inflating(stream: IO[bytes], path: Path) -> gzip.GzipFile:
         raise TraceFormatError(f"not a valid gzip file: {exc}", source=path) from None
 
 
-def _gzip_read(stream: _Source, path: Path, size: int, *, lines: bool = False) -> bytes:
+def _gzip_read(stream: gzip.GzipFile, path: Path, size: int) -> bytes:
     try:
-        return stream.readline(size) if lines else stream.read(size)
+        return stream.read(size)
     except _GZIP_ERRORS as exc:
         raise TraceFormatError(f"not a valid gzip file: {exc}", source=path) from None
 
