@@ -47,7 +47,12 @@ def results(
     fmt: Annotated[SuiteFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
     query: Annotated[
         str | None,
-        typer.Option("--query", "-q", help="SQL over the views runs, pairs, steps (DuckDB)."),
+        typer.Option(
+            "--query",
+            "-q",
+            help="One read-only SELECT over the views runs, pairs, steps (DuckDB); "
+            "it reads no file outside FOLDER.",
+        ),
     ] = None,
     output: OutputOpt = None,
 ) -> None:

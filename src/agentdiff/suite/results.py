@@ -23,6 +23,7 @@ from agentdiff.suite.pages import PAGE_LIMIT, PAGES_INDEX, page_files
 from agentdiff.suite.refs import is_url
 from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.rows import Rows, ScenarioRow, row_json
+from agentdiff.suite.sandbox import CONNECT_CONFIG, checked_select, confine, query_failed
 from agentdiff.suite.tables import join_parts, open_binary
 
 __all__ = [
@@ -207,14 +208,17 @@ def _row_list(rows: Any) -> list[Any]:
 
 
 def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Column names and rows of `sql` over the views `runs`, `pairs`, `steps` (DuckDB)."""
+    """Column names and rows of `sql` over the views `runs`, `pairs`, `steps` (DuckDB).
+
+    One read-only SELECT, reading no file outside `folder` (see `agentdiff.suite.sandbox`).
+    """
     try:
         import duckdb  # noqa: PLC0415 - optional extra
     except ImportError:
         msg = "--query needs DuckDB"
         raise ConfigError(msg, hint="pip install 'agentdiff[results]'") from None
     folder = Path(folder)
-    con = duckdb.connect()
+    con = duckdb.connect(config=CONNECT_CONFIG)
     try:
         for table, columns in TABLES.items():
             parquet, jsonl = folder / f"{table}.parquet", folder / f"{table}.jsonl"
@@ -225,11 +229,12 @@ def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[A
             else:
                 continue
             con.execute(f"CREATE VIEW {table} AS SELECT * FROM {scan}")  # noqa: S608
+        confine(con, folder)
+        checked_select(con, sql, folder)
         try:
             result = con.execute(sql)
         except duckdb.Error as exc:
-            message = " ".join(str(exc).split())
-            raise ConfigError(f"query failed: {message}", source=folder) from None
+            raise query_failed(exc, folder) from None
         names = [d[0] for d in result.description or []]
         return names, result.fetchall()
     finally:

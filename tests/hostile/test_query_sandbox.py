@@ -1,0 +1,95 @@
+"""`agentdiff results --query` reads the results folder's tables and nothing else.
+
+Every attack on the SQL engine — writing files (`COPY … TO`, inside or outside the folder),
+reading other files, the network, extensions, other databases, settings, several statements —
+is exit 2 with one line, and nothing is written; ordinary SELECTs (the documented examples)
+still work.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from .helpers import SPEC, cli, refused
+
+pytest.importorskip("duckdb")
+
+DOCUMENTED = (
+    "SELECT scenario, divergence, violated_rules FROM pairs WHERE NOT gate_passed "
+    "ORDER BY divergence DESC LIMIT 5"
+)
+"""The example in docs/suites.md."""
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("query")
+    for side in ("base", "cand"):
+        (root / side).mkdir()
+        for name in ("s1.json", "s2.json"):
+            shutil.copy(SPEC, root / side / name)
+    out = root / "out"
+    assert cli("suite", root / "base", root / "cand", "--results", out).code == 0
+    return out
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(folder.parent.rglob("*"))
+
+
+@pytest.mark.parametrize(
+    ("sql", "words"),
+    [
+        ("COPY (SELECT 1 AS x) TO '{outside}/pwned.csv'", ["not COPY"]),
+        ("COPY (SELECT 1 AS x) TO '{folder}/pwned.csv'", ["not COPY"]),
+        ("COPY pairs TO '{folder}/pairs.jsonl'", ["not COPY"]),
+        ("EXPORT DATABASE '{outside}/db'", ["not EXPORT"]),
+        ("SELECT * FROM read_text('/etc/passwd')", ["Permission Error", "/etc/passwd"]),
+        ("SELECT * FROM read_csv('/etc/passwd')", ["Permission Error", "/etc/passwd"]),
+        ("SELECT * FROM read_text('{folder}/../base/s1.json')", ["Permission Error"]),
+        ("SELECT * FROM glob('/etc/*')", ["Permission Error"]),
+        ("SELECT * FROM read_parquet('https://example.com/x.parquet')", ["Permission Error"]),
+        ("SELECT * FROM query('COPY (SELECT 1) TO ''{outside}/q.csv''')", ["query failed"]),
+        ("INSTALL httpfs", ["not INSTALL or LOAD"]),
+        ("LOAD httpfs", ["not INSTALL or LOAD"]),
+        ("ATTACH '{outside}/other.db' AS other", ["not ATTACH"]),
+        ("SET enable_external_access = true", ["not SET"]),
+        ("PRAGMA version", ["not PRAGMA"]),
+        ("CALL pragma_version()", ["not CALL"]),
+        ("CREATE TABLE t AS SELECT 1", ["not CREATE"]),
+        ("SELECT 1; COPY (SELECT 2) TO '{outside}/two.csv'", ["one SQL statement, got 2"]),
+        ("", ["one SQL statement, got 0"]),
+        ("SELEC 1", ["query failed", "syntax error"]),
+    ],
+)
+def test_an_attack_is_one_line_and_writes_nothing(results, sql, words):
+    before = _files(results)
+    query = sql.format(folder=results, outside=results.parent)
+    refused(cli("results", results, "--query", query), str(results), *words)
+    assert _files(results) == before
+
+
+@pytest.mark.parametrize(
+    ("sql", "rows"),
+    [
+        ("SELECT count(*) AS n FROM pairs", [{"n": 2}]),
+        ("SELECT count(*) AS n FROM steps WHERE op = 'match'", [{"n": 4}]),
+        (DOCUMENTED, []),
+        ("WITH p AS (SELECT scenario FROM pairs) SELECT count(*) AS n FROM p", [{"n": 2}]),
+        ("FROM runs SELECT count(*) AS n", [{"n": 4}]),
+    ],
+)
+def test_ordinary_selects_still_work(results, sql, rows):
+    outcome = cli("results", results, "--query", sql, "-f", "json")
+    assert outcome.code == 0, outcome.stderr
+    assert orjson.loads(outcome.stdout) == rows
+
+
+def test_the_folder_own_files_may_be_read(results):
+    sql = f"SELECT count(*) AS n FROM read_text('{results}/suite.json')"
+    outcome = cli("results", results, "--query", sql, "-f", "json")
+    assert orjson.loads(outcome.stdout) == [{"n": 1}]
