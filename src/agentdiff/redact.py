@@ -174,10 +174,14 @@ class Redactor:
         if isinstance(value, str):
             return _marker(value) if self.secret_key(key) else self.text(value)
         if isinstance(value, dict):
-            return {k: self.value(v, k) for k, v in value.items()}
+            return {self.key(k): self.value(v, k) for k, v in value.items()}
         if isinstance(value, list | tuple):
             return [self.value(v, key) for v in value]
         return value
+
+    def key(self, key: Any) -> Any:
+        """A mapping key as shown: a credential in it (a scenario named after a token) redacted."""
+        return self.text(key) if isinstance(key, str) else key
 
     def at(self, path: str, value: Any) -> Any:
         """`value` found at a dotted `path` (e.g. `input_payload.headers.Authorization`)."""
@@ -215,11 +219,13 @@ def redact_report_data(data: Any, redactor: Redactor) -> Any:
         path = data.get("path")
         if isinstance(path, str) and ("baseline" in data or "candidate" in data):
             return {
-                k: redactor.at(path, v) if k in ("baseline", "candidate") else redactor.value(v, k)
+                redactor.key(k): redactor.at(path, v)
+                if k in ("baseline", "candidate")
+                else redactor.value(v, k)
                 for k, v in data.items()
             }
         return {
-            k: redact_report_data(v, redactor)
+            redactor.key(k): redact_report_data(v, redactor)
             if isinstance(v, dict | list)
             else redactor.value(v, k)
             for k, v in data.items()

@@ -5,7 +5,8 @@ runs): exact small-sample tests with Holm's correction, loops as invariants, rou
 side. Exit 1 when it regressed (or, with `--inconclusive fail`, was inconclusive), 2 on bad
 input. `routes` clusters the routes of one set of runs, per scenario (folder or trace field).
 Statistics settings: flag > `AGENTDIFF_STATS_*` > `agentdiff.toml [stats]` > default.
-Secrets are redacted as in `compare` (on except in JSON; `--no-redact`, `[report]` settings).
+Secrets are redacted as in `compare` (on except in JSON; `--redact` for JSON too, `--no-redact`,
+`[report]` settings).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable, Mapping
 from enum import Enum
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 
@@ -24,6 +25,7 @@ from agentdiff.cli.output import check_targets, parse_targets, write_targets
 from agentdiff.cli.settings import setting_flags, stats_flags
 from agentdiff.config import ResolvedConfig, load_options, load_stats
 from agentdiff.errors import ConfigError
+from agentdiff.render.json import data_json
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import redacting
 from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_RENDERERS
@@ -31,12 +33,13 @@ from agentdiff.render.runs.view import summary_line
 from agentdiff.scenario.api import compare_scenarios
 from agentdiff.scenario.folders import group_runs, runs_in
 from agentdiff.scenario.profile import profile_run
-from agentdiff.scenario.report import RoutesReport, Verdict
+from agentdiff.scenario.report import RoutesReport, RunsReport, Verdict
 from agentdiff.scenario.routing import describe_routes
 
 __all__ = ["compare_runs_command", "routes_command"]
 
 RunsFormat = Enum("RunsFormat", {name: name for name in RUNS_RENDERERS}, type=str)  # type: ignore[misc]
+_Report = TypeVar("_Report", RunsReport, RoutesReport)
 RoutesFormat = Enum("RoutesFormat", {name: name for name in ROUTES_RENDERERS}, type=str)  # type: ignore[misc]
 
 
@@ -69,7 +72,7 @@ def compare_runs_command(
     )
     write_targets(
         targets,
-        lambda t: _shown(lambda: RUNS_RENDERERS[t.fmt](report), t.fmt, config),
+        lambda t: _shown(report, RUNS_RENDERERS, t.fmt, config),
         summary=summary_line(report),
     )
     if report.failed:
@@ -117,11 +120,21 @@ def routes_command(
         profiles = [profile_run(trace, run_id, options) for run_id, trace in members]
         sections[name] = describe_routes(profiles, ["runs"] * len(profiles), tau)
     report = RoutesReport(threshold=tau, scenarios=sections)
-    write_targets(targets, lambda t: _shown(lambda: ROUTES_RENDERERS[t.fmt](report), t.fmt, config))
+    write_targets(targets, lambda t: _shown(report, ROUTES_RENDERERS, t.fmt, config))
 
 
-def _shown(render: Callable[[], str], fmt: str, config: ResolvedConfig) -> str:
-    """`render()` of format `fmt`, redacting as `[report]` asks (by default, except in JSON)."""
+def _shown(
+    report: _Report,
+    renderers: Mapping[str, Callable[[_Report], str]],
+    fmt: str,
+    config: ResolvedConfig,
+) -> str:
+    """`report` in format `fmt`, redacting as `[report]` asks (by default, except in JSON).
+
+    JSON is the report's data, redacted only with `--redact`, as `compare --format json` does.
+    """
     options = RenderOptions(**config.redaction())
-    with redacting(options.redactor(default=fmt != "json")):
-        return render()
+    if fmt == "json":
+        return data_json(report.model_dump(mode="json"), options).decode()
+    with redacting(options.redactor()):
+        return renderers[fmt](report)

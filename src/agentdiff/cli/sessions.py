@@ -6,13 +6,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
-import orjson
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from agentdiff.cli.errors import handle_errors
-from agentdiff.render.prepare import text
+from agentdiff.render.json import data_json
+from agentdiff.render.options import RenderOptions
+from agentdiff.render.prepare import redacting, text
 from agentdiff.sessions import SessionInfo, list_sessions
 
 __all__ = ["sessions"]
@@ -77,6 +78,14 @@ def sessions(
         int, typer.Option("--limit", "-n", min=1, help="How many, newest first.")
     ] = 20,
     fmt: Annotated[SessionsFormat, typer.Option("--format", "-f")] = SessionsFormat.terminal,
+    redact: Annotated[
+        bool | None,
+        typer.Option(
+            "--redact/--no-redact",
+            help="Redact secrets [default: on for the table, off for --format json].",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """List recent coding-agent sessions; compare two with `agentdiff compare claude:ID claude:ID`.
 
@@ -84,9 +93,15 @@ def sessions(
     under $CODEX_HOME (default ~/.codex).
     """
     found = list_sessions(directory, limit=limit)
+    options = RenderOptions(redact=redact)
     if fmt is SessionsFormat.json:
-        typer.echo(orjson.dumps([_json(i) for i in found], option=orjson.OPT_INDENT_2).decode())
+        typer.echo(data_json([_json(i) for i in found], options).decode(), nl=False)
         return
+    with redacting(options.redactor()):
+        _print_table(found)
+
+
+def _print_table(found: list[SessionInfo]) -> None:
     console = Console(highlight=False, emoji=False)
     if not found:
         console.print("no sessions found", markup=False)

@@ -6,6 +6,7 @@ The data is kept as is; `RenderOptions(redact=True)` (`--redact`) redacts secret
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import orjson
 
@@ -13,7 +14,7 @@ from agentdiff.models.report import DiffReport
 from agentdiff.redact import redact_report_data
 from agentdiff.render.options import RenderOptions
 
-__all__ = ["render_json", "render_json_bytes", "render_json_parts"]
+__all__ = ["data_json", "render_json", "render_json_bytes", "render_json_parts"]
 
 
 def render_json(report: DiffReport, options: RenderOptions) -> str:
@@ -23,10 +24,19 @@ def render_json(report: DiffReport, options: RenderOptions) -> str:
 
 def render_json_bytes(report: DiffReport, options: RenderOptions) -> bytes:
     """`render_json` as UTF-8 bytes, without the copy as text (a 1M-step report is ~0.5 GB)."""
-    redactor = options.redactor(default=False)
-    if not redactor.enabled:
+    if not options.redactor(default=False).enabled:
         return report.to_json_bytes(newline=True)
-    data = redact_report_data(report.model_dump(mode="json"), redactor)
+    return data_json(report.model_dump(mode="json"), options)
+
+
+def data_json(data: Any, options: RenderOptions) -> bytes:
+    """A report's JSON data, indented, its secrets redacted only when asked for (`--redact`).
+
+    The one way every JSON report (`compare`, `compare-runs`, `routes`, `sessions`) redacts.
+    """
+    redactor = options.redactor(default=False)
+    if redactor.enabled:
+        data = redact_report_data(data, redactor)
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
 
 

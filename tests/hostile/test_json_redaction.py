@@ -1,0 +1,105 @@
+"""`--redact` works for every JSON report as for `compare --format json`: `compare-runs`,
+`routes` and `sessions` keep their data as is by default and redact one credential of each kind
+when asked (in values and in keys, such as a scenario named after a token)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.realdata import REAL
+
+from .helpers import cli, spec, write
+from .secrets import AWS_SECRET, BEARER, PATTERN_SECRETS
+
+SHOWN = [*PATTERN_SECRETS.values(), BEARER, AWS_SECRET]
+"""One credential of each kind that can reach these reports (they hold no payloads)."""
+FRAGMENTS = [s.split("\n")[1] if "\n" in s else s[-12:] for s in SHOWN]
+
+
+def _leaks(text: str) -> list[str]:
+    return [fragment for fragment in FRAGMENTS if fragment in text]
+
+
+def _runs(folder: Path, tool: str) -> Path:
+    folder.mkdir()
+    for i in range(3):
+        document = spec()
+        document["trace_id"] = f"run{i}-{PATTERN_SECRETS['openai']}"
+        document.setdefault("metadata", {})["scenario"] = f"scenario {PATTERN_SECRETS['github']}"
+        document["steps"][1]["name"] = f"{tool} {' '.join(SHOWN)}"
+        write(folder / f"run{i}.json", document)
+    return folder
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[Path, Path]:
+    return _runs(tmp_path / "base", "tool"), _runs(tmp_path / "cand", "other")
+
+
+COMMANDS = {
+    "compare-runs": ["compare-runs"],
+    "routes": ["routes", "--scenario-key", "metadata.scenario"],
+}
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_runs_json_keeps_data_unless_redact_is_asked_for(folders, command):
+    args = [*COMMANDS[command], *folders, "--format", "json"]
+    plain = cli(*args)
+    assert plain.code in (0, 1), plain.stderr
+    assert _leaks(plain.stdout) == FRAGMENTS  # every kind reaches the report
+    redacted = cli(*args, "--redact")
+    assert redacted.code == plain.code
+    assert _leaks(redacted.stdout) == []
+    assert "[redacted:" in redacted.stdout
+    assert json.loads(redacted.stdout).keys() == json.loads(plain.stdout).keys()
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_runs_json_redacts_from_the_config_and_into_files(folders, command, tmp_path):
+    target = tmp_path / "report.json"
+    args = [*COMMANDS[command], *folders, "-o", f"json={target}"]
+    outcome = cli(*args, env={"AGENTDIFF_REDACT": "true"})
+    assert outcome.code in (0, 1), outcome.stderr
+    assert _leaks(target.read_text()) == []
+    assert "[redacted:" in target.read_text()
+
+
+@pytest.fixture
+def leaky_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A HOME holding one Claude Code session whose `cwd` holds a credential of each kind."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    project = tmp_path / ".claude" / "projects" / "proj"
+    project.mkdir(parents=True)
+    source = REAL / "claude_code" / "identical" / "baseline.session.jsonl"
+    lines = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if "cwd" in record:
+            record["cwd"] = f"{record['cwd']} {' '.join(SHOWN)}"
+        lines.append(json.dumps(record))
+    (project / "sess.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_sessions_json_keeps_data_unless_redact_is_asked_for(leaky_home):
+    plain = cli("sessions", "--format", "json")
+    assert plain.code == 0, plain.stderr
+    assert _leaks(plain.stdout) == FRAGMENTS
+    redacted = cli("sessions", "--format", "json", "--redact")
+    assert _leaks(redacted.stdout) == []
+    assert "[redacted:" in json.loads(redacted.stdout)[0]["project"]
+
+
+def test_sessions_table_redacts_unless_no_redact(leaky_home):
+    wide = {"COLUMNS": "2000"}
+    shown = cli("sessions", env=wide)
+    assert shown.code == 0, shown.stderr
+    assert _leaks(shown.stdout) == []
+    assert "[redacted:" in shown.stdout
+    assert _leaks(cli("sessions", "--no-redact", env=wide).stdout)
