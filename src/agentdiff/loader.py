@@ -58,6 +58,8 @@ _HEAD_LINES = 8
 _HEAD_SPANS = 32
 """Detection sniffs no more lines and spans than these (`is_otlp`, `sample_attribute_keys`)."""
 _DOCUMENT_DEPTH = MAX_DEPTH + ENVELOPE_DEPTH
+_OTLP_WRAPPING = re.compile(r"\.(?:kvlistValue|arrayValue)\b")
+"""In a JSON path: inside an OTLP attribute value, where each level of the value is wrapped."""
 
 
 def load_trace(
@@ -241,9 +243,29 @@ def _parse_line(number: int, line: bytes, path: Path) -> Any:
 
 def _check_document_depth(document: Any, path: Path) -> None:
     if exceeds_depth([document], _DOCUMENT_DEPTH):
-        where = _short_path(deepest_path(document, _DOCUMENT_DEPTH, "$") or "$")
-        msg = f"nests deeper than {_DOCUMENT_DEPTH} levels at {where}"
-        raise TraceFormatError(msg, hint=DEPTH_HINT, source=path)
+        deepest = deepest_path(document, _DOCUMENT_DEPTH, "$") or "$"
+        msg = f"nests deeper than {_DOCUMENT_DEPTH} levels at {_short_path(deepest)}"
+        raise TraceFormatError(msg, hint=_depth_hint(deepest), source=path)
+
+
+def _depth_hint(deepest: str) -> str:
+    """What may nest how deep, for the value at the `deepest` path.
+
+    An OTLP attribute value is wrapped at each level (`arrayValue.values[i]`: 3 levels of JSON,
+    `kvlistValue.values[i].value`: 4), so the room left under the document's limit is told in
+    its own levels.
+    """
+    wrapped = _OTLP_WRAPPING.search(deepest)
+    if wrapped is None:
+        return DEPTH_HINT
+    envelope = deepest[: wrapped.start()]
+    start = envelope.count(".") + envelope.count("[") + 1
+    room = _DOCUMENT_DEPTH - start
+    return (
+        f"the document may nest {_DOCUMENT_DEPTH} levels; this OTLP attribute value starts at "
+        f"level {start} and each of its levels takes 3 more (arrayValue) or 4 (kvlistValue), "
+        f"so it may nest {room // 3} lists or {room // 4} maps; flatten or trim the deep value"
+    )
 
 
 def _stream_spans(

@@ -85,3 +85,48 @@ def test_a_deep_parent_chain_inspects_with_bounded_lines(tmp_path):
     assert sum("tool_call tool_" in line for line in lines) == n
     assert max(len(line) for line in lines) < 120  # the guides stop growing: linear output
     assert lines[n].lstrip().startswith(f"⋮{n} ")
+
+
+def _otlp_value(levels: int, kind: str) -> dict[str, object]:
+    """An OTLP attribute value nesting `levels` maps (`kvlist`) or lists (`array`)."""
+    value: dict[str, object] = {"stringValue": "x"}
+    for _ in range(levels):
+        if kind == "kvlist":
+            value = {"kvlistValue": {"values": [{"key": "a", "value": value}]}}
+        else:
+            value = {"arrayValue": {"values": [value]}}
+    return value
+
+
+def _otlp(value: dict[str, object]) -> dict[str, object]:
+    attributes = [
+        {"key": "openinference.span.kind", "value": {"stringValue": "CHAIN"}},
+        {"key": "input.value", "value": value},
+    ]
+    span = {
+        "traceId": "0af7651916cd43dd8448eb211c80319c",
+        "spanId": "b7ad6b7169203331",
+        "name": "root",
+        "startTimeUnixNano": "1700000000000000000",
+        "endTimeUnixNano": "1700000001000000000",
+        "attributes": attributes,
+    }
+    return {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+
+
+@pytest.mark.parametrize(
+    ("name", "lists", "maps"), [("deep.otlp.json", 80, 60), ("deep.jsonl", 79, 59)]
+)
+@pytest.mark.parametrize("kind", ["kvlist", "array"])
+def test_the_otlp_depth_hint_tells_how_deep_an_attribute_value_may_nest(
+    tmp_path, kind, name, lists, maps
+):
+    """Each level of an OTLP value costs 3 or 4 levels of JSON: the hint gives the real room."""
+    most = maps if kind == "kvlist" else lists
+    target = tmp_path / name
+    target.write_bytes(orjson.dumps(_otlp(_otlp_value(most, kind))))
+    assert cli("inspect", target).code == 0
+    target.write_bytes(orjson.dumps(_otlp(_otlp_value(most + 1, kind))))
+    outcome = cli("inspect", target)
+    refused(outcome, name, f"so it may nest {lists} lists or {maps} maps")
+    assert "payloads may nest at most 200" not in outcome.stderr
