@@ -50,6 +50,7 @@ __all__ = [
     "find_config",
     "load_options",
     "load_stats",
+    "not_a_table",
 ]
 
 CONFIG_FILE = "agentdiff.toml"
@@ -184,9 +185,13 @@ def _tool_table(path: Path, document: dict[str, Any]) -> dict[str, Any] | None:
     table = tool.get("agentdiff")
     if table is None or isinstance(table, dict):
         return table
-    shape = "an array of tables ([[tool.agentdiff]])" if isinstance(table, list) else repr(table)
-    msg = f"[tool.agentdiff] must be a table, got {_clipped(shape)}"
-    raise ConfigError(msg, source=path)
+    raise not_a_table("tool.agentdiff", table, path)
+
+
+def not_a_table(name: str, value: Any, source: Path | str) -> ConfigError:
+    """The error for a TOML `name` that should be a table (`[name]`) but holds `value`."""
+    shape = f"an array of tables ([[{name}]])" if isinstance(value, list) else repr(value)
+    return ConfigError(f"[{name}] must be a table, got {_clipped(shape)}", source=source)
 
 
 def _clipped(text: str, limit: int = 60) -> str:
@@ -292,8 +297,7 @@ def _merge_file(
             msg = f"unknown section {prefix}{_clipped(section)}]; expected {expected}"
             raise ConfigError(msg, source=path)
         if not isinstance(body, dict):
-            msg = f"{prefix}{section}] must be a table, got {_clipped(repr(body))}"
-            raise ConfigError(msg, source=path)
+            raise not_a_table(f"{prefix[1:]}{section}", body, path)
         for key, raw in body.items():
             where = f"{path} {prefix}{section}]"
             setting = _lookup(key, section, where)

@@ -63,3 +63,23 @@ def test_non_finite_numbers_from_flags_and_env_are_refused(value):
     refused(cli("compare", SPEC, SPEC, "--max-divergence", value), "--max-divergence")
     env = {"AGENTDIFF_MAX_COST_INCREASE": value}
     refused(cli("compare", SPEC, SPEC, env=env), "AGENTDIFF_MAX_COST_INCREASE")
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('suite = "x"\n', "[suite] must be a table, got 'x'"),
+        ("suite = 3\n", "[suite] must be a table, got 3"),
+        ("[[suite]]\nbaseline = 'a'\n", "[suite] must be a table, got an array of tables"),
+        ("gate = 3\n[suite]\nbaseline = 'a'\ncandidate = 'b'\n", "[gate] must be a table"),
+        ("stats = 'x'\n[suite]\nbaseline = 'a'\ncandidate = 'b'\n", "[stats] must be a table"),
+        ("compare = [1]\n[suite]\nbaseline = 'a'\ncandidate = 'b'\n", "[compare] must be"),
+        ("scenario = 'x'\n[suite]\nbaseline = '.'\ncandidate = '.'\n", "array of tables"),
+    ],
+)
+def test_a_suite_manifest_section_of_the_wrong_type_is_named(tmp_path, text, words):
+    manifest = tmp_path / "suite.toml"
+    manifest.write_text(text)
+    outcome = cli("suite", "--manifest", manifest)
+    refused(outcome, "suite.toml", words)
+    assert "unknown key" not in outcome.stderr

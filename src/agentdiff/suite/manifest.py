@@ -36,7 +36,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from agentdiff.config import SETTINGS, config_error
+from agentdiff.config import SETTINGS, config_error, not_a_table
 from agentdiff.errors import ConfigError
 from agentdiff.gate import GateThresholds
 from agentdiff.stats_options import StatsOptions
@@ -140,10 +140,12 @@ def parse_settings(table: Any, where: str, sections: tuple[str, ...]) -> dict[st
 
 
 def _toml(path: Path, table: dict[str, Any]) -> SuiteManifest:
-    for section in table:
+    for section, body in table.items():
         if section not in _SECTIONS:
             valid = ", ".join(f"[{s}]" for s in _SECTIONS)
             raise ConfigError(f"unknown section [{section}]; expected {valid}", source=path)
+        if section != "scenario" and not isinstance(body, dict):
+            raise not_a_table(section, body, path)
     suite = table.get("suite", {})
     unknown = sorted(set(suite) - set(_SUITE_KEYS))
     if unknown:
