@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
+from tests.realdata import REAL
 
 SPEC = Path(__file__).parents[1] / "data" / "spec_example.json"
 runner = CliRunner()
@@ -61,3 +64,24 @@ def nested(levels: int) -> dict[str, Any]:
     for _ in range(levels):
         value = {"a": value}
     return value
+
+
+def claude_home(
+    home: Path, monkeypatch: pytest.MonkeyPatch, name: str, cwd: Callable[[str], str]
+) -> Path:
+    """`HOME` set to `home`, holding one Claude Code session (`name` in its folder and file
+    names) whose `cwd` is rewritten by `cwd`: what `agentdiff sessions` lists."""
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    project = home / ".claude" / "projects" / f"proj{name}"
+    project.mkdir(parents=True)
+    source = REAL / "claude_code" / "identical" / "baseline.session.jsonl"
+    lines = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if "cwd" in record:
+            record["cwd"] = cwd(record["cwd"])
+        lines.append(json.dumps(record))
+    (project / f"sess{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return home

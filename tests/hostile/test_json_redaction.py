@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.realdata import REAL
-
-from .helpers import cli, spec, write
+from .helpers import claude_home, cli, spec, write
 from .secrets import AWS_SECRET, BEARER, PATTERN_SECRETS
 
 SHOWN = [*PATTERN_SECRETS.values(), BEARER, AWS_SECRET]
@@ -71,20 +69,7 @@ def test_runs_json_redacts_from_the_config_and_into_files(folders, command, tmp_
 @pytest.fixture
 def leaky_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A HOME holding one Claude Code session whose `cwd` holds a credential of each kind."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    project = tmp_path / ".claude" / "projects" / "proj"
-    project.mkdir(parents=True)
-    source = REAL / "claude_code" / "identical" / "baseline.session.jsonl"
-    lines = []
-    for line in source.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        if "cwd" in record:
-            record["cwd"] = f"{record['cwd']} {' '.join(SHOWN)}"
-        lines.append(json.dumps(record))
-    (project / "sess.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return tmp_path
+    return claude_home(tmp_path, monkeypatch, "", lambda cwd: f"{cwd} {' '.join(SHOWN)}")
 
 
 def test_sessions_json_keeps_data_unless_redact_is_asked_for(leaky_home):

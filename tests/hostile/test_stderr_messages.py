@@ -12,7 +12,7 @@ import pytest
 
 from tests.realdata import REAL
 
-from .helpers import SPEC, cli, spec, write
+from .helpers import SPEC, claude_home, cli, spec, write
 from .secrets import PATTERN_SECRETS
 
 EVIL = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202eevil\r"
@@ -36,20 +36,7 @@ def _clean(text: str, *secrets: str) -> None:
 @pytest.fixture
 def evil_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A HOME holding one Claude Code session with a hostile folder, file name and `cwd`."""
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    project = tmp_path / ".claude" / "projects" / f"proj{EVIL}"
-    project.mkdir(parents=True)
-    source = REAL / "claude_code" / "identical" / "baseline.session.jsonl"
-    lines = []
-    for line in source.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        if "cwd" in record:
-            record["cwd"] = f"{EVIL}{OPENAI}{record['cwd']}"
-        lines.append(json.dumps(record))
-    (project / f"sess{EVIL}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return tmp_path
+    return claude_home(tmp_path, monkeypatch, EVIL, lambda cwd: f"{EVIL}{OPENAI}{cwd}")
 
 
 def test_sessions_listing_escapes_names_and_redacts_the_cwd(evil_home: Path) -> None:
