@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.adapters.generic import GenericAdapter
@@ -533,7 +534,13 @@ def _describe_validation(exc: ValidationError, adapter: type[BaseAdapter]) -> st
         "" if adapter.name == "generic" else f"{adapter.name} adapter produced an invalid trace: "
     )
     location = f"{where}: " if where else ""
-    return f"{prefix}{location}{first['msg']}{more}"
+    return f"{prefix}{location}{_message(first)}{more}"
+
+
+def _message(error: ErrorDetails) -> str:
+    """A validation error's message, without pydantic's "Value error, " before our own words."""
+    cause = error.get("ctx", {}).get("error")
+    return str(cause) if error["type"] == "value_error" and cause is not None else error["msg"]
 
 
 def _json_path(loc: tuple[int | str, ...]) -> str:
