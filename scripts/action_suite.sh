@@ -12,7 +12,7 @@
 #                        PYTHON        a Python to read the JSON report (default: python3)
 # Writes: the Markdown suite report to $GITHUB_STEP_SUMMARY (appended); `passed`, `summary`,
 #         `regressed`, `errors` to $GITHUB_OUTPUT. Exit code: agentdiff's own
-#         (0 ok, 1 a scenario regressed, 2 bad input or a scenario that could not be loaded).
+#         (0 ok, 1 a scenario regressed, 2 bad input or a run that could not be loaded).
 results="${INPUT_RESULTS:-$work/results}"
 
 "$agentdiff" suite "$baseline" "$candidate" ${extra[@]+"${extra[@]}"} \
@@ -35,7 +35,8 @@ comment "$work/suite.md"  # the sticky PR comment (action_run.sh), when asked fo
 "$python" - "$results/suite.json" >> "$outputs" <<'PY'
 import json, sys
 counts = json.load(open(sys.argv[1], encoding="utf-8"))["counts"]
-print(f"passed={'false' if counts['regressed'] or counts['errors'] else 'true'}")
+failed = counts["regressed"] or counts["errors"] or counts.get("partly_loaded", 0)
+print(f"passed={'false' if failed else 'true'}")
 print(f"regressed={counts['regressed']}")
 print(f"errors={counts['errors']}")
 PY

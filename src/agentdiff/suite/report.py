@@ -49,7 +49,9 @@ __all__ = [
     "Verdict",
 ]
 
-SUITE_REPORT_VERSION = "1"
+SUITE_REPORT_VERSION = "2"
+"""2: a scenario with several runs is judged on the runs that loaded, its row listing the others
+in `errors` (version 1 made it an `error` row), and `counts.partly_loaded` counts such rows."""
 
 
 class _Record(BaseModel):
@@ -88,6 +90,10 @@ class Counts(_Record):
     errors: int = 0
     added: int = 0
     removed: int = 0
+    partly_loaded: int = 0
+    """Scenarios judged on the runs that loaded while some of their runs could not be (each one
+    listed in the row's `errors`); also counted under their verdict. They fail the suite as an
+    error row does (exit 2, unless a scenario regressed)."""
 
 
 _COUNT_FIELD: dict[str, str] = {
@@ -139,14 +145,14 @@ class SuiteReport(BaseModel):
         return rows if isinstance(rows, Rows) else Rows.of(rows)
 
     @staticmethod
-    def count(verdicts: Iterable[str]) -> Counts:
-        """Scenarios by verdict."""
+    def count(verdicts: Iterable[str], partly_loaded: int = 0) -> Counts:
+        """Scenarios by verdict (and how many were judged without a run that did not load)."""
         tally = dict.fromkeys(_COUNT_FIELD.values(), 0)
         total = 0
         for verdict in verdicts:
             tally[_COUNT_FIELD[verdict]] += 1
             total += 1
-        return Counts(scenarios=total, **tally)
+        return Counts(scenarios=total, partly_loaded=partly_loaded, **tally)
 
     @property
     def rows(self) -> Rows:
@@ -156,8 +162,16 @@ class SuiteReport(BaseModel):
 
     @property
     def passed(self) -> bool:
-        """No scenario regressed or is an error (nor inconclusive, when that fails)."""
-        return not (self.counts.regressed or self.counts.errors or self._inconclusive_fails)
+        """No scenario regressed or is an error, and every run loaded.
+
+        Nor is a scenario inconclusive, when that fails the suite.
+        """
+        return not (
+            self.counts.regressed
+            or self.counts.errors
+            or self.counts.partly_loaded
+            or self._inconclusive_fails
+        )
 
     @property
     def _inconclusive_fails(self) -> bool:
@@ -165,13 +179,14 @@ class SuiteReport(BaseModel):
 
     @property
     def exit_code(self) -> int:
-        """As `compare`: 1 when a scenario regressed (wins), 2 when one is an error, else 0.
+        """As `compare`: 1 when a scenario regressed (wins), 2 on an error, else 0.
 
-        An inconclusive scenario counts as regressed under `[stats] inconclusive = "fail"`.
+        An error: an error row, or a run that could not be loaded beside others that did. An
+        inconclusive scenario counts as regressed under `[stats] inconclusive = "fail"`.
         """
         if self.counts.regressed or self._inconclusive_fails:
             return 1
-        return 2 if self.counts.errors else 0
+        return 2 if self.counts.errors or self.counts.partly_loaded else 0
 
     @property
     def timings(self) -> dict[str, Any]:

@@ -143,6 +143,9 @@ class ScenarioRow(_Record):
         return None if self.deciding is None else self.pairs[self.deciding]
 
 
+_ERRORS = b'"errors":[{'
+
+
 def row_json(row: ScenarioRow) -> bytes:
     """The row's JSON, compact (the same bytes in every process)."""
     return orjson.dumps(row.model_dump(mode="json"))
@@ -171,6 +174,19 @@ class Rows(Sequence[ScenarioRow]):
     def verdicts(self) -> list[str]:
         """Each row's verdict, in order."""
         return self._verdicts
+
+    def with_errors(self, *verdicts: str) -> Iterator[ScenarioRow]:
+        """The rows with one of `verdicts` that list an error (a run that could not be loaded).
+
+        Read off the JSON without parsing the other rows: `"errors":[{` is only ever the start
+        of a non-empty `errors` list of a row (quotes inside a string are escaped).
+        """
+        wanted = set(verdicts)
+        for blob, verdict in zip(self._blobs, self._verdicts, strict=True):
+            if verdict in wanted and _ERRORS in blob:
+                row = ScenarioRow.model_validate_json(blob)
+                if row.errors:
+                    yield row
 
     def having(self, *verdicts: str) -> Iterator[ScenarioRow]:
         """The rows with one of `verdicts`, parsed (the others are never parsed)."""

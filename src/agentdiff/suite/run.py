@@ -29,11 +29,11 @@ from agentdiff.suite.report import RunSetInfo, SuiteReport, Threshold
 from agentdiff.suite.rows import Rows
 from agentdiff.suite.runset import RunSet
 from agentdiff.suite.task import (
-    FAILING,
     BatchResult,
     RowOut,
     ScenarioJob,
     TaskContext,
+    fails_fast,
     run_batch,
 )
 
@@ -93,7 +93,7 @@ def _run_suite(
         only=list(options.only),
         allow_missing=options.allow_missing,
         unjudged=len(jobs) - len(rows),
-        counts=SuiteReport.count(verdicts),
+        counts=SuiteReport.count(verdicts, partly_loaded=sum(_partly_loaded(r) for r in rows)),
         scenarios=Rows([row.json for row in rows], verdicts),
         stats=options.stats.model_dump(mode="json"),
         tarone_threshold=tarone,
@@ -157,7 +157,7 @@ def _judge_statistics(
         row = parsed[i]
         row["verdict"] = verdict = scenario.verdict.value
         row["stats"].update(scenario.model_dump(mode="json", include=_SETTLED))
-        out[i] = RowOut(row["scenario"], verdict, True, orjson.dumps(row), rows[i].runs)
+        out[i] = rows[i]._replace(verdict=verdict, json=orjson.dumps(row))
     return out, judged.tarone_threshold
 
 
@@ -171,7 +171,7 @@ def _collect(
         for result in iterator:
             results.append(result)
             rows.extend(result.rows)
-            failed = any(r.verdict in FAILING for r in result.rows)
+            failed = any(fails_fast(r) for r in result.rows)
             result.rows = []
             if progress is not None:
                 progress(len(rows), total)
@@ -182,6 +182,11 @@ def _collect(
         if close is not None:
             close()
     return rows, results
+
+
+def _partly_loaded(row: RowOut) -> bool:
+    """A scenario judged on the runs that loaded while others could not be (it fails the suite)."""
+    return row.unloaded > 0 and row.verdict != "error"
 
 
 def _absolute(root: str) -> str:

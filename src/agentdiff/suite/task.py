@@ -114,6 +114,8 @@ class RowOut(NamedTuple):
     json: bytes
     runs: tuple[int, int] = (0, 0)
     """The runs loaded on each side (a file of several traces holds several runs)."""
+    unloaded: int = 0
+    """Runs that could not be loaded (listed in the row's `errors`)."""
 
 
 @dataclass
@@ -158,7 +160,12 @@ def job_options(job: ScenarioJob, options: CompareOptions) -> CompareOptions:
 
 
 FAILING = frozenset({"error", "regressed"})
-"""The verdicts `--fail-fast` stops at."""
+"""The verdicts `--fail-fast` stops at (and a run that could not be loaded: `fails_fast`)."""
+
+
+def fails_fast(row: RowOut) -> bool:
+    """Whether `--fail-fast` stops at `row`: an error, a regression or a run not loaded."""
+    return row.verdict in FAILING or row.unloaded > 0
 
 
 def run_batch(batch: Batch) -> BatchResult:
@@ -177,10 +184,11 @@ def run_batch(batch: Batch) -> BatchResult:
         for job in batch.jobs:
             row, reports = _scenario(job, ctx, writer)
             runs = (row.baseline_runs, row.candidate_runs)
-            out = RowOut(row.scenario, row.verdict, row.stats is not None, row_json(row), runs)
+            multi = row.stats is not None
+            out = RowOut(row.scenario, row.verdict, multi, row_json(row), runs, len(row.errors))
             result.rows.append(out)
             result.pairs += len(reports)
-            if ctx.fail_fast and row.verdict in FAILING:
+            if ctx.fail_fast and fails_fast(out):
                 break
         if writer is not None:
             writer.close()
@@ -201,7 +209,7 @@ def _scenario(
     pairs: list[PairSummary] = []
     reports: list[DiffReport] = []
     comparer = PairComparer(options)  # each run prepared once, however many pairs it is in
-    if not errors and base and cand:
+    if base and cand:  # judged on the runs that loaded; the others are listed in `errors`
         variants: dict[tuple[str, ...], int] = {}
         for run in (*base, *cand):  # of the runs as loaded (with folding, pairs compare folded)
             run.route = side_route(comparer.side(run.trace), strict=strict)
@@ -216,9 +224,10 @@ def _scenario(
             reports.append(report)
             if writer is not None:
                 writer.pair(job.scenario, pairs[-1], report)
-    verdict = _verdict(job, base, cand, errors, pairs, ctx.allow_missing)
+    verdict = _verdict(job, base, cand, pairs, ctx.allow_missing)
     stats = None
-    if verdict in ("pass", "regressed") and (len(base) > 1 or len(cand) > 1):
+    several = max(len(base), len(cand), len(job.baseline), len(job.candidate)) > 1
+    if verdict in ("pass", "regressed") and several:  # a run not loaded never changes the method
         own = job.stats or ctx.stats
         stats = _statistics(job.scenario, base, cand, own, pairs, reports, comparer)
     if not job.candidate and verdict == "error":
@@ -323,12 +332,14 @@ def _verdict(
     job: ScenarioJob,
     base: list[_Run],
     cand: list[_Run],
-    errors: list[RunError],
     pairs: list[PairSummary],
     allow_missing: bool,
 ) -> Verdict:
-    if errors:
-        return "error"
+    """The scenario's verdict before its statistics (which settle multi-run ones).
+
+    A side with runs listed and none loaded is an `error`; a run that could not be loaded
+    beside others that did is in the row's `errors`, and the scenario is judged on the rest.
+    """
     if not job.baseline:
         return "added" if cand else "error"
     if not job.candidate:

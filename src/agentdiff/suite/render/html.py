@@ -25,7 +25,7 @@ from agentdiff.suite.report import SuiteReport
 __all__ = ["render_suite_html"]
 
 TEMPLATES = Path(__file__).parent / "templates"
-_ORDER = ("regressed", "error", "inconclusive", "improved", "removed", "added")
+_ORDER = ("regressed", "error", "partial", "inconclusive", "improved", "removed", "added")
 
 
 def _template() -> Any:
@@ -46,7 +46,8 @@ def render_suite_html(report: SuiteReport, options: RenderOptions | None = None)
     views = scenario_views(report)
     sections = [view for group in _ORDER for view in views[group]]
     anchors = {view.row.scenario: f"s{number}" for number, view in enumerate(sections, 1)}
-    passing = list(islice(report.rows.having("pass"), options.max_rows))
+    plain = (row for row in report.rows.having("pass") if row.scenario not in anchors)
+    passing = list(islice(plain, options.max_rows))  # a `partial` one has its section already
     context: dict[str, Any] = {
         "report": report,
         "summary": summary_line(report),
@@ -54,7 +55,7 @@ def render_suite_html(report: SuiteReport, options: RenderOptions | None = None)
         "hidden_sections": max(0, len(sections) - options.max_rows),
         "anchors": anchors,
         "passing": [(row, divergence_cell(row)) for row in passing],
-        "hidden_passing": report.counts.passed - len(passing),
+        "hidden_passing": report.counts.passed - len(views["partial"]) - len(passing),
         "pages": report.pair_pages,
         "files": report.pair_files,
         "one_line": one_line,

@@ -41,7 +41,7 @@ def render_suite_markdown(report: SuiteReport, options: RenderOptions | None = N
         "",
     ]
     views = scenario_views(report)
-    attention = [*views["regressed"], *views["error"], *views["inconclusive"]]
+    attention = [*views["regressed"], *views["error"], *views["partial"], *views["inconclusive"]]
     shown = attention[: options.max_rows]
     if shown:
         parts += _table(shown)

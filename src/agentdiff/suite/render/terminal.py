@@ -18,6 +18,7 @@ __all__ = ["render_suite_terminal"]
 _GROUPS = {
     "regressed": ("Regressed (most severe first)", "✗", "bold red"),
     "error": ("Errors (could not be judged)", "!", "bold yellow"),
+    "partial": ("Passed on the runs that loaded (others could not be loaded)", "!", "bold yellow"),
     "inconclusive": ("Inconclusive (not enough runs to tell)", "?", "yellow"),
     "improved": ("Improved", "↑", "green"),
     "removed": ("Only in the baseline (allowed)", "-", "dim"),

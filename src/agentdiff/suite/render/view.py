@@ -9,6 +9,7 @@ import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from agentdiff.render.measures import plural
 from agentdiff.render.text import clip, one_line
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
@@ -49,9 +50,12 @@ def count_words(report: SuiteReport) -> list[str]:
     for key, word in _COUNT_WORDS:
         n = counts[key]
         if n or key == "passed":
-            plural = "s" if word == "error" and n != 1 else ""
+            suffix = "s" if word == "error" and n != 1 else ""
             failing = " (counted as failing)" if key == "inconclusive" and fails(report) else ""
-            words.append(f"{n} {word}{plural}{failing}")
+            words.append(f"{n} {word}{suffix}{failing}")
+    if report.counts.partly_loaded:  # judged on the runs that loaded: counted above too
+        n = report.counts.partly_loaded
+        words.append(f"{n} judged without runs that could not be loaded")
     if report.unjudged:  # --fail-fast stopped the suite: the counts above are not the suite's
         words.append(f"{report.unjudged} not judged (stopped at a failure: --fail-fast)")
     return words
@@ -143,6 +147,9 @@ def divergence_cell(row: ScenarioRow) -> str:
 
 def _findings(row: ScenarioRow) -> list[str]:
     lines = [error_text(e) for e in row.errors]
+    if row.errors and row.verdict != "error":  # several runs: judged on those that loaded
+        lost = plural(len(row.errors), "run")
+        lines.insert(0, f"judged without {lost} that could not be loaded:")
     pair = row.pair
     if row.stats is not None:
         lines += [clip(one_line(reason), 300) for reason in row.stats.reasons]
@@ -176,25 +183,29 @@ def _route_lines(row: ScenarioRow) -> list[str]:
 
 
 def _headline(row: ScenarioRow, fdr: float) -> str:
-    runs = f"{row.baseline_runs}→{row.candidate_runs} runs"
+    # a run that could not be read is not counted among the runs
+    runs = f"{row.baseline_runs}→{row.candidate_runs} runs" + (" loaded" if row.errors else "")
     pair = row.pair
     if row.stats is not None:  # the p and q of the verdict's direction, when tests decided it
         evidence = row.stats.evidence(fdr)
         shown = "" if evidence is None else f", p = {evidence[0]:.2g}, q = {evidence[1]:.2g}"
         return f"{row.verdict} ({runs}{shown})"
-    if row.errors:  # a run that could not be read is not counted among the runs
-        return f"{row.verdict} ({runs} loaded)"
-    if pair is None:
+    if row.errors or pair is None:
         return f"{row.verdict} ({runs})"
     return f"{row.verdict}, divergence {pair.divergence:.2f} ({runs})"
 
 
 def scenario_views(report: SuiteReport) -> dict[str, list[ScenarioView]]:
-    """Rows to show, grouped: regressed (by severity), errors, removed, added."""
-    names = ("regressed", "error", "inconclusive", "improved", "removed", "added")
+    """Rows to show, grouped: regressed (by severity), errors, partial, and the rest.
+
+    `partial`: passed on the runs that loaded while others could not be; then inconclusive,
+    improved, removed, added.
+    """
+    names = ("regressed", "error", "partial", "inconclusive", "improved", "removed", "added")
     groups: dict[str, list[ScenarioRow]] = {name: [] for name in names}
-    for row in report.rows.having(*groups):  # passing rows are never parsed
+    for row in report.rows.having(*groups):  # passing rows are never parsed...
         groups[row.verdict].append(row)
+    groups["partial"] = list(report.rows.with_errors("pass"))  # ...but those that list an error
     groups["regressed"] = by_severity(groups["regressed"])
     fdr = float(report.stats.get("fdr", StatsOptions().fdr))
     return {
