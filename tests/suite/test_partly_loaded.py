@@ -19,7 +19,6 @@ import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
-from agentdiff.config import SETTINGS
 from agentdiff.suite import RunSet, SuiteOptions, run_suite
 from agentdiff.suite.render import render_suite
 from agentdiff.suite.report import SuiteReport
@@ -31,11 +30,7 @@ FORMATS = ("terminal", "markdown", "html", "junit")
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _no_settings_env(monkeypatch, tmp_path):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)  # no agentdiff.toml from the checkout
+pytestmark = pytest.mark.usefixtures("no_settings_env")
 
 
 def _runs(root: Path, variant: str, runs: int = 10, cut: dict[str, int] | None = None) -> Path:

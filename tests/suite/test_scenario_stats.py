@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
-from agentdiff.config import SETTINGS, load_options
+from agentdiff.config import load_options
 from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.signatures import Signer
 from agentdiff.errors import ConfigError
@@ -37,11 +37,7 @@ _GATE_OFF = {"max_cost_increase": "off", "max_token_increase": "off"}
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _no_settings_env(monkeypatch, tmp_path):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)  # no agentdiff.toml from the checkout
+pytestmark = pytest.mark.usefixtures("no_settings_env")
 
 
 @pytest.fixture(scope="module")

@@ -10,16 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
-from agentdiff.config import SETTINGS
 
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _no_settings_env(monkeypatch, tmp_path):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)  # no agentdiff.toml from the checkout
+pytestmark = pytest.mark.usefixtures("no_settings_env")
 
 
 def _suite(*args: str):
