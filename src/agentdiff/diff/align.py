@@ -14,9 +14,12 @@ steps at the same depth, then any same-name step, in tiers: an LCS over the firs
 anchors the identical runs, and each gap between anchors is aligned on the next tier's keys
 (so one call inserted into a run of same-tool calls is one insert, not a cascade of argument
 changes). If anchoring ever pairs fewer steps than the base LCS (`[s(1), t, s(2)]` vs
-`[s(2), t, s(1)]` anchored on `s(1)`), each stretch between the points both pairings share
-takes whichever pairing has more pairs there, and a repair pass moves a pair whose steps
-behave differently onto an unpaired twin nearby.
+`[s(2), t, s(1)]` anchored on `s(1)`), a small box (`WEIGHTED_CELLS`) is aligned by a
+weighted LCS that maximizes (pairs, identical at the same depth, same depth, identical) in
+that order, so no maximal pairing has more identical pairs; in a larger box each stretch
+between the points both pairings share takes whichever pairing has more pairs there, and a
+stretch taken from the plain pairing is re-aligned by that weighted LCS (when small enough,
+else a repair pass moves a pair whose steps behave differently onto an unpaired twin nearby).
 
 Every LCS is rapidfuzz's bit-parallel `Indel` on interned ints. When both sequences are too
 long for its table (`LCS_CELLS`), rapidfuzz's banded `Levenshtein` with a `score_hint` finds
@@ -36,12 +39,14 @@ from rapidfuzz.distance import Indel, Levenshtein
 
 from agentdiff.diff.lis import increasing_run
 
-__all__ = ["LCS_CELLS", "REPAIR_WINDOW", "Pair", "align", "lcs_length"]
+__all__ = ["LCS_CELLS", "REPAIR_WINDOW", "WEIGHTED_CELLS", "Pair", "align", "lcs_length"]
 
 LCS_CELLS = 400_000_000
 """Largest len(baseline) × len(candidate) solved by exact LCS (its table is cells/8 bytes)."""
 REPAIR_WINDOW = 64
 """How far the repair pass looks for a better partner on each side of a pair."""
+WEIGHTED_CELLS = 4096
+"""Largest box (or stretch) the weighted LCS re-aligns (a Python table: ~1 ms per 1,000 cells)."""
 CHUNK = 500
 CHUNK_CELLS = 4 * CHUNK * CHUNK
 """Boxes larger than this are first cut at calls found once on each side (`CHUNK` apart)."""
@@ -102,7 +107,9 @@ def _whole(tiers: Sequence[Keys], exact: Callable[[], Keys], box: _Box) -> list[
         b_base, c_base = tiers[-1]
         paired = sum(block[2] for block in blocks)
         if paired < lcs_length(b_base[b0:b1], c_base[c0:c1]):
-            blocks = _best_of(blocks, _blocks(b_base, c_base, box), exact(), box)
+            if cells <= WEIGHTED_CELLS:
+                return _weighted(tiers, exact(), box)
+            blocks = _best_of(blocks, _blocks(b_base, c_base, box), tiers, exact(), box)
     return blocks
 
 
@@ -226,12 +233,15 @@ def _chunked(
     return out
 
 
-def _best_of(anchored: list[_Block], plain: list[_Block], exact: Keys, box: _Box) -> list[_Block]:
+def _best_of(
+    anchored: list[_Block], plain: list[_Block], tiers: Sequence[Keys], exact: Keys, box: _Box
+) -> list[_Block]:
     """Between the runs both pairings share, whichever has more pairs (anchored on ties).
 
     Both are common subsequences, so a stretch of either between two shared runs can replace
     the other's; taking the longer stretch everywhere reaches the plain (maximal) count. A
-    stretch taken from the plain pairing then gets the repair pass.
+    stretch taken from the plain pairing is then re-aligned by the weighted LCS (as many
+    pairs, the most identical ones), or gets the repair pass when too big for it.
     """
     out: list[_Block] = []
     b_prev, c_prev = box[0] - 1, box[2] - 1
@@ -239,12 +249,61 @@ def _best_of(anchored: list[_Block], plain: list[_Block], exact: Keys, box: _Box
         mine = _clip(anchored, b_prev + 1, run[0])
         theirs = _clip(plain, b_prev + 1, run[0])
         if sum(block[2] for block in theirs) > sum(block[2] for block in mine):
-            out.extend(_repaired(theirs, (b_prev, c_prev), (run[0], run[1]), exact))
+            stretch = (b_prev + 1, run[0], c_prev + 1, run[1])
+            if (stretch[1] - stretch[0]) * (stretch[3] - stretch[2]) <= WEIGHTED_CELLS:
+                out.extend(_weighted(tiers, exact, stretch))
+            else:
+                out.extend(_repaired(theirs, (b_prev, c_prev), (run[0], run[1]), exact))
         else:
             out.extend(mine)
         if run[2]:
             out.append(run)
         b_prev, c_prev = run[0] + run[2] - 1, run[1] + run[2] - 1
+    return out
+
+
+def _weighted(tiers: Sequence[Keys], exact: Keys, box: _Box) -> list[_Block]:
+    """A common subsequence of the box's base keys, as long as any, the best one by its pairs.
+
+    Pairs are ranked (pairs, then pairs equal on each tier from the most specific, then
+    identical pairs at any depth) lexicographically: each pair scores one power of `unit`
+    per criterion it meets, `unit` being more than the most pairs the box can hold, so no
+    number of lower-ranked pairs outweighs one higher-ranked pair. A table over the box:
+    only for boxes of at most `WEIGHTED_CELLS` cells.
+    """
+    b0, b1, c0, c1 = box
+    n, m = b1 - b0, c1 - c0
+    unit = min(n, m) + 1
+    levels = len(tiers)
+    weights = [unit ** (levels - 1 - k) for k in range(levels - 1)]  # tiers above the base
+    pair = unit**levels
+    b_keys = [keys[0][b0:b1] for keys in (*tiers, exact)]
+    c_keys = [keys[1][c0:c1] for keys in (*tiers, exact)]
+    scored = list(zip(weights, b_keys[:-2], c_keys[:-2], strict=True))
+    table = [[0] * (m + 1) for _ in range(n + 1)]
+    b_base, c_base, b_exact, c_exact = b_keys[-2], c_keys[-2], b_keys[-1], c_keys[-1]
+    for i in range(n):
+        row, below, key = table[i], table[i + 1], b_base[i]
+        for j in range(m):
+            best = max(below[j], row[j + 1])
+            if c_base[j] == key:
+                score = row[j] + pair + (b_exact[i] == c_exact[j])
+                for weight, b_tier, c_tier in scored:
+                    if b_tier[i] == c_tier[j]:
+                        score += weight
+                best = max(best, score)
+            below[j + 1] = best
+    out: list[_Block] = []
+    i, j = n, m
+    while i and j:
+        if table[i][j] == table[i - 1][j]:
+            i -= 1
+        elif table[i][j] == table[i][j - 1]:
+            j -= 1
+        else:
+            i, j = i - 1, j - 1
+            out.append((b0 + i, c0 + j, 1))
+    out.reverse()
     return out
 
 
