@@ -152,6 +152,14 @@ def _read_lines(
     return document
 
 
+def _records(path: Path, limits: Limits) -> list[Any]:
+    """The records of a companion JSON Lines file (none when it is empty), within `limits`."""
+    with open_trace_file(path, limits) as stream:
+        records = list(_parsed_lines(iter_lines(stream, path, limits), path, limits))
+    _check_document_depth(records, path)
+    return records
+
+
 def _parse_checked(raw: bytes, path: Path, limits: Limits) -> Any:
     document = _parse_whole(raw, path, limits)
     _check_document_depth(document, path)
@@ -404,8 +412,8 @@ def parse_trace_data(
     """
     limits = limits or Limits.resolve()
     adapter = _choose_adapter(data, adapter_name)
-    if source is not None:
-        data = adapter.with_companions(source, data)
+    if source is not None and (files := adapter.companions(source, data)):
+        data = adapter.with_companions(data, [r for f in files for r in _records(f, limits)])
     ids = adapter.trace_ids(data)
     chosen = _chosen_trace(ids, trace_id)
     if chosen is not None:

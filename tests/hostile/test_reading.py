@@ -13,6 +13,7 @@ from agentdiff import load_trace
 from agentdiff.errors import ConfigError, TraceFormatError
 from agentdiff.limits import Limits, parse_size
 from agentdiff.loader import read_document
+from tests.realdata import REAL
 
 from .helpers import SPEC, cli, refused, spec, write
 
@@ -162,3 +163,44 @@ def test_the_ratio_check_passes_genuine_traces(tmp_path, monkeypatch):
     assert load_trace(packed).steps
     with pytest.raises(TraceFormatError, match="gzip bomb"):
         load_trace(_bomb(tmp_path / "small-bomb.gz", 4 * 1024**2))
+
+
+def _session_with_subagent(tmp_path: Path) -> tuple[Path, Path]:
+    """A real Claude Code session file and where its sub-agent transcript goes."""
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(
+        (REAL / "claude_code" / "identical" / "baseline.session.jsonl").read_bytes()
+    )
+    folder = tmp_path / "s" / "subagents"
+    folder.mkdir(parents=True)
+    return session, folder / "agent-1.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (os.mkfifo, ("agent-1.jsonl", "FIFO", "not a regular file")),
+        (lambda p: p.write_bytes(b'{"broken\n'), ("agent-1.jsonl", "invalid JSON on line 1")),
+        (lambda p: p.write_bytes(b'{"a": "\xff"}\n'), ("agent-1.jsonl", "not UTF-8", "line 1")),
+        (lambda p: p.write_bytes(b"{}\n" * 400_000), ("agent-1.jsonl", "past the input limit")),
+        (
+            lambda p: p.write_bytes(gzip.compress(b"\n" * 4 * 1024**2)),
+            ("agent-1.jsonl", "inflates past the limit"),
+        ),
+    ],
+    ids=["fifo", "bad-json", "bad-utf8", "too-big", "gzip-past-limit"],
+)
+def test_a_sub_agent_transcript_is_read_like_any_trace_file(tmp_path, make, words):
+    """A session's companions are read under the same checks and limits as the session."""
+    session, companion = _session_with_subagent(tmp_path)
+    make(companion)
+    started = time.monotonic()
+    refused(cli("inspect", session, "--max-input-size", "1MiB"), *words)
+    assert time.monotonic() - started < 10  # a FIFO with no writer never blocks
+
+
+def test_an_empty_sub_agent_transcript_adds_nothing(tmp_path):
+    session, companion = _session_with_subagent(tmp_path)
+    alone = load_trace(session)
+    companion.write_bytes(b"\n\n")
+    assert len(load_trace(session).steps) == len(alone.steps)

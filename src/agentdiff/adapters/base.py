@@ -37,8 +37,17 @@ class BaseAdapter:
         return False
 
     @classmethod
-    def with_companions(cls, path: Path, data: Any) -> Any:  # noqa: ARG003 - most formats are one file
-        """`data` plus what files beside `path` add to it (e.g. sub-agent transcripts)."""
+    def companions(cls, path: Path, data: Any) -> list[Path]:  # noqa: ARG003 - most formats are one file
+        """Files beside `path` holding the rest of the run (e.g. sub-agent transcripts).
+
+        The loader reads them (JSON Lines, under the same limits as `path`) and hands their
+        records to `with_companions`.
+        """
+        return []
+
+    @classmethod
+    def with_companions(cls, data: Any, records: list[Any]) -> Any:  # noqa: ARG003 - see companions
+        """`data` plus the `records` of its `companions`, in order."""
         return data
 
     @classmethod

@@ -36,8 +36,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from agentdiff.adapters._kit.payloads import as_payload
 from agentdiff.adapters._kit.shapes import identifier, mapping, text
 from agentdiff.adapters._kit.steps import StepList
@@ -433,14 +431,14 @@ class ClaudeCodeAdapter(BaseAdapter):
         return build_trace(data)
 
     @classmethod
-    def with_companions(cls, path: Path, data: Any) -> Any:
-        """Append `<session>/subagents/agent-*.jsonl` records beside a session file."""
+    def companions(cls, path: Path, data: Any) -> list[Path]:
+        """The `<session>/subagents/agent-*.jsonl` transcripts beside a session file."""
         folder = path.with_suffix("") / "subagents"
         if not isinstance(data, list) or not folder.is_dir():
-            return data
-        extra: list[Any] = []
-        for file in sorted(folder.glob("agent-*.jsonl")):
-            extra.extend(
-                orjson.loads(line) for line in file.read_bytes().splitlines() if line.strip()
-            )
-        return [*data, *extra]
+            return []
+        return sorted(folder.glob("agent-*.jsonl"))
+
+    @classmethod
+    def with_companions(cls, data: Any, records: list[Any]) -> Any:
+        """The session's records, then its sub-agents'."""
+        return [*data, *records]
