@@ -8,7 +8,7 @@ import pytest
 from agentdiff.redact import Redactor
 
 from .helpers import cli, write
-from .secrets import KEYED_SECRETS, SECRET_FRAGMENTS, leaky_trace
+from .secrets import KEYED_SECRETS, PATTERN_SECRETS, SECRET_FRAGMENTS, leaky_trace
 
 
 @pytest.fixture
@@ -103,3 +103,36 @@ def test_error_messages_are_redacted(tmp_path):
     assert outcome.code == 2
     assert _leaks(outcome.stdout + outcome.stderr) == []
     assert "redacted:" in outcome.stderr
+
+
+@pytest.fixture
+def acme_trace(tmp_path, monkeypatch):
+    """A trace holding an in-house credential only a `[report] redact_patterns` entry knows."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agentdiff.toml").write_text('[report]\nredact_patterns = ["acme-[0-9a-f]{8}"]\n')
+    document = leaky_trace(changed=False)
+    document["steps"][1]["name"] = "tool acme-deadbeef"
+    document["steps"][1]["error_message"] = f"refused acme-deadbeef {PATTERN_SECRETS['openai']}"
+    return write(tmp_path / "acme.json", document)
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        ([], False),
+        (["--no-redact"], True),
+        (["--format", "json"], True),
+        (["--format", "json", "--redact"], False),
+    ],
+)
+def test_inspect_follows_the_report_settings(acme_trace, args, shown):
+    outcome = cli("inspect", acme_trace, *args, env=WIDE)
+    assert outcome.code == 0, outcome.stderr
+    assert ("acme-deadbeef" in outcome.stdout) is shown
+    assert ("redacted:" in outcome.stdout) is not shown
+
+
+def test_inspect_tree_redaction_can_be_turned_off_in_the_config(acme_trace, tmp_path):
+    (tmp_path / "agentdiff.toml").write_text("[report]\nredact = false\n")
+    assert _leaks(cli("inspect", acme_trace, env=WIDE).stdout)
+    assert _leaks(cli("inspect", acme_trace, "--redact", env=WIDE).stdout) == []

@@ -5,17 +5,24 @@ from __future__ import annotations
 from enum import Enum
 from typing import Annotated
 
-import orjson
 import typer
 from rich.console import Console
 
 from agentdiff.cli.errors import handle_errors
-from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, TraceFile, TraceIdOpt
+from agentdiff.cli.options import (
+    AdapterOpt,
+    MaxInputSizeOpt,
+    MaxStepsOpt,
+    RedactOpt,
+    TraceFile,
+    TraceIdOpt,
+    redaction,
+)
 from agentdiff.diff import trace_totals
 from agentdiff.diff.fold import fold_framework_steps as fold
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
-from agentdiff.redact import Redactor
+from agentdiff.render.json import data_json
 from agentdiff.render.tree import trace_tree
 from agentdiff.render.view import redacting
 from agentdiff.sessions import resolve_path
@@ -38,14 +45,7 @@ def inspect(
     fmt: Annotated[InspectFormat, typer.Option("--format", "-f")] = InspectFormat.terminal,
     max_input_size: MaxInputSizeOpt = None,
     max_steps: MaxStepsOpt = None,
-    redact: Annotated[
-        bool | None,
-        typer.Option(
-            "--redact/--no-redact",
-            help="Redact secrets [default: on for the tree, off for --format json].",
-            show_default=False,
-        ),
-    ] = None,
+    redact: RedactOpt = None,
     fold_framework_steps: Annotated[
         bool,
         typer.Option(help="Fold LangChain plumbing steps (RunnableSequence, prompts, routing)."),
@@ -83,9 +83,8 @@ def inspect(
             "dropped_spans": (trace.metadata or {}).get("dropped_spans", 0),
             "warnings": (trace.metadata or {}).get("warnings") or [],
         }
-        shown = Redactor(enabled=bool(redact)).value(summary)
-        typer.echo(orjson.dumps(shown, option=orjson.OPT_INDENT_2).decode())
+        typer.echo(data_json(summary, redaction(redact)).decode(), nl=False)
         return
-    with redacting(Redactor(enabled=redact is not False)):
+    with redacting(redaction(redact).redactor()):
         tree = trace_tree(trace, totals)
     Console(highlight=False, emoji=False).print(tree, crop=False)

@@ -7,14 +7,19 @@ from typing import Annotated
 
 import typer
 
+from agentdiff.config import load_options
+from agentdiff.render.options import RenderOptions
+
 __all__ = [
     "AdapterOpt",
     "MaxInputSizeOpt",
     "MaxStepsOpt",
     "OutputOpt",
     "OutputsOpt",
+    "RedactOpt",
     "TraceFile",
     "TraceIdOpt",
+    "redaction",
 ]
 
 TraceFile = Annotated[
@@ -67,3 +72,20 @@ MaxStepsOpt = Annotated[
         show_default=False,
     ),
 ]
+RedactOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--redact/--no-redact",
+        help="Redact secrets [default: on, off for --format json; [report] redact].",
+        show_default=False,
+    ),
+]
+
+
+def redaction(redact: bool | None) -> RenderOptions:
+    """The redaction `--redact/--no-redact` and the `[report]` settings ask for.
+
+    The flag first, then `AGENTDIFF_REDACT`, then the config file (with its `redact_patterns`
+    and `redact_keys`).
+    """
+    return RenderOptions(**load_options({"redact": redact}).redaction())

@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from agentdiff.cli.errors import handle_errors
+from agentdiff.cli.options import RedactOpt, redaction
 from agentdiff.render.json import data_json
-from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import redacting, text
 from agentdiff.sessions import SessionInfo, list_sessions
 
@@ -78,14 +78,7 @@ def sessions(
         int, typer.Option("--limit", "-n", min=1, help="How many, newest first.")
     ] = 20,
     fmt: Annotated[SessionsFormat, typer.Option("--format", "-f")] = SessionsFormat.terminal,
-    redact: Annotated[
-        bool | None,
-        typer.Option(
-            "--redact/--no-redact",
-            help="Redact secrets [default: on for the table, off for --format json].",
-            show_default=False,
-        ),
-    ] = None,
+    redact: RedactOpt = None,
 ) -> None:
     """List recent coding-agent sessions; compare two with `agentdiff compare claude:ID claude:ID`.
 
@@ -93,7 +86,7 @@ def sessions(
     under $CODEX_HOME (default ~/.codex).
     """
     found = list_sessions(directory, limit=limit)
-    options = RenderOptions(redact=redact)
+    options = redaction(redact)
     if fmt is SessionsFormat.json:
         typer.echo(data_json([_json(i) for i in found], options).decode(), nl=False)
         return
