@@ -104,6 +104,12 @@ class StatTest(_Record):
     verdict: Verdict
     note: str | None = None
 
+    def directed_p(self) -> tuple[float, float]:
+        """The raw and Holm-adjusted p in the test's verdict's direction (better: `improved`)."""
+        if self.verdict is Verdict.IMPROVED:
+            return self.p_better, self.adjusted_p_better
+        return self.p, self.adjusted_p
+
 
 class Invariant(_Record):
     """A hard finding in candidate runs: a loop that no baseline run shows."""
@@ -253,6 +259,15 @@ class ScenarioReport(_Record):
     needs: Needs | None = None
     error: str | None = None
 
+    def directed_p(self) -> tuple[float | None, float | None]:
+        """The scenario's p and q in its verdict's direction.
+
+        The better direction's for `improved`, else the worse one's (what `p` and `q` hold).
+        """
+        if self.verdict is Verdict.IMPROVED:
+            return self.p_better, self.q_better
+        return self.p, self.q
+
     def evidence(self, fdr: float) -> tuple[float, float] | None:
         """The scenario's p and q that support its verdict, in the verdict's direction.
 
@@ -262,13 +277,11 @@ class ScenarioReport(_Record):
         direction's p of an improved scenario is near 1, and printing it as the scenario's p
         would contradict its verdict.
         """
-        if self.verdict is Verdict.IMPROVED:
-            p, q = self.p_better, self.q_better
-        elif self.verdict is Verdict.REGRESSED and self.q is not None and self.q <= fdr:
-            p, q = self.p, self.q
-        else:
-            return None
-        return None if p is None or q is None else (p, q)
+        decided = self.verdict is Verdict.IMPROVED or (
+            self.verdict is Verdict.REGRESSED and self.q is not None and self.q <= fdr
+        )
+        p, q = self.directed_p()
+        return None if not decided or p is None or q is None else (p, q)
 
 
 class RunsReport(_Record):

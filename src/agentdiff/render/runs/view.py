@@ -133,8 +133,7 @@ def _test_cells(t: StatTest) -> tuple[str, ...]:
         _side(t.baseline),
         _side(t.candidate),
         _change(t),
-        f"{t.p:.2g}",
-        f"{t.adjusted_p:.2g}",
+        *(f"{p:.2g}" for p in t.directed_p()),  # an improvement's p is the better direction's
         t.verdict.value,
     )
 
@@ -224,9 +223,11 @@ def _facts(s: ScenarioReport) -> list[str]:
             f"noise floor: baseline runs stray {number(nf.median)} "
             f"[{number(nf.q1)}–{number(nf.q3)}] from their nearest other baseline run"
         )
-    if s.p is not None:
-        q = "left out (Tarone)" if s.q is None else f"{s.q:.2g}"
-        out.append(f"scenario p = {s.p:.2g} (Holm), q = {q} (Benjamini–Hochberg)")
+    p, q = s.directed_p()
+    if p is not None:
+        better = ", the improvement" if s.verdict is Verdict.IMPROVED else ""
+        shown = "left out (Tarone)" if q is None else f"{q:.2g}"
+        out.append(f"scenario p = {p:.2g} (Holm{better}), q = {shown} (Benjamini–Hochberg)")
     out.append(
         "all candidate runs clean (no errors, loops or gate failures)"
         if s.all_clean

@@ -1,0 +1,51 @@
+"""`compare-runs` on an improvement: every p it prints is the improvement's (the better direction).
+
+Real runs (tests/fixtures/runs_pool): 20 runs of the `cost` variant (+50 % cost) as the
+baseline against 20 plain runs. Tokens and cost improve with an adjusted p of 0.0033; the worse
+direction's p of those tests is 1, and printing it beside "improved" would contradict the verdict.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from agentdiff.cli.app import app
+
+POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    root = tmp_path_factory.mktemp("improved")
+    for side, source in (("b", "cost"), ("c", "baseline")):
+        (root / side).mkdir()
+        for run in sorted((POOL / source).iterdir())[:20]:
+            shutil.copyfile(run, root / side / run.name)
+    return str(root / "b"), str(root / "c")
+
+
+def _run(folders: tuple[str, str], fmt: str) -> str:
+    result = runner.invoke(app, ["compare-runs", *folders, "-f", fmt])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_an_improvement_prints_the_p_of_the_improvement(folders):
+    (scenario,) = orjson.loads(_run(folders, "json"))["scenarios"]
+    assert scenario["verdict"] == "improved" and scenario["p"] == 1.0
+    tokens = next(t for t in scenario["tests"] if t["name"] == "total_tokens")
+    assert tokens["verdict"] == "improved" and tokens["adjusted_p"] == 1.0
+    better = f"{scenario['p_better']:.2g}"
+    assert better == f"{tokens['adjusted_p_better']:.2g}" == "0.0033"
+    for fmt in ("terminal", "markdown", "html"):
+        text = _run(folders, fmt)
+        assert f"scenario p = {better} (Holm, the improvement), q = " in text, fmt
+        assert "scenario p = 1 " not in text, fmt
+    row = next(line for line in _run(folders, "terminal").splitlines() if "total_tokens  " in line)
+    assert row.split()[-3:] == [f"{tokens['p_better']:.2g}", better, "improved"]
