@@ -51,6 +51,7 @@ __all__ = [
     "load_options",
     "load_stats",
     "not_a_table",
+    "toml_table",
 ]
 
 CONFIG_FILE = "agentdiff.toml"
@@ -275,12 +276,20 @@ def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as file:
             raw = file.read(MAX_CONFIG_SIZE + 1)
-        if len(raw) > MAX_CONFIG_SIZE:
-            msg = f"the config file is larger than {MAX_CONFIG_SIZE:,} bytes"
-            raise ConfigError(msg, source=path)
-        return tomllib.loads(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise ConfigError(f"cannot read the config file: {exc}", source=path) from None
+    if len(raw) > MAX_CONFIG_SIZE:
+        msg = f"the config file is larger than {MAX_CONFIG_SIZE:,} bytes"
+        raise ConfigError(msg, source=path)
+    return toml_table(raw, path)
+
+
+def toml_table(raw: bytes, path: Path) -> dict[str, Any]:
+    """The TOML document in `raw` (read from `path`), or a `ConfigError` naming the file."""
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read {path.name}: {exc}", source=path) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", source=path) from None
     except RecursionError:

@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from agentdiff.errors import TraceFileError, TraceFormatError
+from agentdiff.errors import ConfigError, TraceFileError, TraceFormatError, TraceLoadError
 from agentdiff.limits import Limits
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "open_trace_file",
     "read_ahead",
     "read_file",
+    "read_input",
 ]
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -94,7 +95,7 @@ def _check_regular(path: Path, info: os.stat_result, limits: Limits) -> None:
     if stat.S_ISDIR(info.st_mode):
         raise TraceFileError("is a directory, not a trace file", hint=_FOLDER_HINT, source=path)
     if not stat.S_ISREG(info.st_mode):
-        msg = f"is {_kind(info.st_mode)}, not a regular file; trace files must be regular files"
+        msg = f"is {_kind(info.st_mode)}, not a regular file; only regular files are read"
         raise TraceFileError(msg, source=path)
     if info.st_size > limits.max_input_size:
         raise _too_big(path, f"is {info.st_size:,} bytes", limits)
@@ -124,6 +125,20 @@ def read_file(path: Path, limits: Limits) -> bytes:
     if ahead is not None:
         return ahead.result()
     return _read_now(path, limits)
+
+
+def read_input(path: Path, what: str, hint: str | None = None) -> bytes:
+    """The bytes of `path`, an input that is no trace (a manifest, a saved report).
+
+    It is read as a trace is: a regular file within the input limit (`Limits.resolve()`), gzip
+    inflated. Anything else is a `ConfigError` "cannot read {what}: …" naming the file: a FIFO or a
+    device such as `/dev/zero` never hangs the command or fills the memory.
+    """
+    try:
+        return read_file(path, Limits.resolve())
+    except TraceLoadError as exc:
+        msg = f"cannot read {what}: {exc.message}"
+        raise ConfigError(msg, hint=exc.hint or hint, source=path) from None
 
 
 def _read_now(path: Path, limits: Limits) -> bytes:

@@ -204,3 +204,44 @@ def test_an_empty_sub_agent_transcript_adds_nothing(tmp_path):
     alone = load_trace(session)
     companion.write_bytes(b"\n\n")
     assert len(load_trace(session).steps) == len(alone.steps)
+
+
+def _results_folder(tmp_path: Path, make) -> Path:
+    folder = tmp_path / "results"
+    folder.mkdir()
+    make(folder / "suite.json")
+    return folder
+
+
+def _manifest(tmp_path: Path, make) -> Path:
+    manifest = tmp_path / "suite.toml"
+    make(manifest)
+    return manifest
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (lambda tmp: ["results", "/dev/zero"], ("/dev/zero", "cannot read saved results")),
+        (lambda tmp: ["results", _results_folder(tmp, os.mkfifo)], ("suite.json", "FIFO")),
+        (
+            lambda tmp: ["suite", "--manifest", "/dev/zero"],
+            ("/dev/zero", "cannot read the manifest"),
+        ),
+        (lambda tmp: ["suite", "--manifest", _manifest(tmp, os.mkfifo)], ("suite.toml", "FIFO")),
+        (
+            lambda tmp: [
+                "suite",
+                "--manifest",
+                _manifest(tmp, lambda p: p.write_text("x = " + "[" * 5000 + "]" * 5000)),
+            ],
+            ("suite.toml", "nested too deeply"),
+        ),
+    ],
+    ids=["results-dev-zero", "results-fifo", "manifest-dev-zero", "manifest-fifo", "manifest-deep"],
+)
+def test_saved_results_and_manifests_are_read_like_trace_files(tmp_path, args, words):
+    """No device fills the memory, no FIFO hangs, no deep TOML is exit 3."""
+    started = time.monotonic()
+    refused(cli(*args(tmp_path)), *words)
+    assert time.monotonic() - started < 10

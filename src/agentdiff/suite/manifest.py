@@ -27,7 +27,6 @@ with optional `run`, `trace_id`, `adapter`; paths relative to the manifest's fol
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,17 +35,13 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from agentdiff.config import SETTINGS, config_error, not_a_table
+from agentdiff.config import SETTINGS, config_error, not_a_table, toml_table
 from agentdiff.errors import ConfigError
 from agentdiff.gate import GateThresholds
+from agentdiff.reading import read_input
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.discover import LAYOUTS, Layout
 from agentdiff.suite.runset import RunSet
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 __all__ = [
     "SUITE_WIDE_STATS",
@@ -108,16 +103,13 @@ class SuiteManifest:
 def load_manifest(path: str | Path) -> SuiteManifest:
     """Parse a `.toml` or `.jsonl` manifest; a `ConfigError` names the file and the key."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read the manifest: {exc}", source=path) from None
+    raw = read_input(path, "the manifest")
     if path.suffix in (".jsonl", ".ndjson"):
-        return _jsonl(path, text)
-    try:
-        table = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}", source=path) from None
+        try:
+            return _jsonl(path, raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"cannot read the manifest: {exc}", source=path) from None
+    table = toml_table(raw, path)
     return _toml(path, table)
 
 

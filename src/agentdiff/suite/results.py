@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from agentdiff.errors import ConfigError
 from agentdiff.files import write_atomically
+from agentdiff.reading import read_input
 from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
 from agentdiff.suite.pages import PAGE_LIMIT, PAGES_INDEX, page_files
 from agentdiff.suite.refs import is_url
@@ -77,12 +78,14 @@ def _read_pages(report: SuiteReport, folder: Path) -> None:
     index = folder / PAGES_INDEX
     if not index.is_file():
         return
+    what = "the pair reports"
     try:
-        files = orjson.loads(index.read_bytes())
+        files = orjson.loads(read_input(index, what))
         for scenario, name in list(files.items())[:PAGE_LIMIT]:
-            report.pair_pages[str(scenario)] = (folder / str(name)).read_text(encoding="utf-8")
+            page = read_input(folder / str(name), what).decode("utf-8")
+            report.pair_pages[str(scenario)] = page
             report.pair_files[str(scenario)] = str(name)
-    except (OSError, UnicodeDecodeError, orjson.JSONDecodeError, AttributeError) as exc:
+    except (UnicodeDecodeError, orjson.JSONDecodeError, AttributeError) as exc:
         raise ConfigError(f"cannot read the pair reports: {exc}", source=index) from None
 
 
@@ -170,11 +173,9 @@ def load_results(folder: str | Path) -> SuiteReport:
     path = Path(folder)
     if path.is_dir():
         path /= SUITE_FILE
+    raw = read_input(path, "saved results", hint="pass a folder written by --results")
     try:
-        document = orjson.loads(path.read_bytes())
-    except OSError as exc:
-        msg = f"cannot read saved results: {exc.strerror or exc}"
-        raise ConfigError(msg, source=path, hint="pass a folder written by --results") from None
+        document = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise ConfigError(f"not a suite report: invalid JSON: {exc}", source=path) from None
     if not isinstance(document, dict):
@@ -222,9 +223,9 @@ def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[A
     try:
         for table, columns in TABLES.items():
             parquet, jsonl = folder / f"{table}.parquet", folder / f"{table}.jsonl"
-            if parquet.exists():
+            if parquet.is_file():
                 scan = f"read_parquet({_quote(parquet)})"
-            elif jsonl.exists():
+            elif jsonl.is_file():
                 scan = _json_scan(jsonl, columns)
             else:
                 continue
