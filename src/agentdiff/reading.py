@@ -39,6 +39,7 @@ __all__ = [
     "read_ahead",
     "read_file",
     "read_input",
+    "too_big",
 ]
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -98,10 +99,11 @@ def _check_regular(path: Path, info: os.stat_result, limits: Limits) -> None:
         msg = f"is {_kind(info.st_mode)}, not a regular file; only regular files are read"
         raise TraceFileError(msg, source=path)
     if info.st_size > limits.max_input_size:
-        raise _too_big(path, f"is {info.st_size:,} bytes", limits)
+        raise too_big(path, f"is {info.st_size:,} bytes", limits)
 
 
-def _too_big(path: Path, what: str, limits: Limits) -> TraceFormatError:
+def too_big(path: Path | str, what: str, limits: Limits) -> TraceFormatError:
+    """The error for input (`what`: how it passed) over `limits.max_input_size`."""
     msg = f"{what}, past the input limit of {limits.max_input_size:,} bytes"
     return TraceFormatError(msg, hint=SIZE_HINT, source=path)
 
@@ -163,7 +165,7 @@ def _inflated_chunks(stream: IO[bytes], path: Path, limits: Limits) -> Iterator[
         while chunk := _gzip_read(inflated, path, _CHUNK):
             total += len(chunk)
             if total > limits.max_input_size:
-                raise _too_big(path, "inflates past the limit", limits)
+                raise too_big(path, "inflates past the limit", limits)
             if total > BOMB_FLOOR and total > BOMB_RATIO * max(stream.tell(), 1):
                 raise _bomb(path, total, stream.tell())
             yield chunk
@@ -174,7 +176,7 @@ def _plain_chunks(stream: IO[bytes], path: Path, limits: Limits) -> Iterator[byt
     while chunk := stream.read(_CHUNK):
         total += len(chunk)
         if total > limits.max_input_size:
-            raise _too_big(path, "grew while being read", limits)
+            raise too_big(path, "grew while being read", limits)
         yield chunk
 
 
@@ -192,7 +194,7 @@ def _read_plain(fd: int, size: int, path: Path, limits: Limits) -> bytes:
         parts.append(os.read(fd, min(limits.max_input_size + 1 - total, _CHUNK)))
         total += len(parts[-1])
     if total > limits.max_input_size:
-        raise _too_big(path, "grew while being read", limits)
+        raise too_big(path, "grew while being read", limits)
     return parts[0] if len(parts) == 2 else b"".join(parts)  # noqa: PLR2004 - the data, then EOF
 
 

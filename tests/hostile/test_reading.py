@@ -245,3 +245,16 @@ def test_saved_results_and_manifests_are_read_like_trace_files(tmp_path, args, w
     started = time.monotonic()
     refused(cli(*args(tmp_path)), *words)
     assert time.monotonic() - started < 10
+
+
+def test_a_url_is_read_only_up_to_the_input_limit(monkeypatch):
+    """A run behind an fsspec URL larger than the limit is refused, not read whole."""
+    fsspec = pytest.importorskip("fsspec")
+    from agentdiff.suite.load import open_url
+
+    fsspec.filesystem("memory").pipe("/hostile/big.json", b" " * 300_000)
+    monkeypatch.setenv("AGENTDIFF_MAX_INPUT_SIZE", "100k")
+    with pytest.raises(TraceFormatError, match="big.json: is too large, past the input limit"):
+        open_url("memory:///hostile/big.json")
+    monkeypatch.delenv("AGENTDIFF_MAX_INPUT_SIZE")
+    assert len(open_url("memory:///hostile/big.json")) == 300_000

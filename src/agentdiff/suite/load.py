@@ -16,8 +16,10 @@ from typing import Any
 
 from agentdiff.adapters.registry import detect_adapter, get_adapter
 from agentdiff.errors import AgentDiffError, ConfigError, MultipleTracesError
+from agentdiff.limits import Limits
 from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import AgentTrace
+from agentdiff.reading import too_big
 from agentdiff.suite.refs import RunRef, is_url, join_source
 
 __all__ = ["LoadedRun", "fsspec_module", "load_runs", "local_copy", "open_url"]
@@ -68,15 +70,22 @@ def local_copy(location: str) -> Iterator[Path]:
 
 
 def open_url(location: str) -> bytes:
-    """The bytes at an fsspec URL; a clear error when fsspec is missing or the read fails."""
+    """The bytes at an fsspec URL; a clear error when fsspec is missing or the read fails.
+
+    At most the input limit is read (`Limits.resolve()`): a larger object is an error, never
+    held whole in memory.
+    """
     fsspec = fsspec_module()
+    limits = Limits.resolve()
     try:
         with fsspec.open(location, "rb") as handle:
-            data: bytes = handle.read()
+            data: bytes = handle.read(limits.max_input_size + 1)
     except FileNotFoundError:
         raise AgentDiffError("file not found", source=location) from None
     except (OSError, ValueError) as exc:
         raise AgentDiffError(f"cannot read: {exc}", source=location) from None
+    if len(data) > limits.max_input_size:
+        raise too_big(location, "is too large", limits)
     return data
 
 
