@@ -24,7 +24,7 @@ EXPECTED: dict[str, list[str]] = {
         "format: claude_code",
         "tool_call Agent",
         r"re:Bash ×4 at rows \d+–\d+ \(retry storm, new\)",
-        "re:error in Bash \\(row \\d+\\): retried → succeeded",
+        "re:error in Bash \\(row \\d+\\): retried with other arguments → succeeded",
         r"re:exec_command ×4 at rows \d+–\d+ \(retry storm, new\)",
     ],
     "ingestion_crewai.py": [

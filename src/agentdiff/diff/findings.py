@@ -290,6 +290,7 @@ def _errors(rows: _Rows) -> Iterator[Finding]:
             tool=ref.name if ref else None,
             count=1,
             outcome=rec.outcome,
+            other_arguments=rec.other_arguments or None,
             back_after=rec.steps_to_recover if rec.recovered else None,
             message=ref.error_message if ref else None,
         )

@@ -76,6 +76,9 @@ class Side:
     """Each step's concurrent group (-1: not in one); ids are unique within the side."""
     failed: list[int] = field(default_factory=list)
     """Positions of the failed attempts (status `error` or `retry`), in order."""
+    succeeded: dict[int, int | None] = field(default_factory=dict)
+    """Each failed attempt's position → the exact key of the same step (same arguments, for a
+    tool call) that did not fail (None: no such step was signed)."""
     canon: list[int] | None = None
     """The positions in canonical order (concurrent groups sorted by type and name); None when
     that is the execution order."""
@@ -201,6 +204,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
         side.canon = _canonical(families, canon, order, len(depth))
     side.exact = signer.exacts(side.base, failed, side.call)
     side.failed = list(compress(range(len(failed)), failed))
+    side.succeeded = signer.succeeded(side.base, side.failed, side.call)
     return side
 
 

@@ -1,16 +1,28 @@
 """Errors, retries and recovery: what became of each failed attempt of the candidate.
 
-A step with status `error` or `retry` is a **failed attempt**. Its **later attempt** is the next
-step of the same type and name (for a tool call: the next call of the same tool, whatever its
-arguments). Per failed candidate step:
+A step with status `error` or `retry` is a **failed attempt**. Its **later attempt** is
+
+- for a tool call: the run's next action, when it calls the same tool — with the same or with
+  other (normalized) arguments: the model tried that call again, perhaps corrected (LLM calls
+  and thoughts in between are the model deciding, and calls issued in the same concurrent turn
+  are not attempts after it) — else the next call of the same tool with the same arguments,
+  however much later. A call of the same tool with other arguments after the run did other
+  things (answered, called another tool) is another call, not a retry of this one: a failed
+  fetch of one URL, an answer, then a fetch of another URL gave up;
+- for another step: the next step of the same type and name.
+
+Per failed candidate step:
 
 - **outcome** — `retried_succeeded` (the later attempt did not fail), `retried_still_failing`
-  (it failed too) or `gave_up` (no later attempt);
+  (it failed too) or `gave_up` (no later attempt); `other_arguments` says the later attempt
+  called the tool with other arguments ("retried with other arguments → succeeded");
 - **back on the baseline path** — separately, how many candidate steps from the error up to the
   next step on the baseline's path (0 when the error itself is on it), or never.
 
 `Summary.retries` counts the failed attempts that have a later attempt, so the candidate's
-count equals the number of its recovery entries that were retried.
+count equals the number of its recovery entries that were retried. A retry storm
+(`loops`) is 3+ failed attempts of one call with the same arguments in a row: each but the
+last was retried with the same arguments.
 """
 
 from __future__ import annotations
@@ -22,16 +34,21 @@ from operator import itemgetter
 from agentdiff.diff.align import Pair
 from agentdiff.diff.order import Side
 from agentdiff.models.report import Op, Recovery
-from agentdiff.models.trace import FAILED
+from agentdiff.models.trace import FAILED, StepType
 
 __all__ = ["FEW_FAILURES", "later_attempts", "recoveries"]
 
 
 def later_attempts(side: Side) -> dict[int, int | None]:
     """Position of each failed step → position of its later attempt (None: none)."""
-    if len(side.failed) <= FEW_FAILURES:
-        return _scanned(side)
-    return _walked(side)
+    same = _scanned(side) if len(side.failed) <= FEW_FAILURES else _walked(side)
+    calls, base = side.call, side.base
+    for i, later in same.items():
+        if i in calls:
+            after = _next_action(side, i)
+            if after is not None and base[after] == base[i] and (later is None or after < later):
+                same[i] = after  # the same tool, called right after: retried (arguments aside)
+    return same
 
 
 FEW_FAILURES = 16
@@ -39,37 +56,64 @@ FEW_FAILURES = 16
 
 
 def _scanned(side: Side) -> dict[int, int | None]:
-    """`later_attempts` of a side with few failed steps (the usual case).
+    """Each failed step's next same step (same arguments; failed or not), with few failures.
 
-    Each one's later attempt is found by `list.index` from the step on (a C-level scan), not by
-    a Python step per position from the first failure on; at most `FEW_FAILURES` scans, each
-    at most the side's length. Same mapping, in the same order, as `_walked`.
+    Each one is found by `list.index` from the step on (a C-level scan per key), not by a
+    Python step per position from the first failure on; at most `FEW_FAILURES` steps, two
+    scans each. Same mapping, in the same order, as `_walked`.
     """
-    base = side.base
-    return {i: _next_equal(base, i) for i in reversed(side.failed)}
+    exact, succeeded = side.exact, side.succeeded
+    out: dict[int, int | None] = {}
+    for i in reversed(side.failed):
+        found = [_next_equal(exact, key, i) for key in (exact[i], succeeded[i])]
+        out[i] = min((at for at in found if at is not None), default=None)
+    return out
 
 
-def _next_equal(values: list[int], i: int) -> int | None:
-    """The first position after `i` whose value equals `values[i]` (None: none)."""
+def _next_equal(values: list[int], value: int | None, i: int) -> int | None:
+    """The first position after `i` holding `value` (None: none, or `value` is None)."""
+    if value is None:
+        return None
     try:
-        return values.index(values[i], i + 1)
+        return values.index(value, i + 1)
     except ValueError:
         return None
 
 
 def _walked(side: Side) -> dict[int, int | None]:
-    """`later_attempts` in one backward walk from the end to the first failed step."""
-    refs, base, failed = side.refs, side.base, side.failed
-    if not failed:
-        return {}
+    """`_scanned`'s mapping in one backward walk over the steps holding a key it looks for.
+
+    Those steps are picked at C speed (a set lookup per step); the walk itself keeps, per key,
+    the nearest position after the one it is at.
+    """
+    exact, failed, succeeded = side.exact, side.failed, side.succeeded
+    keys = {*map(exact.__getitem__, failed), *succeeded.values()}
     out: dict[int, int | None] = {}
     upcoming: dict[int, int] = {}
     wanted = set(failed)
-    for i in range(len(refs) - 1, failed[0] - 1, -1):
+    for i in reversed(list(compress(count(), map(keys.__contains__, exact)))):
         if i in wanted:
-            out[i] = upcoming.get(base[i])
-        upcoming[base[i]] = i
+            ok = succeeded[i]
+            found = upcoming.get(exact[i]), None if ok is None else upcoming.get(ok)
+            out[i] = min((at for at in found if at is not None), default=None)
+        upcoming[exact[i]] = i
     return out
+
+
+def _next_action(side: Side, i: int) -> int | None:
+    """The first step after `i` that acts: no LLM call or thought, not in `i`'s concurrent turn."""
+    refs, group = side.refs, side.group
+    turn = group[i]
+    for j in range(i + 1, len(refs)):
+        kind = refs[j].step_type
+        if kind is not _LLM and kind is not _THOUGHT and (turn < 0 or group[j] != turn):
+            return j
+    return None
+
+
+_LLM, _THOUGHT = StepType.LLM_CALL, StepType.THOUGHT
+"""Steps of the model deciding what to do next (between an attempt and its retry); compared
+by identity (an enum's hash runs Python code)."""
 
 
 def recoveries(
@@ -99,6 +143,7 @@ def recoveries(
         if target is not None:
             steps = sum(1 for p in pairs[i:target] if p[1] is not None)
         later = attempts[position]
+        calls = candidate.call
         if later is None:
             outcome = "gave_up"
         elif refs[later].status in FAILED:
@@ -113,6 +158,7 @@ def recoveries(
                 steps_to_recover=steps,
                 recovered=target is not None,
                 retry=later is not None,
+                other_arguments=later is not None and calls.get(later) != calls.get(position),
             )
         )
     return out

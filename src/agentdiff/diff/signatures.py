@@ -65,6 +65,26 @@ class Signer:
             out[i] = -1 - intern((base[i], failed[i], call), len(interned))
         return out
 
+    def succeeded(
+        self, base: list[int], failed: list[int], calls: dict[int, str]
+    ) -> dict[int, int | None]:
+        """Each failed position → the exact signature of the same step not failing.
+
+        `failed` lists the failed positions. For a tool call that is the call with the same
+        normalized arguments (None when no such call has been signed); for another step,
+        `2·base`.
+        """
+        interned = self._calls
+        out: dict[int, int | None] = {}
+        for i in failed:
+            call = calls.get(i)
+            if call is None:
+                out[i] = 2 * base[i]
+            else:
+                found = interned.get((base[i], False, call))
+                out[i] = None if found is None else -1 - found
+        return out
+
     def call_key(self, name: str, arguments: Any) -> str:
         """A tool call's name and normalized arguments (its input payload), as one string."""
         if self._paths:

@@ -266,6 +266,8 @@ class Finding(_Record):
     """For loops: not already in the baseline at this size."""
     outcome: str | None = None
     """For errors: `retried_succeeded`, `retried_still_failing` or `gave_up`."""
+    other_arguments: bool | None = None
+    """For errors: the later attempt called the same tool with other arguments."""
     back_after: int | None = None
     """For errors: candidate steps until the run was back on the baseline path."""
     message: str | None = None
@@ -280,8 +282,10 @@ class Recovery(_Record):
 
     error_step_id: str
     outcome: Literal["retried_succeeded", "retried_still_failing", "gave_up"]
-    """Its later attempt (the next step of the same type and name) succeeded, failed too, or
-    there was none."""
+    """Its later attempt succeeded, failed too, or there was none. For a tool call the later
+    attempt is the run's next action when it calls the same tool (any arguments), else the next
+    call of the same tool with the same normalized arguments; for another step, the next step
+    of the same type and name."""
     retry_step_id: str | None = None
     """The later attempt (None: gave up)."""
     steps_to_recover: int | None
@@ -291,6 +295,8 @@ class Recovery(_Record):
     """The run got back on the baseline path after the error."""
     retry: bool = False
     """True when the call was attempted again (`outcome` is one of the `retried_*`)."""
+    other_arguments: bool = False
+    """True when the later attempt called the same tool with other (normalized) arguments."""
 
 
 class Delta(_Record):

@@ -122,6 +122,8 @@ def _changed(f: Finding, report: DiffReport) -> str:
 def _error(f: Finding, _: DiffReport) -> str:
     name = text(f.tool or (f.step_ids[0] if f.step_ids else ""), 60)
     outcome = _OUTCOMES.get(f.outcome or "", f.outcome or "failed")
+    if f.other_arguments:
+        outcome = outcome.replace("retried", "retried with other arguments", 1)
     said = f': "{text(f.message, ERROR_CHARS)}"' if f.message else ""
     return f"error in {name} ({_rows(f.rows)}): {outcome}; {_way_back(f.back_after)}{said}"
 

@@ -1,0 +1,122 @@
+"""Which later call is a failed call's retry (issue 11 §5: "no later attempt of that call").
+
+A failed tool call is retried when the run's next action calls the same tool (with the same
+or with other arguments: `other_arguments` says which), or when the same call (same normalized
+arguments) comes again later. A call of the same tool with other arguments after the run did
+something else is another call: the failure gave up.
+"""
+
+from __future__ import annotations
+
+from agentdiff import compare
+from agentdiff.render.sentences import finding_line
+
+from .builders import step, tools, trace
+
+
+def _outcomes(report):
+    return [
+        (r.error_step_id, r.outcome, r.retry_step_id, r.other_arguments) for r in report.recovery
+    ]
+
+
+def _error_sentences(report) -> list[str]:
+    return [finding_line(f, report) for f in report.findings if f.kind == "error"]
+
+
+def _fetch_then_answer_then_fetch(prefix: str, first: str, second: str, status: str = "error"):
+    return trace(
+        [
+            step(0, "llm_call", "model", prefix=prefix),
+            step(
+                1,
+                "tool_call",
+                "fetch",
+                0,
+                prefix=prefix,
+                input_payload={"url": first},
+                status=status,
+                error_message="HTTP 503" if status == "error" else None,
+            ),
+            step(2, "response", "answer", prefix=prefix),
+            step(3, "llm_call", "model", prefix=prefix),
+            step(4, "tool_call", "fetch", 3, prefix=prefix, input_payload={"url": second}),
+        ],
+        prefix,
+    )
+
+
+def test_a_fetch_of_another_url_after_the_answer_is_no_retry():
+    base = _fetch_then_answer_then_fetch("b", "https://a.example", "https://b.example", "success")
+    cand = _fetch_then_answer_then_fetch("c", "https://a.example", "https://b.example")
+    report = compare(base, cand)
+    assert _outcomes(report) == [("c1", "gave_up", None, False)]
+    assert report.candidate.retries == 0 == sum(r.retry for r in report.recovery)
+    assert "gave up" in _error_sentences(report)[0]
+
+
+def test_the_same_url_fetched_again_after_the_answer_is_a_retry():
+    cand = _fetch_then_answer_then_fetch("c", "https://a.example", "https://a.example")
+    report = compare(cand, cand)
+    assert _outcomes(report) == [("c1", "retried_succeeded", "c4", False)]
+    assert report.candidate.retries == 1
+
+
+def test_the_same_tool_called_next_with_other_arguments_is_a_retry_with_other_arguments():
+    cand = tools(("fetch", {"url": "a"}, "error"), ("fetch", {"url": "a/"}), prefix="c")
+    report = compare(tools(("fetch", {"url": "a/"})), cand)
+    assert _outcomes(report) == [("c1", "retried_succeeded", "c3", True)]
+    assert report.candidate.retries == 1 == sum(r.retry for r in report.recovery)
+    (sentence,) = _error_sentences(report)
+    assert "retried with other arguments → succeeded" in sentence
+
+
+def test_other_arguments_still_failing_and_no_retry_storm():
+    calls = [("fetch", {"url": u}, "error") for u in ("a", "b", "c")]
+    report = compare(tools(("fetch", {"url": "a"})), tools(*calls, prefix="c"))
+    assert [(r.outcome, r.other_arguments) for r in report.recovery] == [
+        ("retried_still_failing", True),
+        ("retried_still_failing", True),
+        ("gave_up", False),
+    ]
+    assert report.loops == []  # three different calls: no retry storm
+    assert "retried with other arguments → still failing" in _error_sentences(report)[0]
+
+
+def test_three_failures_of_one_call_are_a_storm_of_same_argument_retries():
+    calls = [("fetch", {"url": "a"}, "error")] * 3
+    report = compare(tools(("fetch", {"url": "a"})), tools(*calls, prefix="c"))
+    assert [(lp.kind, lp.repetitions) for lp in report.loops] == [("retry_storm", 3)]
+    assert [(r.outcome, r.other_arguments) for r in report.recovery] == [
+        ("retried_still_failing", False),
+        ("retried_still_failing", False),
+        ("gave_up", False),
+    ]
+    assert report.candidate.retries == 2
+
+
+def test_a_sibling_issued_in_the_same_turn_is_no_retry():
+    """One model message issued fetch(a) and fetch(b); fetch(a) failing was not retried."""
+
+    def fan(prefix: str, status: str):
+        return trace(
+            [
+                step(0, "llm_call", "model", prefix=prefix),
+                step(
+                    1,
+                    "tool_call",
+                    "fetch",
+                    0,
+                    prefix=prefix,
+                    input_payload={"url": "a"},
+                    status=status,
+                ),
+                step(2, "tool_call", "fetch", 0, prefix=prefix, input_payload={"url": "b"}),
+                step(3, "response", "answer", prefix=prefix),
+            ],
+            prefix,
+        )
+
+    report = compare(fan("b", "success"), fan("c", "error"))
+    assert _outcomes(report) == [("c1", "gave_up", None, False)]
+    assert report.candidate.retries == 0
