@@ -91,12 +91,16 @@ CREDENTIAL_PATTERNS: tuple[tuple[str, str], ...] = (
     ("anthropic", r"sk-ant-[A-Za-z0-9_\-]{16,}"),
     ("openai", r"sk-(?:proj-|svcacct-|admin-|None-)[A-Za-z0-9_\-]{20,}"),
     ("openai", _EDGE + r"sk-[A-Za-z0-9_\-]{20,}"),
-    ("aws access key", _UPPER_EDGE + r"(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}\b"),
+    (
+        "aws access key",
+        _UPPER_EDGE + r"(?:AKIA|ASIA|ABIA|ACCA|AROA|AIDA)[0-9A-Z]{16}(?![0-9A-Za-z])",
+    ),
     (
         "aws secret",
         r"(?i:aws_secret_access_key|secretaccesskey)[\"'\s:=]{1,5}[A-Za-z0-9/+]{30,}={0,2}",
     ),
-    ("github", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b"),
+    # the end is where the token's characters stop (`ghp_…_0` in a step name is a token too)
+    ("github", r"(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})(?![A-Za-z0-9])"),
     ("slack", _EDGE + r"xox[abposre]-[A-Za-z0-9\-]{10,}"),
     ("jwt", _EDGE + r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"),
     ("bearer", r"(?i:(?<=\bbearer ))[A-Za-z0-9._~+/\-]{12,}=*"),

@@ -79,6 +79,15 @@ GLUED = [
 ]
 
 
+@pytest.mark.parametrize("kind", list(PATTERN_SECRETS))
+def test_a_credential_glued_to_an_underscore_after_it_is_redacted(kind):
+    """`call_<token>_0` (a step name made from a token) hides the token too."""
+    secret = PATTERN_SECRETS[kind]
+    shown = Redactor().text(f"call_{secret}_0")
+    assert "[redacted:" in shown
+    assert (secret.split("\n")[1] if "\n" in secret else secret[-12:]) not in shown
+
+
 @pytest.mark.parametrize("text", GLUED)
 def test_a_credential_glued_to_the_word_before_it_is_redacted(text):
     """Distinctive prefixes need no word edge: a URL-encoded or concatenated key still leaks."""
