@@ -1,6 +1,7 @@
 """`--redact` works for every JSON report as for `compare --format json`: `compare-runs`,
-`routes` and `sessions` keep their data as is by default and redact one credential of each kind
-when asked (in values and in keys, such as a scenario named after a token)."""
+`routes`, `suite` and `sessions` keep their data as is by default and redact one credential of
+each kind when asked (in values and in keys, such as a scenario named after a token); the
+suite's human-facing formats redact by default, as `compare`'s do."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ def folders(tmp_path: Path) -> tuple[Path, Path]:
 COMMANDS = {
     "compare-runs": ["compare-runs"],
     "routes": ["routes", "--scenario-key", "metadata.scenario"],
+    "suite": ["suite"],
 }
 
 
@@ -88,3 +90,15 @@ def test_sessions_table_redacts_unless_no_redact(leaky_home):
     assert _leaks(shown.stdout) == []
     assert "[redacted:" in shown.stdout
     assert _leaks(cli("sessions", "--no-redact", env=wide).stdout)
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "html", "junit"])
+def test_suite_human_reports_redact_unless_no_redact(folders, fmt):
+    """The first divergence names a step whose name holds a credential of each kind."""
+    args = ["suite", *folders, "--format", fmt, "--max-divergence", "0"]
+    shown = cli(*args, env={"COLUMNS": "2000"})
+    assert shown.code == 1, shown.stderr
+    assert "first divergence" in shown.stdout
+    assert _leaks(shown.stdout) == []
+    assert "redacted:" in shown.stdout
+    assert _leaks(cli(*args, "--no-redact", env={"COLUMNS": "2000"}).stdout)

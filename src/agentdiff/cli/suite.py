@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -22,7 +22,7 @@ from agentdiff.cli.errors import handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputsOpt
 from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout, write_targets
 from agentdiff.cli.settings import setting_flags, stats_flags
-from agentdiff.config import load_stats
+from agentdiff.config import load_options, load_stats
 from agentdiff.errors import ConfigError, OutputPathError
 from agentdiff.files import make_folder
 from agentdiff.render.options import RenderOptions
@@ -270,15 +270,18 @@ def suite(
     total = len(set(sides[0].runs) | set(sides[1].runs))
     with _progress(total, progress) as update:
         report = run_suite(*sides, options, progress=update)
+    redaction = load_options(flags).redaction()
     write_targets(
         targets,
-        lambda t: render_suite(report, t.fmt, _render_options(t, color)),
+        lambda t: render_suite(report, t.fmt, _render_options(t, color, redaction)),
         summary=summary_line(report),
     )
     raise typer.Exit(report.exit_code)
 
 
-def _render_options(target: Target, color: bool | None) -> RenderOptions:
+def _render_options(
+    target: Target, color: bool | None, redaction: Mapping[str, Any]
+) -> RenderOptions:
     if color is None:
         color = to_stdout(target.path) and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    return RenderOptions(width=None, color=color)
+    return RenderOptions(width=None, color=color, **redaction)

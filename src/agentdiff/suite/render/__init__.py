@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 
 from agentdiff.render.imported import Imported
 from agentdiff.render.options import RenderOptions
+from agentdiff.render.prepare import redacting
 from agentdiff.suite.report import SuiteReport
 
 __all__ = ["FILE_NAMES", "SUITE_RENDERERS", "render_suite"]
@@ -36,5 +37,9 @@ FILE_NAMES = {
 def render_suite(
     report: SuiteReport, fmt: str = "terminal", options: RenderOptions | None = None
 ) -> str:
-    """Render `report` in `fmt` (a key of `SUITE_RENDERERS`)."""
-    return SUITE_RENDERERS[fmt](report, options)
+    """Render `report` in `fmt` (a key of `SUITE_RENDERERS`), redacting as `options` ask.
+
+    Human-facing formats redact secrets by default; JSON only with `--redact`.
+    """
+    with redacting((options or RenderOptions()).redactor(default=fmt != "json")):
+        return SUITE_RENDERERS[fmt](report, options)

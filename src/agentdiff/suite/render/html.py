@@ -18,7 +18,7 @@ from typing import Any
 from agentdiff.errors import AgentDiffError
 from agentdiff.render.measures import plural
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.text import one_line
+from agentdiff.render.prepare import text
 from agentdiff.suite.render.view import divergence_cell, scenario_views, summary_line
 from agentdiff.suite.report import SuiteReport
 
@@ -58,7 +58,7 @@ def render_suite_html(report: SuiteReport, options: RenderOptions | None = None)
         "hidden_passing": report.counts.passed - len(views["partial"]) - len(passing),
         "pages": report.pair_pages,
         "files": report.pair_files,
-        "one_line": one_line,
+        "text": text,
         "plural": plural,
     }
     return str(_template().render(context))

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from agentdiff.render import prepare
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.text import multiline, one_line
+from agentdiff.render.text import multiline
 from agentdiff.suite.render.view import fails, scenario_views, summary_line
 from agentdiff.suite.report import ScenarioRow, SuiteReport
 
@@ -31,7 +32,7 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
     counts = report.counts
     name = f"agentdiff.suite.{report.name}"
     failing = fails(report)  # inconclusive scenarios fail the suite (exit 1)
-    suite = ET.Element("testsuite", {"name": one_line(name), "tests": str(counts.scenarios)})
+    suite = ET.Element("testsuite", {"name": prepare.text(name), "tests": str(counts.scenarios)})
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="summary", value=summary_line(report))
     findings = {  # the headline (with the p and q that support the verdict), then findings
@@ -41,7 +42,7 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
     }
     for row in report.scenarios:
         case = ET.SubElement(
-            suite, "testcase", classname=one_line(name), name=one_line(row.scenario)
+            suite, "testcase", classname=prepare.text(name), name=prepare.text(row.scenario)
         )
         _outcome(case, row, multiline("\n".join(findings.get(row.scenario, []))), failing)
     for key, tag in (("failures", "failure"), ("errors", "error"), ("skipped", "skipped")):
@@ -64,15 +65,15 @@ def _outcome(case: ET.Element, row: ScenarioRow, text: str, failing: bool) -> No
     if row.verdict == "regressed":
         violations = row.pair.violations if row.pair is not None and row.stats is None else []
         message = reasons or "; ".join(v.message for v in violations) or "regressed"
-        ET.SubElement(case, "failure", type="regression", message=one_line(message)).text = text
+        ET.SubElement(case, "failure", type="regression", message=prepare.text(message)).text = text
     elif row.verdict == "inconclusive" and failing:
-        message = one_line(reasons or "inconclusive")
+        message = prepare.text(reasons or "inconclusive")
         ET.SubElement(case, "failure", type="inconclusive", message=message).text = text
     elif row.errors or row.verdict == "error":
         message = row.errors[0].message if row.errors else "error"
-        ET.SubElement(case, "error", type="input", message=one_line(message)).text = text
+        ET.SubElement(case, "error", type="input", message=prepare.text(message)).text = text
     elif row.verdict == "inconclusive":
-        ET.SubElement(case, "skipped", message=one_line(reasons or "inconclusive"))
+        ET.SubElement(case, "skipped", message=prepare.text(reasons or "inconclusive"))
     elif row.verdict in _SKIPPED:
         ET.SubElement(case, "skipped", message=_SKIPPED[row.verdict])
     elif row.verdict == "improved":  # a passing test case that says why it improved

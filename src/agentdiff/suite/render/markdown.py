@@ -12,7 +12,7 @@ from __future__ import annotations
 from agentdiff.render.markdown import md
 from agentdiff.render.measures import plural
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.text import one_line
+from agentdiff.render.prepare import text
 from agentdiff.suite.render.view import ScenarioView, error_text, scenario_views, summary_line
 from agentdiff.suite.report import SuiteReport
 
@@ -73,7 +73,7 @@ def _table(views: list[ScenarioView]) -> list[str]:
         row, pair = view.row, view.row.pair
         rules = ", ".join(sorted({v.rule for v in pair.violations})) if pair else ""
         if row.stats is not None:
-            rules = _first_of([one_line(reason) for reason in row.stats.reasons], 2)
+            rules = _first_of([text(reason) for reason in row.stats.reasons], 2)
         if row.errors:
             rules = _first_of([error_text(e, 160) for e in row.errors], 1)
         lines.append(
@@ -89,9 +89,9 @@ def _first_of(items: list[str], shown: int) -> str:
     return "; ".join(items[:shown]) + (f"; … +{more} more" if more > 0 else "")
 
 
-def _cell(text: str) -> str:
+def _cell(value: str) -> str:
     """A scenario key or label from the user's files, on one line and escaped for a cell."""
-    return md(one_line(text), 120)
+    return md(text(value), 120)
 
 
 def _details(views: list[ScenarioView]) -> list[str]:

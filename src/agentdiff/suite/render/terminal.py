@@ -9,7 +9,7 @@ from rich.text import Text
 
 from agentdiff.render.measures import plural
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.text import one_line
+from agentdiff.render.prepare import text
 from agentdiff.suite.render.view import fails, scenario_views, summary_line
 from agentdiff.suite.report import SuiteReport
 
@@ -43,9 +43,9 @@ def render_suite_terminal(report: SuiteReport, options: RenderOptions | None = N
     b, c = report.baseline, report.candidate
     console.print(
         Text(
-            f"suite {one_line(report.name)}: {plural(report.counts.scenarios, 'scenario')} · "
-            f"baseline {one_line(b.label)} ({plural(b.runs, 'run')}) · "
-            f"candidate {one_line(c.label)} ({plural(c.runs, 'run')})",
+            f"suite {text(report.name)}: {plural(report.counts.scenarios, 'scenario')} · "
+            f"baseline {text(b.label)} ({plural(b.runs, 'run')}) · "
+            f"candidate {text(c.label)} ({plural(c.runs, 'run')})",
             style="dim",
         )
     )
@@ -59,7 +59,7 @@ def render_suite_terminal(report: SuiteReport, options: RenderOptions | None = N
         console.print(Text(title, style="bold"))
         for view in views[: options.max_rows]:
             line = Text(f"  {mark} ", style=color)
-            line.append(one_line(view.row.scenario), style="bold")
+            line.append(text(view.row.scenario), style="bold")
             line.append(f"  {view.headline}")
             console.print(line)
             for finding in view.findings:

@@ -10,7 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from agentdiff.render.measures import plural
-from agentdiff.render.text import clip, one_line
+from agentdiff.render.prepare import text
+from agentdiff.render.text import clip
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
 
@@ -99,21 +100,21 @@ def first_divergence_text(pair: PairSummary) -> str | None:
     if first is None:
         return None
     step = first.candidate or first.baseline
-    what = f"{step.step_type} {one_line(step.name)}" if step else ""
+    what = f"{step.step_type} {text(step.name)}" if step else ""
     return f"first divergence at row {first.position + 1}: {first.op} {what}".rstrip()
 
 
 def error_text(error: RunError, limit: int = 300) -> str:
     """`candidate run r2: <its message>`, on one line, clipped to `limit`."""
-    run = f" run {one_line(error.run)}" if error.run else ""
-    return f"{error.side}{run}: {clip(one_line(error.message), limit)}"
+    run = f" run {text(error.run)}" if error.run else ""
+    return f"{error.side}{run}: {clip(text(error.message), limit)}"
 
 
 def run_pair_text(pair: PairSummary) -> str:
     """Which runs were compared, by id and source (enough to rerun `agentdiff compare`)."""
     return (
-        f"baseline {one_line(pair.baseline.run)} ({one_line(pair.baseline.source)}) vs "
-        f"candidate {one_line(pair.candidate.run)} ({one_line(pair.candidate.source)})"
+        f"baseline {text(pair.baseline.run)} ({text(pair.baseline.source)}) vs "
+        f"candidate {text(pair.candidate.run)} ({text(pair.candidate.source)})"
     )
 
 
@@ -152,12 +153,12 @@ def _findings(row: ScenarioRow) -> list[str]:
         lines.insert(0, f"judged without {lost} that could not be loaded:")
     pair = row.pair
     if row.stats is not None:
-        lines += [clip(one_line(reason), 300) for reason in row.stats.reasons]
+        lines += [clip(text(reason), 300) for reason in row.stats.reasons]
         lines += _route_lines(row)
         if pair is not None:  # the pair behind the divergence the tables show
             lines.append(f"deciding pair, divergence {pair.divergence:.2f}: {run_pair_text(pair)}")
     if pair is not None and row.stats is None:
-        lines += [one_line(v.message) for v in pair.violations]
+        lines += [text(v.message) for v in pair.violations]
         first = first_divergence_text(pair)
         if first:
             lines.append(first)
@@ -178,7 +179,7 @@ def _route_lines(row: ScenarioRow) -> list[str]:
         mark = " new" if r.new else ""
         shares = f"{r.counts.get('baseline', 0)}/{row.baseline_runs} → "
         shares += f"{r.counts.get('candidate', 0)}/{row.candidate_runs}"
-        out.append(f"route {r.name}{mark} {shares}: {clip(one_line(r.skeleton), 160)}")
+        out.append(f"route {r.name}{mark} {shares}: {clip(text(r.skeleton), 160)}")
     return out
 
 
