@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import time
 from pathlib import Path
@@ -258,3 +259,32 @@ def test_a_url_is_read_only_up_to_the_input_limit(monkeypatch):
         open_url("memory:///hostile/big.json")
     monkeypatch.delenv("AGENTDIFF_MAX_INPUT_SIZE")
     assert len(open_url("memory:///hostile/big.json")) == 300_000
+
+
+@pytest.fixture
+def results_with_pages(tmp_path: Path) -> Path:
+    """A results folder of one regressed scenario, its pair report saved under `pairs/`."""
+    for side, name in (("base", "lookup"), ("cand", "other")):
+        document = spec()
+        document["steps"][1]["name"] = name
+        (tmp_path / side).mkdir()
+        write(tmp_path / side / "s1.json", document)
+    out = tmp_path / "out"
+    args = ["suite", tmp_path / "base", tmp_path / "cand", "--results", out]
+    outcome = cli(*args, "--max-divergence", "0", "-o", f"html={tmp_path / 'suite.html'}")
+    assert outcome.code == 1, outcome.stderr
+    assert (out / "pairs" / "index.json").is_file()
+    return out
+
+
+@pytest.mark.parametrize("name", ["../private.txt", "{tmp}/private.txt", "pairs/../../private.txt"])
+def test_a_results_index_never_embeds_a_file_outside_its_pages(results_with_pages, name):
+    """`results DIR -f html` embeds the pages `pairs/index.json` names: only files under pairs/."""
+    tmp = results_with_pages.parent
+    (tmp / "private.txt").write_text("PRIVATE-CONTENT")
+    assert "srcdoc=" in cli("results", results_with_pages, "-f", "html").stdout
+    index = results_with_pages / "pairs" / "index.json"
+    index.write_text(json.dumps({"s1": name.format(tmp=tmp)}))
+    outcome = cli("results", results_with_pages, "-f", "html")
+    refused(outcome, "index.json", "is not in pairs/")
+    assert "PRIVATE-CONTENT" not in outcome.stdout

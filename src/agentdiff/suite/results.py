@@ -20,7 +20,7 @@ from agentdiff.errors import ConfigError
 from agentdiff.files import write_atomically
 from agentdiff.reading import read_input
 from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
-from agentdiff.suite.pages import PAGE_LIMIT, PAGES_INDEX, page_files
+from agentdiff.suite.pages import PAGE_LIMIT, PAGES_DIR, PAGES_INDEX, page_files
 from agentdiff.suite.refs import is_url
 from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.rows import Rows, ScenarioRow, row_json
@@ -82,11 +82,24 @@ def _read_pages(report: SuiteReport, folder: Path) -> None:
     try:
         files = orjson.loads(read_input(index, what))
         for scenario, name in list(files.items())[:PAGE_LIMIT]:
-            page = read_input(folder / str(name), what).decode("utf-8")
+            page = read_input(_page_path(folder, str(name), index), what).decode("utf-8")
             report.pair_pages[str(scenario)] = page
             report.pair_files[str(scenario)] = str(name)
     except (UnicodeDecodeError, orjson.JSONDecodeError, AttributeError) as exc:
         raise ConfigError(f"cannot read the pair reports: {exc}", source=index) from None
+
+
+def _page_path(folder: Path, name: str, index: Path) -> Path:
+    """`folder / name` when it lies in the pages folder, never a file elsewhere on disk.
+
+    An index naming `../../secret` or `/etc/passwd` would embed that file in the HTML report.
+    """
+    pages = (folder / PAGES_DIR).resolve()
+    path = (folder / name).resolve()
+    if not path.is_relative_to(pages):
+        msg = f"cannot read the pair reports: {name!r} is not in {PAGES_DIR}/"
+        raise ConfigError(msg, source=index)
+    return path
 
 
 def write_parquet(folder: Path, writers: tuple[str, ...] = PARQUET_WRITERS) -> str:
