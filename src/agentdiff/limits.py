@@ -35,6 +35,7 @@ __all__ = [
     "deepest_path",
     "exceeds_depth",
     "parse_size",
+    "short_path",
 ]
 
 MAX_DEPTH = 200
@@ -175,3 +176,10 @@ def _join(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else str(key)
+
+
+def short_path(path: str, limit: int = 120) -> str:
+    """A JSON path short enough for one line: its start and its end around an ellipsis."""
+    if len(path) <= limit:
+        return path
+    return f"{path[: limit // 2]}…{path[-limit // 3 :]}"

@@ -37,7 +37,14 @@ from agentdiff.errors import (
     UnknownFormatError,
 )
 from agentdiff.gcpause import no_gc_pauses
-from agentdiff.limits import ENVELOPE_DEPTH, MAX_DEPTH, Limits, deepest_path, exceeds_depth
+from agentdiff.limits import (
+    ENVELOPE_DEPTH,
+    MAX_DEPTH,
+    Limits,
+    deepest_path,
+    exceeds_depth,
+    short_path,
+)
 from agentdiff.models.compact import compact_trace
 from agentdiff.models.trace import AgentTrace, with_source_format
 from agentdiff.reading import content_lines, iter_lines, open_trace_file, read_ahead, read_file
@@ -253,7 +260,7 @@ def _parse_line(number: int, line: bytes, path: Path) -> Any:
 def _check_document_depth(document: Any, path: Path) -> None:
     if exceeds_depth([document], _DOCUMENT_DEPTH):
         deepest = deepest_path(document, _DOCUMENT_DEPTH, "$") or "$"
-        msg = f"nests deeper than {_DOCUMENT_DEPTH} levels at {_short_path(deepest)}"
+        msg = f"nests deeper than {_DOCUMENT_DEPTH} levels at {short_path(deepest)}"
         raise TraceFormatError(msg, hint=_depth_hint(deepest), source=path)
 
 
@@ -463,7 +470,7 @@ def _check_depth(trace: AgentTrace) -> None:
     for where, value in _payload_fields(trace):
         path = deepest_path(value, MAX_DEPTH, where)
         if path is not None:
-            msg = f"{_short_path(path)} nests deeper than {MAX_DEPTH} levels"
+            msg = f"{short_path(path)} nests deeper than {MAX_DEPTH} levels"
             raise TraceValidationError(msg, hint=DEPTH_HINT)
 
 
@@ -488,13 +495,6 @@ def _payload_fields(trace: AgentTrace) -> Iterator[tuple[str, Any]]:
         yield f"steps[{i}].input_payload", step.input_payload
         yield f"steps[{i}].output_payload", step.output_payload
         yield f"steps[{i}].metadata", step.metadata
-
-
-def _short_path(path: str, limit: int = 120) -> str:
-    """A JSON path short enough for one line: its start and its end around an ellipsis."""
-    if len(path) <= limit:
-        return path
-    return f"{path[: limit // 2]}…{path[-limit // 3 :]}"
 
 
 def _choose_adapter(data: Any, adapter_name: str | None) -> type[BaseAdapter]:

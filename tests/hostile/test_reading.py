@@ -16,7 +16,7 @@ from agentdiff.limits import Limits, parse_size
 from agentdiff.loader import read_document
 from tests.realdata import REAL
 
-from .helpers import SPEC, cli, refused, spec, write
+from .helpers import SPEC, cli, nested, refused, spec, write
 
 
 def _fifo(tmp_path: Path) -> Path:
@@ -288,3 +288,20 @@ def test_a_results_index_never_embeds_a_file_outside_its_pages(results_with_page
     outcome = cli("results", results_with_pages, "-f", "html")
     refused(outcome, "index.json", "is not in pairs/")
     assert "PRIVATE-CONTENT" not in outcome.stdout
+
+
+@pytest.mark.parametrize("where", ["thresholds", "row"])
+def test_a_saved_report_nested_too_deep_is_refused(results_with_pages, where):
+    """A crafted suite.json nesting 300 levels is exit 2 naming the path, not a crash on output."""
+    target = results_with_pages / "suite.json"
+    document = json.loads(target.read_text())
+    deep = nested(300)
+    if where == "row":
+        document["scenarios"][0]["overrides"] = {"x": deep}
+    else:
+        document["thresholds"] = [{"setting": "x", "value": deep, "source": "y"}]
+    target.write_text(json.dumps(document))
+    for fmt in ("terminal", "json"):
+        refused(
+            cli("results", results_with_pages, "-f", fmt), "suite.json", "nests deeper than 200"
+        )

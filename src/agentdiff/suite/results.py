@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from agentdiff.errors import ConfigError
 from agentdiff.files import write_atomically
+from agentdiff.limits import MAX_DEPTH, deepest_path, exceeds_depth, short_path
 from agentdiff.reading import read_input
 from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
 from agentdiff.suite.pages import PAGE_LIMIT, PAGES_DIR, PAGES_INDEX, page_files
@@ -193,6 +194,10 @@ def load_results(folder: str | Path) -> SuiteReport:
         raise ConfigError(f"not a suite report: invalid JSON: {exc}", source=path) from None
     if not isinstance(document, dict):
         raise ConfigError("not a suite report: expected a JSON object", source=path)
+    if exceeds_depth([document], MAX_DEPTH):  # no report nests so deep; no writer could
+        where = short_path(deepest_path(document, MAX_DEPTH, "$") or "$")
+        msg = f"not a suite report: nests deeper than {MAX_DEPTH} levels at {where}"
+        raise ConfigError(msg, source=path)
     rows = document.pop("scenarios", None)
     try:
         header = SuiteReport.model_validate({**document, "scenarios": []})
