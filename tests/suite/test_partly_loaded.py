@@ -160,3 +160,34 @@ def test_a_version_1_report_still_loads(steady, tmp_path):
     old = load_results(tmp_path)
     assert (old.report_version, old.counts.partly_loaded) == ("1", 0)
     assert "error (10→9 runs loaded)" in render_suite(old, "terminal")
+
+
+def _table_line(report: SuiteReport, scenario: str) -> str:
+    markdown = render_suite(report, "markdown")
+    (line,) = [x for x in markdown.splitlines() if x.startswith(f"| {scenario} |")]
+    return line
+
+
+def test_the_markdown_table_says_why_it_regressed_and_which_run_was_lost(looping):
+    # the Why cell of a regression found on the runs that loaded gave only the load error
+    line = _table_line(looping, "refund")
+    assert line.startswith("| refund | regressed |")
+    why = line.split(" | ")[-1]
+    loop = "loop lookup\\_order ×4 in 2/9 runs (in no baseline run)"
+    assert why.startswith(f"{loop}; candidate run {CUT}: refund/{CUT}.json: invalid JSON"), why
+
+
+def test_an_added_scenario_with_a_run_not_loaded_is_named_in_the_markdown_table(tmp_path):
+    # `new` is only in the candidate, one of its 10 runs cut short: the suite fails (exit 2),
+    # and the PR comment must say where, as every other format does
+    root = _runs(tmp_path, "unchanged")
+    shutil.copytree(root / "c" / "refund", root / "c" / "new")
+    done = _suite(root)
+    row = done.scenario("new")
+    assert (row.verdict, row.candidate_runs, len(row.errors)) == ("added", 9, 1)
+    assert (done.counts.partly_loaded, done.exit_code) == (2, 2)
+    line = _table_line(done, "new")
+    assert line.startswith("| new | added | — | 0→9 |")
+    assert f"candidate run {CUT}: new/{CUT}.json: invalid JSON" in line
+    for fmt in FORMATS:
+        assert f"candidate run {CUT}: new/{CUT}.json: invalid JSON" in render_suite(done, fmt), fmt

@@ -1,6 +1,7 @@
 """The Markdown suite report, for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
 
-Counts first, a table of the regressed scenarios (most severe first), the errors and the
+Counts first, a table of the regressed scenarios (most severe first), the errors, the others
+with a run that could not be loaded (their reasons first, then the load error) and the
 inconclusive ones, a list of the improved ones, then the findings of each inside a collapsed
 `<details>`. Every string from a trace or a path goes
 through `md()` (the pair renderer's escaping), so it can neither break the table nor inject
@@ -42,6 +43,7 @@ def render_suite_markdown(report: SuiteReport, options: RenderOptions | None = N
     ]
     views = scenario_views(report)
     attention = [*views["regressed"], *views["error"], *views["partial"], *views["inconclusive"]]
+    attention += [v for v in (*views["removed"], *views["added"]) if v.row.errors]  # exit 2 too
     shown = attention[: options.max_rows]
     if shown:
         parts += _table(shown)
@@ -74,8 +76,9 @@ def _table(views: list[ScenarioView]) -> list[str]:
         rules = ", ".join(sorted({v.rule for v in pair.violations})) if pair else ""
         if row.stats is not None:
             rules = _first_of([text(reason) for reason in row.stats.reasons], 2)
-        if row.errors:
-            rules = _first_of([error_text(e, 160) for e in row.errors], 1)
+        if row.errors:  # after the reasons of a verdict reached on the runs that did load
+            lost = _first_of([error_text(e, 160) for e in row.errors], 1)
+            rules = f"{rules}; {lost}" if rules else lost
         lines.append(
             f"| {_cell(row.scenario)} | {row.verdict} | {view.divergence} "
             f"| {row.baseline_runs}→{row.candidate_runs} | {md(rules)} |"
