@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from .helpers import SPEC, cli, refused
+from .helpers import SPEC, cli, refused, spec, write
 
 pytest.importorskip("duckdb")
 
@@ -93,3 +93,40 @@ def test_the_folder_own_files_may_be_read(results):
     sql = f"SELECT count(*) AS n FROM read_text('{results}/suite.json')"
     outcome = cli("results", results, "--query", sql, "-f", "json")
     assert orjson.loads(outcome.stdout) == [{"n": 1}]
+
+
+TOKEN = "ghp_FakeGitHubToken0123456789abcdefghijKL"  # noqa: S105 - a fake, shaped like one
+NAMES = "SELECT DISTINCT candidate_name AS name FROM steps ORDER BY 1 NULLS LAST"
+"""Step names, one of them holding a token, and a NULL (a deleted step has no candidate)."""
+
+
+@pytest.fixture(scope="module")
+def leaky_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("leaky")
+    for side in ("base", "cand"):
+        document = spec()
+        if side == "cand":
+            document["steps"][1]["name"] = f"call {TOKEN}"
+        (root / side).mkdir()
+        write(root / side / "s1.json", document)
+    out = root / "out"
+    assert cli("suite", root / "base", root / "cand", "--results", out).code in (0, 1)
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown"])
+def test_query_rows_are_redacted_where_people_read_them(leaky_results, fmt):
+    shown = cli("results", leaky_results, "--query", NAMES, "-f", fmt)
+    assert shown.code == 0, shown.stderr
+    assert TOKEN[-12:] not in shown.stdout
+    assert "redacted:" in shown.stdout
+    plain = cli("results", leaky_results, "--query", NAMES, "-f", fmt, "--no-redact").stdout
+    assert TOKEN[-12:] in plain  # markdown escapes the "_" before it
+
+
+def test_query_json_keeps_data_unless_redact_is_asked_for(leaky_results):
+    plain = cli("results", leaky_results, "--query", NAMES, "-f", "json")
+    assert f"call {TOKEN}" in [row["name"] for row in orjson.loads(plain.stdout)]
+    redacted = cli("results", leaky_results, "--query", NAMES, "-f", "json", "--redact")
+    assert TOKEN[-12:] not in redacted.stdout
+    assert None in [row["name"] for row in orjson.loads(redacted.stdout)]

@@ -11,12 +11,13 @@ import orjson
 import typer
 
 from agentdiff.cli.errors import handle_errors
-from agentdiff.cli.options import OutputOpt
+from agentdiff.cli.options import OutputOpt, RedactOpt, redaction
 from agentdiff.cli.output import to_stdout, write_output
 from agentdiff.files import check_output_path
+from agentdiff.render.json import data_json
 from agentdiff.render.markdown import md
 from agentdiff.render.options import RenderOptions
-from agentdiff.render.text import one_line
+from agentdiff.render.prepare import redacting, text
 from agentdiff.suite.columns import TABLES
 from agentdiff.suite.pages import PAGES_DIR
 from agentdiff.suite.render import SUITE_RENDERERS, render_suite
@@ -27,16 +28,25 @@ __all__ = ["results"]
 SuiteFormat = Enum("SuiteFormat", {name: name for name in SUITE_RENDERERS}, type=str)  # type: ignore[misc]
 
 
-def _rows_text(names: list[str], rows: list[tuple[Any, ...]], fmt: str) -> str:
+def _rows_text(
+    names: list[str], rows: list[tuple[Any, ...]], fmt: str, options: RenderOptions
+) -> str:
+    """Query rows as JSON objects, a markdown table or TSV.
+
+    JSON is data (redacted with `--redact`); the others are human-facing: redacted unless
+    `--no-redact`, NULL shown as an empty cell.
+    """
     if fmt == "json":
         data = [dict(zip(names, row, strict=True)) for row in rows]
-        return orjson.dumps(data, default=str, option=orjson.OPT_INDENT_2).decode() + "\n"
+        return data_json(orjson.loads(orjson.dumps(data, default=str)), options).decode()
+    with redacting(options.redactor()):
+        cells = [list(map(text, names))]
+        cells += [["" if v is None else text(v) for v in row] for row in rows]
     if fmt == "markdown":
-        lines = ["| " + " | ".join(md(n) for n in names) + " |", "|" + "---|" * len(names)]
-        lines += ["| " + " | ".join(md(v) for v in row) + " |" for row in rows]
+        lines = ["| " + " | ".join(md(c) for c in row) + " |" for row in cells]
+        lines.insert(1, "|" + "---|" * len(names))
         return "\n".join(lines) + "\n"
-    lines = ["\t".join(names)] + ["\t".join(one_line(v) for v in row) for row in rows]
-    return "\n".join(lines) + "\n"
+    return "\n".join("\t".join(row) for row in cells) + "\n"
 
 
 @handle_errors
@@ -55,19 +65,22 @@ def results(
         ),
     ] = None,
     output: OutputOpt = None,
+    redact: RedactOpt = None,
 ) -> None:
     """Re-render saved suite results, or query their tables with SQL."""
     name = str(fmt.value)
+    options = redaction(redact)
     inputs = _saved_files(folder)  # `-o` may go in the folder (suite.html) but replace none
     if output is not None and not to_stdout(output):
         check_output_path(output, inputs)
     if query is not None:
         names, rows = query_results(folder, query)
-        write_output(_rows_text(names, rows, name), output, inputs)
+        write_output(_rows_text(names, rows, name, options), output, inputs)
         return
     report = load_results(folder)
     color = (output is None or str(output) == "-") and sys.stdout.isatty()
-    write_output(render_suite(report, name, RenderOptions(color=color)), output, inputs)
+    shown = options.model_copy(update={"color": color})
+    write_output(render_suite(report, name, shown), output, inputs)
 
 
 TABLE_FILES = ("jsonl", "parquet")
