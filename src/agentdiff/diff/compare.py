@@ -26,8 +26,10 @@ from agentdiff.models.report import (
     DiffReport,
     GateResult,
     LoopFinding,
+    Moved,
     Op,
     new_aligned,
+    new_moved,
     step_fields,
 )
 from agentdiff.models.trace import AgentTrace
@@ -124,6 +126,7 @@ def passes_gate_prepared(
             first_divergence=None,
             alignment=[],
             recovery=[],
+            moved=[],
             gate=_PENDING,
             thresholds=[],  # given: a default factory costs an `inspect.signature` per call
             findings=[],
@@ -182,6 +185,7 @@ def _report(
         alignment=entries,
         loops=_loops(b_side, c_side) if options.detect_loops else [],
         recovery=recoveries(pairs, ops, c_side, c_attempts),
+        moved=_moved(pairs, moved),
         deltas=deltas(b_sum, c_sum),
         gate=_PENDING,
         thresholds=applied_thresholds(options),
@@ -191,6 +195,15 @@ def _report(
     if findings:
         report.findings = report_findings(report, noted)
     return report
+
+
+def _moved(pairs: list[Pair], moved: set[int]) -> list[Moved]:
+    """Where each run ran the steps of each moved pair (rows and positions 1-based)."""
+    out = []
+    for i in sorted(moved):
+        b, c = pairs[i]
+        out.append(new_moved(i + 1, (b or 0) + 1, (c or 0) + 1))
+    return out
 
 
 def _align(b_side: Side, c_side: Side) -> list[Pair]:

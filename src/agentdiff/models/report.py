@@ -34,6 +34,7 @@ __all__ = [
     "GateResult",
     "GateViolation",
     "LoopFinding",
+    "Moved",
     "Op",
     "Recovery",
     "StepRef",
@@ -299,6 +300,29 @@ class Recovery(_Record):
     """True when the later attempt called the same tool with other (normalized) arguments."""
 
 
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """Where each run ran the steps of one row whose pair moved inside its concurrent group.
+
+    Rows list the candidate's execution order, so the baseline column of a `reorder` row is
+    not the order the baseline ran: these positions are (1-based, in each run's execution
+    order, as `compare` ordered it).
+    """
+
+    __pydantic_config__ = _FORBID
+
+    row: int
+    """The 1-based alignment row (a `reorder`, or a `change` whose pair moved too)."""
+    baseline_position: int
+    """The baseline step's place in the order the baseline ran (1: its first step)."""
+    candidate_position: int
+    """The candidate step's place in the order the candidate ran."""
+
+
+new_moved: Callable[[int, int, int], Moved] = _builder(Moved)
+"""`Moved(row, baseline_position, candidate_position)`, built fast (see `_builder`)."""
+
+
 class Delta(_Record):
     """Baseline vs candidate for one measure; unknown stays `None`; pct in percent units."""
 
@@ -422,6 +446,8 @@ class DiffReport(BaseModel):
     alignment: list[Aligned]
     loops: list[LoopFinding]
     recovery: list[Recovery]
+    moved: list[Moved] = Field(default_factory=list)
+    """Each row whose pair moved inside its concurrent group, with where each run ran it."""
     deltas: Deltas
     gate: GateResult
     thresholds: list[Threshold] = Field(default_factory=list)
@@ -596,6 +622,12 @@ def _fields_of(value: Any) -> dict[str, Any]:
             "kind": value.kind,
             "baseline": value.baseline,
             "candidate": value.candidate,
+        }
+    if kind is Moved:
+        return {
+            "row": value.row,
+            "baseline_position": value.baseline_position,
+            "candidate_position": value.candidate_position,
         }
     if isinstance(value, BaseModel):
         return value.__dict__

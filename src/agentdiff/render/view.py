@@ -69,11 +69,15 @@ class StepView:
     """(what, text) for the HTML step details: input, output, full error."""
     details_omitted: bool = False
     """True when the details were left out to keep the page small."""
+    ran: int | None = None
+    """On a row whose pair moved inside its concurrent group: the step's place in the order its
+    own run ran (1-based; rows follow the candidate's order, so the baseline's shows here)."""
 
     @property
     def label(self) -> str:
-        """`name`, with its status when it is not a success."""
-        return self.name if self.status is None else f"{self.name} [{self.status}]"
+        """`name`, with its status when it is not a success and its place when moved."""
+        shown = self.name if self.status is None else f"{self.name} [{self.status}]"
+        return shown if self.ran is None else f"{shown} (ran #{self.ran:,})"
 
 
 @dataclass(frozen=True)
@@ -189,7 +193,10 @@ class ReportView:
     errors: list[str]
     deltas: list[tuple[str, str, str, str, str]]
     report_version: str
-    legend: str = "= match, ~ change, + insert, - delete, ↕ reorder, … folded unchanged steps"
+    legend: str = (
+        "= match, ~ change, + insert, - delete, ↕ reorder (ran #n: the step's place in the"
+        " order its run ran), … folded unchanged steps"
+    )
 
 
 def _details(step: TraceStep, limit: int) -> tuple[tuple[str, str], ...]:
@@ -202,9 +209,16 @@ def _details(step: TraceStep, limit: int) -> tuple[tuple[str, str], ...]:
 
 
 def _step_view(
-    ref: StepRef | None, step: TraceStep | None, details: tuple[tuple[str, str], ...] | None
+    ref: StepRef | None,
+    step: TraceStep | None,
+    details: tuple[tuple[str, str], ...] | None,
+    ran: int | None = None,
 ) -> StepView | None:
-    """`details`: `()` not asked for, `None` asked for but left out (page budget)."""
+    """The view of one side of a row.
+
+    `details`: `()` not asked for, `None` asked for but left out (page budget); `ran`: the
+    step's place in its run when its pair moved.
+    """
     if ref is None:
         return None
     status = None if ref.status is StepStatus.SUCCESS else ref.status.value
@@ -219,6 +233,7 @@ def _step_view(
         error=text(message, ERROR_CHARS) if message else None,
         details=details or (),
         details_omitted=details is None,
+        ran=ran,
     )
 
 
@@ -249,28 +264,45 @@ class _Builder:
         base, cand = report.baseline_trace, report.candidate_trace
         self.base_steps = base.step_map() if base is not None else {}
         self.cand_steps = cand.step_map() if cand is not None else {}
+        self.moved = {m.row: m for m in report.moved}
 
     def side(
-        self, ref: StepRef | None, steps: dict[str, TraceStep], *, details: bool
+        self,
+        ref: StepRef | None,
+        steps: dict[str, TraceStep],
+        *,
+        details: bool,
+        ran: int | None = None,
     ) -> StepView | None:
         step = steps.get(ref.step_id) if ref is not None else None
         shown: tuple[tuple[str, str], ...] | None = ()
         if details and step is not None:
             shown = _details(step, self.payload_chars) if self.detail_budget > 0 else None
             self.detail_budget -= sum(len(t) for _, t in shown or ())
-        return _step_view(ref, step, shown)
+        return _step_view(ref, step, shown, ran)
 
     def row(self, row: Row, *, details: bool) -> RowView:
         entry = row.entry
         if entry is None:
             return self.fold(row)
         details = details and entry.op is not Op.MATCH
+        moved = self.moved.get(row.number)
         return RowView(
             number=row.number,
             op=entry.op.value,
             first=row.first,
-            baseline=self.side(entry.baseline, self.base_steps, details=details),
-            candidate=self.side(entry.candidate, self.cand_steps, details=details),
+            baseline=self.side(
+                entry.baseline,
+                self.base_steps,
+                details=details,
+                ran=moved.baseline_position if moved else None,
+            ),
+            candidate=self.side(
+                entry.candidate,
+                self.cand_steps,
+                details=details,
+                ran=moved.candidate_position if moved else None,
+            ),
             changes=_change_views(entry),
             more_changes=entry.more_changes,
         )
