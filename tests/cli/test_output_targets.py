@@ -65,3 +65,11 @@ def test_every_known_format_still_names_its_own(formats):
         assert (target.fmt, str(target.path)) == (name, "r.out")
     with pytest.raises(OutputPathError, match="unknown format 'htm'"):
         parse_targets(["htm=r.html"], "terminal", formats)
+
+
+@pytest.mark.parametrize(
+    ("given", "meant"), [("JSON=r.json", "json"), ("Markdwn=r.md", "markdown")]
+)
+def test_a_format_in_capitals_is_refused_with_the_name_it_means(given, meant):
+    with pytest.raises(OutputPathError, match=f"did you mean {meant}=r"):
+        parse_targets([given], "terminal", SUITE_RENDERERS)

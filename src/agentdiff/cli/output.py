@@ -84,7 +84,7 @@ def _format_and_file(value: str, fmt: str, formats: Collection[str]) -> tuple[st
     if name in formats:
         return name, rest
     known = ", ".join(sorted(formats))
-    close = difflib.get_close_matches(name, sorted(formats), n=1)
+    close = difflib.get_close_matches(name.lower(), sorted(formats), n=1)  # JSON= → json=
     guess = f"; did you mean {close[0]}={rest}?" if close else ""
     msg = f"-o {value!r}: unknown format {name!r} (known: {known}){guess}"
     raise OutputPathError(msg, hint=f"a file whose name holds '=' is given as a path: -o ./{value}")
