@@ -191,3 +191,18 @@ def test_an_added_scenario_with_a_run_not_loaded_is_named_in_the_markdown_table(
     assert f"candidate run {CUT}: new/{CUT}.json: invalid JSON" in line
     for fmt in FORMATS:
         assert f"candidate run {CUT}: new/{CUT}.json: invalid JSON" in render_suite(done, fmt), fmt
+
+
+def test_an_added_scenario_is_never_said_to_be_judged(tmp_path):
+    # only in the candidate, so never compared: its finding says a run was lost, not "judged"
+    root = _runs(tmp_path, "unchanged", cut={})  # `refund`: every run loads
+    shutil.copytree(root / "c" / "refund", root / "c" / "new")
+    (root / "c" / "new" / "run-00.json.gz").write_bytes(b"{")
+    done = _suite(root)
+    row = done.scenario("new")
+    assert (row.verdict, row.candidate_runs, len(row.errors)) == ("added", 9, 1)
+    for fmt in FORMATS:
+        text = render_suite(done, fmt)
+        assert "added (0→9 runs loaded)" in text, fmt
+        assert "1 run could not be loaded:" in text, fmt
+        assert "judged without 1 run" not in text, fmt

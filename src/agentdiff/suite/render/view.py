@@ -148,8 +148,10 @@ def divergence_cell(row: ScenarioRow) -> str:
 
 def _findings(row: ScenarioRow) -> list[str]:
     lines = [error_text(e) for e in row.errors]
-    if row.errors and row.verdict != "error":  # several runs: judged on those that loaded
-        lost = plural(len(row.errors), "run")
+    lost = plural(len(row.errors), "run")
+    if row.errors and row.verdict in ("added", "removed"):  # on one side only: never judged
+        lines.insert(0, f"{lost} could not be loaded:")
+    elif row.errors and row.verdict != "error":  # several runs: judged on those that loaded
         lines.insert(0, f"judged without {lost} that could not be loaded:")
     pair = row.pair
     if row.stats is not None:
