@@ -129,53 +129,27 @@ def test_an_inserted_twin_of_a_changed_call_pairs_with_its_twin():
     assert [e.op for e in report.alignment].count(Op.CHANGE) == 0
 
 
+def _calls(text: str) -> list[Call]:
+    """`"f3 s1"` → `[("fetch", 3), ("search", 1)]`."""
+    names = {"f": "fetch", "s": "search"}
+    return [(names[word[0]], int(word[1:])) for word in text.split()]
+
+
+COSTLY_ANCHOR = _calls("f3 f1 s3 f2 f2 f1 f2"), _calls("f3 f1 f2 s1 s1 f1 f2 f2")
+"""A sequential pair whose identical `fetch(2)` anchor would cost the `search` pair."""
+
+
 def test_a_sequential_run_whose_anchors_cost_a_pair_keeps_its_identical_calls():
     """Anchoring the identical `fetch(2)` would cost the `search` pair; the weighted LCS keeps
     the pair count and still pairs every identical call it can."""
-    base = [
-        ("fetch", 3),
-        ("fetch", 1),
-        ("search", 3),
-        ("fetch", 2),
-        ("fetch", 2),
-        ("fetch", 1),
-        ("fetch", 2),
-    ]
-    cand = [
-        ("fetch", 3),
-        ("fetch", 1),
-        ("fetch", 2),
-        ("search", 1),
-        ("search", 1),
-        ("fetch", 1),
-        ("fetch", 2),
-        ("fetch", 2),
-    ]
+    base, cand = COSTLY_ANCHOR
     report = compare(_sequential(base, "b"), _sequential(cand, "c"))
     assert _pairs_and_identical(report) == _best_sequential(base, cand) == (6, 4)
 
 
 def test_a_stretch_of_a_big_box_is_re_aligned_by_the_weighted_lcs(monkeypatch):
     """Past `WEIGHTED_CELLS` only the stretches the plain pairing wins are re-aligned."""
-    base = [
-        ("fetch", 3),
-        ("fetch", 1),
-        ("search", 3),
-        ("fetch", 2),
-        ("fetch", 2),
-        ("fetch", 1),
-        ("fetch", 2),
-    ]
-    cand = [
-        ("fetch", 3),
-        ("fetch", 1),
-        ("fetch", 2),
-        ("search", 1),
-        ("search", 1),
-        ("fetch", 1),
-        ("fetch", 2),
-        ("fetch", 2),
-    ]
+    base, cand = COSTLY_ANCHOR
     monkeypatch.setattr(align_module, "WEIGHTED_CELLS", 30)
     assert len(base) * len(cand) > align_module.WEIGHTED_CELLS
     report = compare(_sequential(base, "b"), _sequential(cand, "c"))

@@ -24,23 +24,29 @@ def _error_sentences(report) -> list[str]:
     return [finding_line(f, report) for f in report.findings if f.kind == "error"]
 
 
+def _fetch(i: int, parent: int, prefix: str, url: str, status: str = "success"):
+    message = "HTTP 503" if status == "error" else None
+    payload = {"url": url}
+    return step(
+        i,
+        "tool_call",
+        "fetch",
+        parent,
+        prefix=prefix,
+        input_payload=payload,
+        status=status,
+        error_message=message,
+    )
+
+
 def _fetch_then_answer_then_fetch(prefix: str, first: str, second: str, status: str = "error"):
     return trace(
         [
             step(0, "llm_call", "model", prefix=prefix),
-            step(
-                1,
-                "tool_call",
-                "fetch",
-                0,
-                prefix=prefix,
-                input_payload={"url": first},
-                status=status,
-                error_message="HTTP 503" if status == "error" else None,
-            ),
+            _fetch(1, 0, prefix, first, status),
             step(2, "response", "answer", prefix=prefix),
             step(3, "llm_call", "model", prefix=prefix),
-            step(4, "tool_call", "fetch", 3, prefix=prefix, input_payload={"url": second}),
+            _fetch(4, 3, prefix, second),
         ],
         prefix,
     )
@@ -102,16 +108,8 @@ def test_a_sibling_issued_in_the_same_turn_is_no_retry():
         return trace(
             [
                 step(0, "llm_call", "model", prefix=prefix),
-                step(
-                    1,
-                    "tool_call",
-                    "fetch",
-                    0,
-                    prefix=prefix,
-                    input_payload={"url": "a"},
-                    status=status,
-                ),
-                step(2, "tool_call", "fetch", 0, prefix=prefix, input_payload={"url": "b"}),
+                _fetch(1, 0, prefix, "a", status),
+                _fetch(2, 0, prefix, "b"),
                 step(3, "response", "answer", prefix=prefix),
             ],
             prefix,

@@ -22,12 +22,10 @@ def _delta(base: float, cand: float) -> Delta:
 
 def _number(shown: str) -> float:
     """What a reader takes a shown value for (`12.6 ms`, `10.0 s`, `$-0.25`, `+1,200`)."""
-    digits = shown.replace("$", "").replace(",", "").replace("+", "")
-    if digits.endswith(" ms"):
-        return float(digits[:-3])
-    if digits.endswith(" s"):
-        return float(digits[:-2]) * 1000
-    return float(digits)
+    found = re.fullmatch(r"\+?\$?(-?[\d,]+(?:\.\d+)?)( ms| s)?", shown)
+    assert found, shown
+    value = float(found[1].replace(",", ""))
+    return value * 1000 if found[2] == " s" else value
 
 
 def test_latencies_that_round_alike_get_the_decimals_their_change_needs():

@@ -58,24 +58,27 @@ FEW_FAILURES = 16
 def _scanned(side: Side) -> dict[int, int | None]:
     """Each failed step's next same step (same arguments; failed or not), with few failures.
 
-    Each one is found by `list.index` from the step on (a C-level scan per key), not by a
-    Python step per position from the first failure on; at most `FEW_FAILURES` steps, two
-    scans each. Same mapping, in the same order, as `_walked`.
+    Each one is found by `list.index` from the step on (a C-level scan per key, the second
+    one only up to where the first found one), not by a Python step per position from the
+    first failure on; at most `FEW_FAILURES` steps. Same mapping, in the same order, as
+    `_walked`.
     """
-    exact, succeeded = side.exact, side.succeeded
+    exact, succeeded, end = side.exact, side.succeeded, len(side.exact)
     out: dict[int, int | None] = {}
     for i in reversed(side.failed):
-        found = [_next_equal(exact, key, i) for key in (exact[i], succeeded[i])]
-        out[i] = min((at for at in found if at is not None), default=None)
+        found = _next_equal(exact, exact[i], i, end)
+        ok = succeeded[i]
+        if ok is not None:
+            sooner = _next_equal(exact, ok, i, end if found is None else found)
+            found = found if sooner is None else sooner
+        out[i] = found
     return out
 
 
-def _next_equal(values: list[int], value: int | None, i: int) -> int | None:
-    """The first position after `i` holding `value` (None: none, or `value` is None)."""
-    if value is None:
-        return None
+def _next_equal(values: list[int], value: int, i: int, end: int) -> int | None:
+    """The first position in (i, end) holding `value` (None: none)."""
     try:
-        return values.index(value, i + 1)
+        return values.index(value, i + 1, end)
     except ValueError:
         return None
 
