@@ -19,23 +19,32 @@ __all__ = ["ROUTES_RENDERERS", "RUNS_RENDERERS", "runs_junit"]
 
 
 def runs_junit(report: RunsReport) -> str:
-    """One testcase per scenario: regressed = failure, error = error, inconclusive = skipped."""
+    """One testcase per scenario: regressed = failure, error = error, inconclusive = skipped.
+
+    Under `inconclusive = "fail"` an inconclusive scenario is a failure, as the exit code says.
+    """
     cases = []
+    failing = report.settings.get("inconclusive") == "fail"
     for s in report.scenarios:
         name = quoteattr(prepare.text(s.scenario))
         why = escape(prepare.text("; ".join(s.reasons)) or s.verdict.value)
         error = quoteattr(prepare.text(s.error or "error"))
+        inconclusive = f"<skipped message={quoteattr(why)}/>"
+        if failing:
+            inconclusive = f"<failure message={quoteattr('inconclusive')}>{why}</failure>"
         body = {
             Verdict.REGRESSED: f"<failure message={quoteattr('regressed')}>{why}</failure>",
             Verdict.ERROR: f"<error message={error}>{why}</error>",
-            Verdict.INCONCLUSIVE: f"<skipped message={quoteattr(why)}/>",
+            Verdict.INCONCLUSIVE: inconclusive,
         }.get(s.verdict, "")
         cases.append(f'  <testcase classname="agentdiff.runs" name={name}>{body}</testcase>')
     c = report.counts
+    regressed, inconclusive_count = c.get("regressed", 0), c.get("inconclusive", 0)
+    failures = regressed + (inconclusive_count if failing else 0)
     head = (
         f'<testsuite name="agentdiff compare-runs" tests="{len(report.scenarios)}" '
-        f'failures="{c.get("regressed", 0)}" errors="{c.get("error", 0)}" '
-        f'skipped="{c.get("inconclusive", 0)}">'
+        f'failures="{failures}" errors="{c.get("error", 0)}" '
+        f'skipped="{0 if failing else inconclusive_count}">'
     )
     return (
         "\n".join(['<?xml version="1.0" encoding="utf-8"?>', head, *cases, "</testsuite>"]) + "\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentdiff.render.measures import plural
 from agentdiff.render.prepare import text
 from agentdiff.scenario.report import (
     Band,
@@ -99,7 +100,8 @@ class ScenarioView:
 
 def scenario_view(s: ScenarioReport) -> ScenarioView:
     """The cells and lines of one scenario."""
-    title = f"{text(s.scenario)} · {s.n_baseline} baseline runs, {s.n_candidate} candidate runs"
+    runs = f"{plural(s.n_baseline, 'baseline run')}, {plural(s.n_candidate, 'candidate run')}"
+    title = f"{text(s.scenario)} · {runs}"
     view = ScenarioView(title=title, verdict=s.verdict.value, reasons=[text(r) for r in s.reasons])
     if s.error:
         view.reasons = [text(s.error)]
