@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 
 from agentdiff.errors import ConfigError
 from agentdiff.suite import RunRef, RunSet, load_manifest
+from agentdiff.suite.discover import list_files
+from agentdiff.suite.refs import is_trace_file
 from tests.realdata import RealSource
 
 LOOP = RealSource("openai_agents").path("export", "loop", "baseline")
@@ -55,6 +58,36 @@ def test_glob_roots_are_relative_to_their_fixed_prefix(tmp_path):
     runs = RunSet.from_dir(f"{root}/runs/main/**/*.json", layout="files")
     assert runs.root == f"{root}/runs/main"
     assert runs.scenarios == ["a", "deep/b"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["**/*.json", "*.json", "a/**", "a/**/b*.json", "?/*.json", "[ab]/**/*.json*", "a/*/*.jsonl"],
+)
+def test_glob_roots_list_what_glob_lists(tmp_path, monkeypatch, pattern):
+    """The walk-and-match listing agrees with `glob.glob` on a tree without links."""
+    names = ["top.json", "a/b1.json", "a/c/b2.json", "a/c/d/x.jsonl", "b/y.json.gz", "b/.h/z.json"]
+    _tree(tmp_path, names)
+    monkeypatch.chdir(tmp_path)
+    expected = sorted(
+        p
+        for p in glob.glob(pattern, recursive=True)  # noqa: PTH207 - the reference
+        if Path(p).is_file() and is_trace_file(Path(p).name) and "/." not in f"/{p}"
+    )
+    base, found = list_files(pattern)
+    assert sorted(str(Path(base) / rel) for rel, _ in found) == [str(Path(p)) for p in expected]
+    absolute, found_abs = list_files(f"{tmp_path}/{pattern}")
+    assert len(found_abs) == len(expected) and Path(absolute).is_absolute()
+
+
+def test_a_glob_does_not_follow_a_link_to_a_parent_folder(tmp_path):
+    """`glob.glob` followed it under `**`: the one run was listed ~40 times (and with two such
+    links the listing never ended)."""
+    _tree(tmp_path, ["base/a/r.json"])
+    (tmp_path / "base" / "a" / "up").symlink_to("..")
+    runs = RunSet.from_dir(f"{tmp_path}/base/**/*.json")
+    assert runs.scenarios == ["a"]
+    assert [r.source for r in runs.runs["a"]] == ["a/r.json"]
 
 
 def test_missing_root_is_a_config_error(tmp_path):

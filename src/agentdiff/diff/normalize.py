@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any
+
+from agentdiff.globs import segments_match
 
 __all__ = ["Normalizer", "is_volatile", "strip_volatile", "volatile_free_keys", "volatile_tests"]
 
@@ -167,7 +168,7 @@ class Normalizer:
         return value
 
     def _ignored(self, path: tuple[str, ...]) -> bool:
-        return any(_match(glob, path) for glob in self._ignore)
+        return any(segments_match(glob, path) for glob in self._ignore)
 
 
 def strip_volatile(value: Any) -> Any:
@@ -226,13 +227,3 @@ def _checks(keys: tuple[Any, ...]) -> tuple[tuple[Any, VolatileTest], ...]:
 
 
 _CHECKED: dict[tuple[Any, ...], tuple[tuple[Any, VolatileTest], ...]] = {}
-
-
-@lru_cache(maxsize=65536)
-def _match(glob: tuple[str, ...], path: tuple[str, ...]) -> bool:
-    if not glob:
-        return not path
-    head, rest = glob[0], glob[1:]
-    if head == "**":
-        return any(_match(rest, path[i:]) for i in range(len(path) + 1))
-    return bool(path) and fnmatchcase(path[0], head) and _match(rest, path[1:])

@@ -15,7 +15,6 @@ prefix without wildcards.
 
 from __future__ import annotations
 
-import glob
 import os
 import posixpath
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from agentdiff.errors import ConfigError
+from agentdiff.globs import segments_match
 from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.refs import RunRef, is_trace_file, is_url, strip_suffix
 
@@ -77,14 +77,25 @@ def _fixed_prefix(pattern: str, sep: str) -> str:
 
 
 def _list_glob(pattern: str) -> tuple[str, list[Listed]]:
-    base = _fixed_prefix(pattern, "/") or "."
-    found = []
-    for match in glob.glob(pattern, recursive=True):  # noqa: PTH207 - a user's pattern as given
-        path = Path(match)
-        rel = path.relative_to(base).as_posix()
-        hidden = any(part.startswith(".") for part in rel.split("/"))
-        if path.is_file() and is_trace_file(path.name) and not hidden:
-            found.append((rel, _size(path)))
+    """The trace files under the pattern's fixed prefix that match it.
+
+    The prefix is walked as a folder root is (symbolic links to folders are not followed), and
+    each file's path is matched segment by segment; `glob.glob` follows links under `**`, so a
+    link to a parent folder listed every run again at each of ~40 levels, and two such links
+    made the listing run for ever.
+    """
+    fixed = _fixed_prefix(pattern, "/")
+    base = fixed or ("/" if pattern.startswith("/") else ".")
+    segments = tuple(pattern[len(fixed) :].lstrip("/").split("/"))
+    folder = Path(base)
+    if not folder.is_dir():
+        return base, []
+    found = [
+        listed
+        for listed in _walk(folder)
+        if not any(part.startswith(".") for part in listed[0].split("/"))
+        and segments_match(segments, tuple(listed[0].split("/")))
+    ]
     return base, sorted(found)
 
 
