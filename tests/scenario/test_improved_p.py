@@ -8,6 +8,7 @@ direction's p of those tests is 1, and printing it beside "improved" would contr
 from __future__ import annotations
 
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import orjson
@@ -49,3 +50,11 @@ def test_an_improvement_prints_the_p_of_the_improvement(folders):
         assert "scenario p = 1 " not in text, fmt
     row = next(line for line in _run(folders, "terminal").splitlines() if "total_tokens  " in line)
     assert row.split()[-3:] == [f"{tokens['p_better']:.2g}", better, "improved"]
+
+
+def test_an_improved_case_in_junit_says_why(folders):
+    # a passing case with a system-out, as the suite's JUnit gives it (it was an empty case)
+    case = ET.fromstring(_run(folders, "junit")).find("testcase")  # noqa: S314
+    assert case is not None and case.find("failure") is None
+    out = case.findtext("system-out") or ""
+    assert "total_tokens -27 % (adjusted p = 0.0033, mann-whitney (exact))" in out, out

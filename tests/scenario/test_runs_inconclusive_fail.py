@@ -45,3 +45,5 @@ def test_an_inconclusive_scenario_fails_the_junit_report_when_it_fails_the_exit_
     assert (case.find("skipped") is not None) == (setting == "pass")
     text = runner.invoke(app, args).stdout
     assert "3 baseline runs, 1 candidate run → INCONCLUSIVE" in text
+    counted = "1 inconclusive (counted as failing) · 0 errors"  # as the suite's summary says it
+    assert (counted in text) == (setting == "fail"), text

@@ -21,6 +21,7 @@ __all__ = ["ROUTES_RENDERERS", "RUNS_RENDERERS", "runs_junit"]
 def runs_junit(report: RunsReport) -> str:
     """One testcase per scenario: regressed = failure, error = error, inconclusive = skipped.
 
+    An improved scenario is a passing case whose `<system-out>` gives its reasons.
     Under `inconclusive = "fail"` an inconclusive scenario is a failure, as the exit code says.
     """
     cases = []
@@ -36,6 +37,7 @@ def runs_junit(report: RunsReport) -> str:
             Verdict.REGRESSED: f"<failure message={quoteattr('regressed')}>{why}</failure>",
             Verdict.ERROR: f"<error message={error}>{why}</error>",
             Verdict.INCONCLUSIVE: inconclusive,
+            Verdict.IMPROVED: f"<system-out>{why}</system-out>",  # why it improved, as in a suite
         }.get(s.verdict, "")
         cases.append(f'  <testcase classname="agentdiff.runs" name={name}>{body}</testcase>')
     c = report.counts

@@ -61,14 +61,20 @@ def number(value: float | None) -> str:
 
 
 def summary_line(report: RunsReport) -> str:
-    """`3 passed · 1 regressed · 2 inconclusive · 0 errors`."""
+    """`3 passed · 1 regressed · 2 inconclusive · 0 errors`.
+
+    Inconclusive scenarios that fail (`inconclusive = "fail"`: exit 1) say so, as the suite's do.
+    """
     c = report.counts
+    inconclusive = c.get("inconclusive", 0)
+    fails = report.settings.get("inconclusive") == "fail"
+    failing = " (counted as failing)" if inconclusive and fails else ""
     parts = [
         f"{c.get('pass', 0)} passed",
         f"{c.get('regressed', 0)} regressed",
         f"{c.get('improved', 0)} improved",
-        f"{c.get('inconclusive', 0)} inconclusive",
-        f"{c.get('error', 0)} errors",
+        f"{inconclusive} inconclusive{failing}",
+        plural(c.get("error", 0), "error"),
     ]
     return " · ".join(parts)
 
