@@ -58,6 +58,19 @@ def write(path: Path, document: Any) -> Path:
     return path
 
 
+def run_folder(folder: Path, runs: int, trace_id: str, scenario: str, step_name: str) -> Path:
+    """`runs` copies of `spec()` in `folder`: trace ids `run<i><trace_id>`, one `scenario`
+    metadata value, the second step named `step_name` (hostile text for the runs reports)."""
+    folder.mkdir()
+    for i in range(runs):
+        document = spec()
+        document["trace_id"] = f"run{i}{trace_id}"
+        document.setdefault("metadata", {})["scenario"] = scenario
+        document["steps"][1]["name"] = step_name
+        write(folder / f"run{i}.json", document)
+    return folder
+
+
 def nested(levels: int) -> dict[str, Any]:
     """`{"a": {"a": ... {"a": 1}}}`, `levels` dicts deep."""
     value: Any = 1

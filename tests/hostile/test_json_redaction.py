@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import claude_home, cli, spec, write
+from .helpers import claude_home, cli, run_folder
 from .secrets import AWS_SECRET, BEARER, PATTERN_SECRETS
 
 SHOWN = [*PATTERN_SECRETS.values(), BEARER, AWS_SECRET]
@@ -23,14 +23,13 @@ def _leaks(text: str) -> list[str]:
 
 
 def _runs(folder: Path, tool: str) -> Path:
-    folder.mkdir()
-    for i in range(3):
-        document = spec()
-        document["trace_id"] = f"run{i}-{PATTERN_SECRETS['openai']}"
-        document.setdefault("metadata", {})["scenario"] = f"scenario {PATTERN_SECRETS['github']}"
-        document["steps"][1]["name"] = f"{tool} {' '.join(SHOWN)}"
-        write(folder / f"run{i}.json", document)
-    return folder
+    return run_folder(
+        folder,
+        3,
+        trace_id=f"-{PATTERN_SECRETS['openai']}",
+        scenario=f"scenario {PATTERN_SECRETS['github']}",
+        step_name=f"{tool} {' '.join(SHOWN)}",
+    )
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import cli, spec, write
+from .helpers import cli, run_folder
 from .test_control_chars import RAW
 
 EVIL = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202eevil\r"
@@ -16,14 +16,13 @@ WIDE = {"COLUMNS": "2000"}
 
 
 def _runs(folder, tool: str):
-    folder.mkdir()
-    for i in range(4):
-        document = spec()
-        document["trace_id"] = f"run{i}{EVIL}{TOKEN}"
-        document.setdefault("metadata", {})["scenario"] = f"scenario{EVIL}{TOKEN}{HTML}"
-        document["steps"][1]["name"] = f"{tool}{EVIL}call_{TOKEN}{HTML}"
-        write(folder / f"run{i}.json", document)
-    return folder
+    return run_folder(
+        folder,
+        4,
+        trace_id=f"{EVIL}{TOKEN}",
+        scenario=f"scenario{EVIL}{TOKEN}{HTML}",
+        step_name=f"{tool}{EVIL}call_{TOKEN}{HTML}",
+    )
 
 
 @pytest.fixture
