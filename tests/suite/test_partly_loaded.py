@@ -73,7 +73,7 @@ def test_a_regression_is_still_found_on_the_runs_that_loaded(looping):
     assert error.message.startswith(f"refund/{CUT}.json: invalid JSON")
     assert looping.counts.partly_loaded == 1 and looping.counts.errors == 0
     assert looping.exit_code == 1  # a regression wins over the load error
-    words = "0 passed · 1 regressed · 1 judged without runs that could not be loaded"
+    words = "0 passed · 1 regressed · 1 with runs that could not be loaded"
     for fmt in FORMATS:
         text = render_suite(looping, fmt)
         assert words in text, fmt
@@ -90,7 +90,7 @@ def test_a_passing_scenario_with_a_run_not_loaded_fails_the_suite_with_exit_2(st
     assert (steady.passed, steady.exit_code) == (False, 2)
     for fmt in FORMATS:
         text = render_suite(steady, fmt)
-        assert "1 passed · 1 judged without runs that could not be loaded" in text, fmt
+        assert "1 passed · 1 with runs that could not be loaded" in text, fmt
         assert "pass (10→9 runs loaded)" in text, fmt
         assert "judged without 1 run that could not be loaded:" in text, fmt
         assert f"candidate run {CUT}: refund/{CUT}.json: invalid JSON" in text, fmt
@@ -205,4 +205,5 @@ def test_an_added_scenario_is_never_said_to_be_judged(tmp_path):
         text = render_suite(done, fmt)
         assert "added (0→9 runs loaded)" in text, fmt
         assert "1 run could not be loaded:" in text, fmt
-        assert "judged without 1 run" not in text, fmt
+        assert "judged without" not in text, fmt  # nor in the summary line
+        assert "1 with runs that could not be loaded" in text, fmt

@@ -91,9 +91,10 @@ class Counts(_Record):
     added: int = 0
     removed: int = 0
     partly_loaded: int = 0
-    """Scenarios judged on the runs that loaded while some of their runs could not be (each one
-    listed in the row's `errors`); also counted under their verdict. They fail the suite as an
-    error row does (exit 2, unless a scenario regressed)."""
+    """Scenarios some of whose runs could not be loaded while others were (each one listed in the
+    row's `errors`): judged on the runs that loaded, or added/removed (never judged); also counted
+    under their verdict. They fail the suite as an error row does (exit 2, unless a scenario
+    regressed)."""
 
 
 _COUNT_FIELD: dict[str, str] = {

@@ -54,9 +54,9 @@ def count_words(report: SuiteReport) -> list[str]:
             suffix = "s" if word == "error" and n != 1 else ""
             failing = " (counted as failing)" if key == "inconclusive" and fails(report) else ""
             words.append(f"{n} {word}{suffix}{failing}")
-    if report.counts.partly_loaded:  # judged on the runs that loaded: counted above too
+    if report.counts.partly_loaded:  # counted above too, under their verdict (or added/removed)
         n = report.counts.partly_loaded
-        words.append(f"{n} judged without runs that could not be loaded")
+        words.append(f"{n} with runs that could not be loaded")
     if report.unjudged:  # --fail-fast stopped the suite: the counts above are not the suite's
         words.append(f"{report.unjudged} not judged (stopped at a failure: --fail-fast)")
     return words
