@@ -17,6 +17,7 @@ from agentdiff.render.runs.view import (
     caveat,
     number,
     ordered,
+    report_fdr,
     route_cells,
     route_header,
     route_notes,
@@ -53,7 +54,7 @@ def runs_html(report: RunsReport) -> str:
     """The N-vs-M report as one HTML page."""
     scenarios = []
     for s in ordered(report):
-        view = scenario_view(s)
+        view = scenario_view(s, report_fdr(report))
         totals = {"baseline": s.n_baseline, "candidate": s.n_candidate}
         scenarios.append(
             {

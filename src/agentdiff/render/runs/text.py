@@ -9,6 +9,7 @@ from agentdiff.render.runs.view import (
     TEST_HEADER,
     caveat,
     ordered,
+    report_fdr,
     route_cells,
     route_header,
     route_notes,
@@ -40,7 +41,7 @@ def runs_terminal(report: RunsReport) -> str:
     """Plain text: the summary line first, then each scenario (worst first)."""
     out = [summary_line(report), ""]
     for s in ordered(report):
-        v = scenario_view(s)
+        v = scenario_view(s, report_fdr(report))
         out.append(f"{v.title} → {v.verdict.upper()}")
         out += [f"  {r}" for r in v.reasons]
         if v.tests:
@@ -59,7 +60,7 @@ def runs_markdown(report: RunsReport) -> str:
     """A PR comment: counts, the scenarios that need attention, details collapsed."""
     out = ["## AgentDiff: N-vs-M runs", "", f"**{summary_line(report)}**", ""]
     for s in ordered(report):
-        v = scenario_view(s)
+        v = scenario_view(s, report_fdr(report))
         out.append(f"### {v.verdict.upper()} · {md(v.title)}")
         out += [f"- {md(r)}" for r in v.reasons]
         out.append("")

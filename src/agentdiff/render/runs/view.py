@@ -27,6 +27,7 @@ from agentdiff.scenario.report import (
     TrieNode,
     Verdict,
 )
+from agentdiff.stats_options import StatsOptions
 
 __all__ = [
     "ROUTE_TAIL",
@@ -34,6 +35,7 @@ __all__ = [
     "ScenarioView",
     "caveat",
     "number",
+    "report_fdr",
     "route_cells",
     "route_header",
     "route_notes",
@@ -104,8 +106,13 @@ class ScenarioView:
     nearest: list[str] = field(default_factory=list)
 
 
-def scenario_view(s: ScenarioReport) -> ScenarioView:
-    """The cells and lines of one scenario."""
+def report_fdr(report: RunsReport) -> float:
+    """The false discovery rate the report's scenarios were judged at."""
+    return float(report.settings.get("fdr", StatsOptions().fdr))
+
+
+def scenario_view(s: ScenarioReport, fdr: float) -> ScenarioView:
+    """The cells and lines of one scenario (judged at false discovery rate `fdr`)."""
     runs = f"{plural(s.n_baseline, 'baseline run')}, {plural(s.n_candidate, 'candidate run')}"
     title = f"{text(s.scenario)} · {runs}"
     view = ScenarioView(title=title, verdict=s.verdict.value, reasons=[text(r) for r in s.reasons])
@@ -118,7 +125,7 @@ def scenario_view(s: ScenarioReport) -> ScenarioView:
         totals = {"baseline": s.n_baseline, "candidate": s.n_candidate}
         view.routes = [route_cells(r, totals) for r in s.routes.clusters]
         view.route_notes = route_notes(s.routes)
-    view.facts = _facts(s)
+    view.facts = _facts(s, fdr)
     view.nearest = [
         text(
             f"{n.candidate_run} vs {n.baseline_run}: divergence {n.divergence:.2f}, "
@@ -223,7 +230,7 @@ def trie_view(node: TrieNode) -> dict[str, Any]:
     }
 
 
-def _facts(s: ScenarioReport) -> list[str]:
+def _facts(s: ScenarioReport, fdr: float) -> list[str]:
     out = []
     if s.noise_floor is not None:
         nf = s.noise_floor
@@ -235,7 +242,10 @@ def _facts(s: ScenarioReport) -> list[str]:
     if p is not None:
         better = ", the improvement" if s.verdict is Verdict.IMPROVED else ""
         shown = "left out (Tarone)" if q is None else f"{q:.2g}"
-        out.append(f"scenario p = {p:.2g} (Holm{better}), q = {shown} (Benjamini–Hochberg)")
+        line = f"scenario p = {p:.2g} (Holm{better}), q = {shown} (Benjamini–Hochberg)"
+        if s.verdict is Verdict.REGRESSED and s.evidence(fdr) is None:
+            line += ": not significant; a hard rule decided the verdict"
+        out.append(line)
     out.append(
         "all candidate runs clean (no errors, loops or gate failures)"
         if s.all_clean

@@ -1,0 +1,45 @@
+"""`compare-runs` on a regression a hard rule decided: its p is said not to be what decided it.
+
+Real runs (tests/fixtures/runs_pool): 10 baseline runs against 10 runs of the `loop` variant.
+The new loop regresses the scenario while no test is significant (scenario p = 1); printed bare
+beside "REGRESSED", that p reads as the evidence for the verdict.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from agentdiff.cli.app import app
+
+POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    root = tmp_path_factory.mktemp("rule")
+    for side, source in (("b", "baseline"), ("c", "loop")):
+        (root / side).mkdir()
+        for run in sorted((POOL / source).iterdir())[:10]:
+            shutil.copyfile(run, root / side / run.name)
+    return str(root / "b"), str(root / "c")
+
+
+def _run(folders: tuple[str, str], fmt: str) -> str:
+    result = runner.invoke(app, ["compare-runs", *folders, "-f", fmt])
+    assert result.exit_code == 1, result.output
+    return result.stdout
+
+
+def test_a_rule_decided_regression_says_its_p_did_not_decide(folders):
+    (scenario,) = orjson.loads(_run(folders, "json"))["scenarios"]
+    assert scenario["verdict"] == "regressed" and scenario["q"] > 0.05
+    for fmt in ("terminal", "markdown", "html"):
+        text = _run(folders, fmt)
+        line = next(x for x in text.splitlines() if "scenario p = " in x)
+        assert "not significant; a hard rule decided the verdict" in line, (fmt, line)
