@@ -43,3 +43,11 @@ def test_a_rule_decided_regression_says_its_p_did_not_decide(folders):
         text = _run(folders, fmt)
         line = next(x for x in text.splitlines() if "scenario p = " in x)
         assert "not significant; a hard rule decided the verdict" in line, (fmt, line)
+
+
+def test_no_p_in_a_direction_means_no_q_there(folders):
+    # the loop runs cost no less than the baseline's: no test has a better-direction effect,
+    # and a q of 1.0 beside a missing p was a number made of nothing
+    (scenario,) = orjson.loads(_run(folders, "json"))["scenarios"]
+    assert scenario["p_better"] is None
+    assert scenario["q_better"] is None

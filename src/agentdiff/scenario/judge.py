@@ -80,7 +80,12 @@ def _settle(
 ) -> ScenarioReport:
     """`worse` and `better`: the scenario's p and its Benjamini–Hochberg q in each direction."""
     (p, q), (p_better, q_better) = worse, better
-    update: dict[str, object] = {"p": p, "q": q, "p_better": p_better, "q_better": q_better}
+    update: dict[str, object] = {  # no p in a direction (no test's effect): no q either
+        "p": p,
+        "q": None if p is None else q,
+        "p_better": p_better,
+        "q_better": None if p_better is None else q_better,
+    }
     if s.reasons:
         update["verdict"] = Verdict.REGRESSED
     elif q is None:

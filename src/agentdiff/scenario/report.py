@@ -243,7 +243,7 @@ class ScenarioReport(_Record):
     p: float | None = None
     """The scenario's p (smallest Holm-adjusted p of a test whose effect is large enough)."""
     q: float | None = None
-    """Benjamini–Hochberg across scenarios (None: left out by Tarone's rule, or no test)."""
+    """Benjamini–Hochberg across scenarios (None: left out by Tarone's rule, or no p)."""
     p_better: float | None = None
     q_better: float | None = None
     min_p: float = 1.0
