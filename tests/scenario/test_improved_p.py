@@ -7,9 +7,7 @@ direction's p of those tests is 1, and printing it beside "improved" would contr
 
 from __future__ import annotations
 
-import shutil
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import orjson
 import pytest
@@ -17,21 +15,17 @@ from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
 
-POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+from .pool import pool_folders
+
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
-    root = tmp_path_factory.mktemp("improved")
-    for side, source in (("b", "cost"), ("c", "baseline")):
-        (root / side).mkdir()
-        for run in sorted((POOL / source).iterdir())[:20]:
-            shutil.copyfile(run, root / side / run.name)
-    return str(root / "b"), str(root / "c")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    return pool_folders(tmp_path_factory.mktemp("improved"), ("cost", 20), ("baseline", 20))
 
 
-def _run(folders: tuple[str, str], fmt: str) -> str:
+def _run(folders: list[str], fmt: str) -> str:
     result = runner.invoke(app, ["compare-runs", *folders, "-f", fmt])
     assert result.exit_code == 0, result.output
     return result.stdout

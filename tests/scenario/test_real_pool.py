@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import random
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -23,7 +22,8 @@ from agentdiff.scenario.folders import runs_in
 from agentdiff.scenario.profile import profile_run
 from agentdiff.scenario.report import Verdict
 
-POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+from .pool import POOL
+
 SEEDS = range(8)
 
 

@@ -7,30 +7,23 @@ beside "REGRESSED", that p reads as the evidence for the verdict.
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import orjson
 import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
 
-POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+from .pool import pool_folders
+
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
-def folders(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
-    root = tmp_path_factory.mktemp("rule")
-    for side, source in (("b", "baseline"), ("c", "loop")):
-        (root / side).mkdir()
-        for run in sorted((POOL / source).iterdir())[:10]:
-            shutil.copyfile(run, root / side / run.name)
-    return str(root / "b"), str(root / "c")
+def folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    return pool_folders(tmp_path_factory.mktemp("rule"), ("baseline", 10), ("loop", 10))
 
 
-def _run(folders: tuple[str, str], fmt: str) -> str:
+def _run(folders: list[str], fmt: str) -> str:
     result = runner.invoke(app, ["compare-runs", *folders, "-f", fmt])
     assert result.exit_code == 1, result.output
     return result.stdout

@@ -8,7 +8,6 @@ beside a red job). The title counts one run as `1 candidate run`.
 
 from __future__ import annotations
 
-import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -17,17 +16,14 @@ from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
 
-POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
+from .pool import pool_folders
+
 runner = CliRunner()
 
 
 @pytest.fixture
 def folders(tmp_path: Path) -> list[str]:
-    for side, source, runs in (("b", "baseline", 3), ("c", "unchanged", 1)):
-        (tmp_path / side).mkdir()
-        for run in sorted((POOL / source).iterdir())[:runs]:
-            shutil.copyfile(run, tmp_path / side / run.name)
-    return [str(tmp_path / "b"), str(tmp_path / "c")]
+    return pool_folders(tmp_path, ("baseline", 3), ("unchanged", 1))
 
 
 @pytest.mark.parametrize(("setting", "code", "counts"), [("fail", 1, "1 0"), ("pass", 0, "0 1")])
