@@ -136,3 +136,39 @@ def test_inspect_tree_redaction_can_be_turned_off_in_the_config(acme_trace, tmp_
     (tmp_path / "agentdiff.toml").write_text("[report]\nredact = false\n")
     assert _leaks(cli("inspect", acme_trace, env=WIDE).stdout)
     assert _leaks(cli("inspect", acme_trace, "--redact", env=WIDE).stdout) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compare", "{f}", "{f}"],
+        ["compare", "{f}", "{f}", "--no-redact"],
+        ["suite", "{d}", "{d}"],
+        ["compare-runs", "{d}", "{d}"],
+    ],
+)
+def test_stderr_redacts_the_config_patterns_too(tmp_path, monkeypatch, command):
+    """A broken file named after an in-house credential: stderr hides it as reports do (it
+    knew the built-in patterns only), whatever `--no-redact` says for the report."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agentdiff.toml").write_text('[report]\nredact_patterns = ["acme-[0-9a-f]{8}"]\n')
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "acme-deadbeef.json").write_text("{")
+    args = [a.format(f=runs / "acme-deadbeef.json", d=runs) for a in command]
+    outcome = cli(*args)
+    assert outcome.code == 2, outcome.stderr
+    shown = outcome.stdout + outcome.stderr  # the suite lists the load error in its report
+    assert "acme-deadbeef" not in shown
+    assert "redacted:" in shown
+
+
+def test_the_config_patterns_of_one_command_do_not_reach_the_next(tmp_path, monkeypatch):
+    """The CLI embedded (tests, notebooks): a later command without that config starts afresh."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "agentdiff.toml").write_text('[report]\nredact_patterns = ["acme-[0-9a-f]{8}"]\n')
+    broken = tmp_path / "acme-deadbeef.json"
+    broken.write_text("{")
+    assert "acme-deadbeef" not in cli("compare", broken, broken).stderr
+    (tmp_path / "agentdiff.toml").unlink()
+    assert "acme-deadbeef" in cli("compare", broken, broken).stderr

@@ -20,8 +20,7 @@ import typer
 from agentdiff.baselines import VIA_APPROVE, approval_blockers, replaced_provenance, save_baseline
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, say
 from agentdiff.cli.options import AdapterOpt, TraceIdOpt
-from agentdiff.cli.settings import setting_flags
-from agentdiff.config import load_options
+from agentdiff.cli.settings import resolved_options, setting_flags
 from agentdiff.diff import compare as compare_traces
 from agentdiff.files import check_output_path
 from agentdiff.loader import load_trace
@@ -89,7 +88,7 @@ def approve(
 ) -> None:
     """Compare CANDIDATE with the baseline and make it the new baseline, with provenance."""
     check_output_path(Path(os.path.realpath(baseline)), [candidate])  # fail before comparing
-    options = load_options(flags).options
+    options = resolved_options(flags).options
     cand = load_trace(candidate, adapter, trace_id=trace_id)
     replaced_provenance(baseline)  # refuse a multi-trace file before comparing
     if not baseline.exists():

@@ -31,8 +31,8 @@ from agentdiff.cli.output import (
     write_output,
     write_targets,
 )
-from agentdiff.cli.settings import compare_flags
-from agentdiff.config import ResolvedConfig, load_options
+from agentdiff.cli.settings import compare_flags, resolved_options
+from agentdiff.config import ResolvedConfig
 from agentdiff.diff import compare as compare_traces
 from agentdiff.errors import AgentDiffError, TraceFileError
 from agentdiff.files import check_output_path
@@ -128,7 +128,7 @@ def compare(
     inputs = [baseline, candidate]
     _check_outputs(targets, baseline, candidate, update_baseline)
     try:
-        config = load_options(flags)
+        config = resolved_options(flags)
         options = config.options
         limits = Limits.resolve(max_input_size, max_steps)
         with reading_ahead([candidate], limits):  # read while the baseline is decoded

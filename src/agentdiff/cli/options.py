@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from agentdiff.config import load_options
+from agentdiff.cli.settings import resolved_options
 from agentdiff.render.options import RenderOptions
 
 __all__ = [
@@ -88,4 +88,4 @@ def redaction(redact: bool | None) -> RenderOptions:
     The flag first, then `AGENTDIFF_REDACT`, then the config file (with its `redact_patterns`
     and `redact_keys`).
     """
-    return RenderOptions(**load_options({"redact": redact}).redaction())
+    return RenderOptions(**resolved_options({"redact": redact}).redaction())

@@ -22,8 +22,8 @@ import typer
 from agentdiff.cli.errors import EXIT_GATE_FAILED, EXIT_INPUT, handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputsOpt
 from agentdiff.cli.output import check_targets, parse_targets, write_targets
-from agentdiff.cli.settings import setting_flags, stats_flags
-from agentdiff.config import ResolvedConfig, load_options, load_stats
+from agentdiff.cli.settings import resolved_options, setting_flags, stats_flags
+from agentdiff.config import ResolvedConfig, load_stats
 from agentdiff.errors import ConfigError
 from agentdiff.render.json import data_json
 from agentdiff.render.options import RenderOptions
@@ -62,7 +62,7 @@ def compare_runs_command(
     """N baseline runs against M candidate runs of one scenario; exit 1 when it regressed."""
     targets = parse_targets(output, str(fmt.value), RUNS_RENDERERS)
     check_targets(targets, [])
-    config = load_options(flags)
+    config = resolved_options(flags)
     options = config.options
     resolved = load_stats(stats)
     base, cand = runs_in(baseline, adapter), runs_in(candidate, adapter)
@@ -107,7 +107,7 @@ def routes_command(
     """Cluster the routes a set of runs takes, per scenario."""
     targets = parse_targets(output, str(fmt.value), ROUTES_RENDERERS)
     check_targets(targets, runs)
-    config = load_options(flags)
+    config = resolved_options(flags)
     options = config.options
     tau = load_stats({"route_threshold": threshold}).options.route_threshold
     groups = group_runs(runs, adapter, scenario_key)

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, TypeVar
 
 import typer
 
-from agentdiff.config import SETTINGS, Setting
+from agentdiff.cli.errors import redact_messages
+from agentdiff.config import SETTINGS, ResolvedConfig, Setting, load_options
 from agentdiff.config_kinds import FLAG
 
-__all__ = ["compare_flags", "setting_flags", "stats_flags"]
+__all__ = ["compare_flags", "resolved_options", "setting_flags", "stats_flags"]
 
 R = TypeVar("R")
 _PANEL = "Gate and comparison settings (flag > AGENTDIFF_* env > agentdiff.toml > default)"
@@ -80,3 +81,10 @@ def _with_flags(
 
     run.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
     return run
+
+
+def resolved_options(flags: Mapping[str, object] | None = None) -> ResolvedConfig:
+    """`load_options(flags)`, and stderr from then on redacts the config's `redact_patterns`."""
+    config = load_options(flags)
+    redact_messages(tuple(config.report.get("redact_patterns", ())))
+    return config

@@ -21,8 +21,8 @@ import typer
 from agentdiff.cli.errors import handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputsOpt
 from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout, write_targets
-from agentdiff.cli.settings import setting_flags, stats_flags
-from agentdiff.config import load_options, load_stats
+from agentdiff.cli.settings import resolved_options, setting_flags, stats_flags
+from agentdiff.config import load_stats
 from agentdiff.errors import ConfigError, OutputPathError
 from agentdiff.files import make_folder
 from agentdiff.render.options import RenderOptions
@@ -270,7 +270,7 @@ def suite(
     total = len(set(sides[0].runs) | set(sides[1].runs))
     with _progress(total, progress) as update:
         report = run_suite(*sides, options, progress=update)
-    redaction = load_options(flags).redaction()
+    redaction = resolved_options(flags).redaction()
     write_targets(
         targets,
         lambda t: render_suite(report, t.fmt, _render_options(t, color, redaction)),
