@@ -6,6 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from agentdiff.cli.app import app
+
 POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
 
 
@@ -16,3 +20,10 @@ def pool_folders(root: Path, baseline: tuple[str, int], candidate: tuple[str, in
         for run in sorted((POOL / variant).iterdir())[:runs]:
             shutil.copyfile(run, root / side / run.name)
     return [str(root / "b"), str(root / "c")]
+
+
+def compare_runs(folders: list[str], fmt: str, code: int) -> str:
+    """`agentdiff compare-runs FOLDERS -f FMT`'s stdout, checking its exit code."""
+    result = CliRunner().invoke(app, ["compare-runs", *folders, "-f", fmt])
+    assert result.exit_code == code, result.output
+    return result.stdout

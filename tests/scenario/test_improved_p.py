@@ -11,13 +11,8 @@ import xml.etree.ElementTree as ET
 
 import orjson
 import pytest
-from typer.testing import CliRunner
 
-from agentdiff.cli.app import app
-
-from .pool import pool_folders
-
-runner = CliRunner()
+from .pool import compare_runs, pool_folders
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +21,7 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 def _run(folders: list[str], fmt: str) -> str:
-    result = runner.invoke(app, ["compare-runs", *folders, "-f", fmt])
-    assert result.exit_code == 0, result.output
-    return result.stdout
+    return compare_runs(folders, fmt, code=0)
 
 
 def test_an_improvement_prints_the_p_of_the_improvement(folders):

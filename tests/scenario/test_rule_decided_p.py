@@ -9,13 +9,8 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from typer.testing import CliRunner
 
-from agentdiff.cli.app import app
-
-from .pool import pool_folders
-
-runner = CliRunner()
+from .pool import compare_runs, pool_folders
 
 
 @pytest.fixture(scope="module")
@@ -24,9 +19,7 @@ def folders(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 def _run(folders: list[str], fmt: str) -> str:
-    result = runner.invoke(app, ["compare-runs", *folders, "-f", fmt])
-    assert result.exit_code == 1, result.output
-    return result.stdout
+    return compare_runs(folders, fmt, code=1)
 
 
 def test_a_rule_decided_regression_says_its_p_did_not_decide(folders):
