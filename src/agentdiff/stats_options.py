@@ -8,11 +8,12 @@ candidate run against its nearest baseline run.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["StatsOptions"]
+__all__ = ["StatsOptions", "inconclusive_fails", "judged_fdr"]
 
 
 MAX_DRAWS = 100_000
@@ -49,3 +50,16 @@ class StatsOptions(BaseModel):
     """Random splits of the route-shift test when exact enumeration is too large."""
     bootstrap: int = Field(1000, ge=100, le=MAX_DRAWS)
     """Bootstrap resamples of the effect intervals (Hodges–Lehmann shift, median ratio)."""
+
+
+def inconclusive_fails(settings: Mapping[str, Any]) -> bool:
+    """Whether an inconclusive scenario fails the run (exit 1), by a report's `[stats]` dump."""
+    return settings.get("inconclusive") == "fail"
+
+
+def judged_fdr(settings: Mapping[str, Any]) -> float:
+    """The false discovery rate a report was judged at, by its `[stats]` dump."""
+    return float(settings.get("fdr", _DEFAULT_FDR))
+
+
+_DEFAULT_FDR: float = StatsOptions.model_fields["fdr"].default

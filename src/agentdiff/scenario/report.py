@@ -15,6 +15,8 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict
 
+from agentdiff.stats_options import inconclusive_fails
+
 __all__ = [
     "RUNS_REPORT_VERSION",
     "Band",
@@ -300,7 +302,7 @@ class RunsReport(_Record):
     def failed(self) -> bool:
         """A scenario regressed, or was inconclusive under `inconclusive = "fail"` (exit 1)."""
         bad = {Verdict.REGRESSED}
-        if self.settings.get("inconclusive") == "fail":
+        if inconclusive_fails(self.settings):
             bad.add(Verdict.INCONCLUSIVE)
         return any(s.verdict in bad for s in self.scenarios)
 

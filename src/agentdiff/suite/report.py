@@ -18,6 +18,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from agentdiff.files import write_atomically
+from agentdiff.stats_options import inconclusive_fails
 from agentdiff.suite.rows import (
     VERDICTS,
     FirstDivergence,
@@ -176,7 +177,7 @@ class SuiteReport(BaseModel):
 
     @property
     def _inconclusive_fails(self) -> bool:
-        return self.stats.get("inconclusive") == "fail" and bool(self.counts.inconclusive)
+        return inconclusive_fails(self.stats) and bool(self.counts.inconclusive)
 
     @property
     def exit_code(self) -> int:

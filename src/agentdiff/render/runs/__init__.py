@@ -14,6 +14,7 @@ from agentdiff.render.runs.text import (
     runs_terminal,
 )
 from agentdiff.scenario.report import RoutesReport, RunsReport, Verdict
+from agentdiff.stats_options import inconclusive_fails
 
 __all__ = ["ROUTES_RENDERERS", "RUNS_RENDERERS", "runs_junit"]
 
@@ -25,7 +26,7 @@ def runs_junit(report: RunsReport) -> str:
     Under `inconclusive = "fail"` an inconclusive scenario is a failure, as the exit code says.
     """
     cases = []
-    failing = report.settings.get("inconclusive") == "fail"
+    failing = inconclusive_fails(report.settings)
     for s in report.scenarios:
         name = quoteattr(prepare.text(s.scenario))
         why = escape(prepare.text("; ".join(s.reasons)) or s.verdict.value)

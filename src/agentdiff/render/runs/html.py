@@ -17,7 +17,6 @@ from agentdiff.render.runs.view import (
     caveat,
     number,
     ordered,
-    report_fdr,
     route_cells,
     route_header,
     route_notes,
@@ -27,6 +26,7 @@ from agentdiff.render.runs.view import (
     trie_view,
 )
 from agentdiff.scenario.report import RoutesReport, RunRow, RunsReport
+from agentdiff.stats_options import judged_fdr
 
 __all__ = ["render_routes_html", "runs_html"]
 
@@ -54,7 +54,7 @@ def runs_html(report: RunsReport) -> str:
     """The N-vs-M report as one HTML page."""
     scenarios = []
     for s in ordered(report):
-        view = scenario_view(s, report_fdr(report))
+        view = scenario_view(s, judged_fdr(report.settings))
         totals = {"baseline": s.n_baseline, "candidate": s.n_candidate}
         scenarios.append(
             {

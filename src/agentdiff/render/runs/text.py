@@ -9,7 +9,6 @@ from agentdiff.render.runs.view import (
     TEST_HEADER,
     caveat,
     ordered,
-    report_fdr,
     route_cells,
     route_header,
     route_notes,
@@ -18,6 +17,7 @@ from agentdiff.render.runs.view import (
     summary_line,
 )
 from agentdiff.scenario.report import RoutesReport, RunsReport, ScenarioReport
+from agentdiff.stats_options import judged_fdr
 
 __all__ = ["render_routes_markdown", "render_routes_terminal", "runs_markdown", "runs_terminal"]
 
@@ -41,7 +41,7 @@ def runs_terminal(report: RunsReport) -> str:
     """Plain text: the summary line first, then each scenario (worst first)."""
     out = [summary_line(report), ""]
     for s in ordered(report):
-        v = scenario_view(s, report_fdr(report))
+        v = scenario_view(s, judged_fdr(report.settings))
         out.append(f"{v.title} → {v.verdict.upper()}")
         out += [f"  {r}" for r in v.reasons]
         if v.tests:
@@ -60,7 +60,7 @@ def runs_markdown(report: RunsReport) -> str:
     """A PR comment: counts, the scenarios that need attention, details collapsed."""
     out = ["## AgentDiff: N-vs-M runs", "", f"**{summary_line(report)}**", ""]
     for s in ordered(report):
-        v = scenario_view(s, report_fdr(report))
+        v = scenario_view(s, judged_fdr(report.settings))
         out.append(f"### {v.verdict.upper()} · {md(v.title)}")
         out += [f"- {md(r)}" for r in v.reasons]
         out.append("")

@@ -27,7 +27,7 @@ from agentdiff.scenario.report import (
     TrieNode,
     Verdict,
 )
-from agentdiff.stats_options import StatsOptions
+from agentdiff.stats_options import inconclusive_fails
 
 __all__ = [
     "ROUTE_TAIL",
@@ -35,7 +35,6 @@ __all__ = [
     "ScenarioView",
     "caveat",
     "number",
-    "report_fdr",
     "route_cells",
     "route_header",
     "route_notes",
@@ -69,8 +68,8 @@ def summary_line(report: RunsReport) -> str:
     """
     c = report.counts
     inconclusive = c.get("inconclusive", 0)
-    fails = report.settings.get("inconclusive") == "fail"
-    failing = " (counted as failing)" if inconclusive and fails else ""
+    fails = inconclusive and inconclusive_fails(report.settings)
+    failing = " (counted as failing)" if fails else ""
     parts = [
         f"{c.get('pass', 0)} passed",
         f"{c.get('regressed', 0)} regressed",
@@ -104,11 +103,6 @@ class ScenarioView:
     route_notes: list[str] = field(default_factory=list)
     facts: list[str] = field(default_factory=list)
     nearest: list[str] = field(default_factory=list)
-
-
-def report_fdr(report: RunsReport) -> float:
-    """The false discovery rate the report's scenarios were judged at."""
-    return float(report.settings.get("fdr", StatsOptions().fdr))
 
 
 def scenario_view(s: ScenarioReport, fdr: float) -> ScenarioView:

@@ -16,7 +16,8 @@ import xml.etree.ElementTree as ET
 from agentdiff.render import prepare
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.text import multiline
-from agentdiff.suite.render.view import fails, scenario_views, summary_line
+from agentdiff.stats_options import inconclusive_fails
+from agentdiff.suite.render.view import scenario_views, summary_line
 from agentdiff.suite.report import ScenarioRow, SuiteReport
 
 __all__ = ["render_suite_junit"]
@@ -31,7 +32,7 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
     """The suite as JUnit XML."""
     counts = report.counts
     name = f"agentdiff.suite.{report.name}"
-    failing = fails(report)  # inconclusive scenarios fail the suite (exit 1)
+    failing = inconclusive_fails(report.stats)  # inconclusive scenarios fail the suite (exit 1)
     suite = ET.Element("testsuite", {"name": prepare.text(name), "tests": str(counts.scenarios)})
     properties = ET.SubElement(suite, "properties")
     ET.SubElement(properties, "property", name="summary", value=summary_line(report))

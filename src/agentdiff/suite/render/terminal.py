@@ -10,7 +10,8 @@ from rich.text import Text
 from agentdiff.render.measures import plural
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import text
-from agentdiff.suite.render.view import fails, scenario_views, summary_line
+from agentdiff.stats_options import inconclusive_fails
+from agentdiff.suite.render.view import scenario_views, summary_line
 from agentdiff.suite.report import SuiteReport
 
 __all__ = ["render_suite_terminal"]
@@ -53,7 +54,7 @@ def render_suite_terminal(report: SuiteReport, options: RenderOptions | None = N
         if not views:
             continue
         title, mark, color = _GROUPS[group]
-        if group == "inconclusive" and fails(report):
+        if group == "inconclusive" and inconclusive_fails(report.stats):
             title = title.replace(")", "; counted as failing)")
         console.print()
         console.print(Text(title, style="bold"))

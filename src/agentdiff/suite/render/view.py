@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from agentdiff.render.measures import plural
 from agentdiff.render.prepare import text
 from agentdiff.render.text import clip
-from agentdiff.stats_options import StatsOptions
+from agentdiff.stats_options import inconclusive_fails, judged_fdr
 from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
 
 __all__ = [
@@ -21,7 +21,6 @@ __all__ = [
     "count_words",
     "divergence_cell",
     "error_text",
-    "fails",
     "first_divergence_text",
     "most_severe",
     "run_pair_text",
@@ -48,11 +47,12 @@ def count_words(report: SuiteReport) -> list[str]:
     """
     counts = report.counts.model_dump()
     words = []
+    fails = inconclusive_fails(report.stats)
     for key, word in _COUNT_WORDS:
         n = counts[key]
         if n or key == "passed":
             suffix = "s" if word == "error" and n != 1 else ""
-            failing = " (counted as failing)" if key == "inconclusive" and fails(report) else ""
+            failing = " (counted as failing)" if key == "inconclusive" and fails else ""
             words.append(f"{n} {word}{suffix}{failing}")
     if report.counts.partly_loaded:  # counted above too, under their verdict (or added/removed)
         n = report.counts.partly_loaded
@@ -60,11 +60,6 @@ def count_words(report: SuiteReport) -> list[str]:
     if report.unjudged:  # --fail-fast stopped the suite: the counts above are not the suite's
         words.append(f"{report.unjudged} not judged (stopped at a failure: --fail-fast)")
     return words
-
-
-def fails(report: SuiteReport) -> bool:
-    """Whether an inconclusive scenario fails the suite, as the report's settings say."""
-    return report.stats.get("inconclusive") == "fail"
 
 
 def summary_line(report: SuiteReport) -> str:
@@ -210,7 +205,7 @@ def scenario_views(report: SuiteReport) -> dict[str, list[ScenarioView]]:
         groups[row.verdict].append(row)
     groups["partial"] = list(report.rows.with_errors("pass"))  # ...but those that list an error
     groups["regressed"] = by_severity(groups["regressed"])
-    fdr = float(report.stats.get("fdr", StatsOptions().fdr))
+    fdr = judged_fdr(report.stats)
     return {
         group: [
             ScenarioView(row, _headline(row, fdr), _findings(row), divergence_cell(row))
