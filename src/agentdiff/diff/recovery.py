@@ -132,7 +132,7 @@ def recoveries(
     if not attempts:
         return []
     out = []
-    refs = candidate.refs
+    refs, calls = candidate.refs, candidate.call
     rows = compress(count(), map(attempts.__contains__, map(_CANDIDATE, pairs)))
     on_path = -1  # the first on-path entry at or after the last visited row (-1: none yet)
     for i in rows:
@@ -146,7 +146,6 @@ def recoveries(
         if target is not None:
             steps = sum(1 for p in pairs[i:target] if p[1] is not None)
         later = attempts[position]
-        calls = candidate.call
         if later is None:
             outcome = "gave_up"
         elif refs[later].status in FAILED:
