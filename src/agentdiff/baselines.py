@@ -31,7 +31,7 @@ from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
 from agentdiff.provenance import PROVENANCE_KEY, Provenance, provenance_of
 from agentdiff.reading import GZIP_MAGIC
-from agentdiff.redact import Redactor
+from agentdiff.redact import DEFAULT_REDACTOR
 
 __all__ = [
     "VIA_APPROVE",
@@ -66,7 +66,7 @@ def canonical_json(trace: AgentTrace, *, redact: bool = False) -> str:
     """The canonical AgentTrace JSON text (what `agentdiff convert` prints), redacted if asked."""
     data = trace.model_dump(mode="json")
     if redact:
-        data = Redactor().value(data)
+        data = DEFAULT_REDACTOR.value(data)
     return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
 
 

@@ -27,6 +27,7 @@ from typing import Any
 
 __all__ = [
     "CREDENTIAL_PATTERNS",
+    "DEFAULT_REDACTOR",
     "SECRET_KEYS",
     "SECRET_SUFFIXES",
     "Redactor",
@@ -196,7 +197,8 @@ class Redactor:
         return [self.text(t) for t in texts]
 
 
-_DEFAULT = Redactor()
+DEFAULT_REDACTOR = Redactor()
+"""The built-in patterns and keys, redacting (one per process: its cache is shared)."""
 
 
 def redacted(text: str) -> str:
@@ -205,7 +207,7 @@ def redacted(text: str) -> str:
     For messages that quote a value and may cut it: redact first, or the cut hides the key from
     the pattern and its start leaks.
     """
-    return _DEFAULT.text(text)
+    return DEFAULT_REDACTOR.text(text)
 
 
 def _last_key(path: str) -> str:

@@ -12,7 +12,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from agentdiff.errors import AgentDiffError
-from agentdiff.redact import Redactor
+from agentdiff.redact import DEFAULT_REDACTOR, Redactor
 from agentdiff.render.text import one_line
 
 __all__ = [
@@ -41,7 +41,7 @@ class _State:
     """True in the console script, which ends the process right after the command (`app.main`)."""
     retained: list[object] = []  # noqa: RUF012 - process-wide on purpose
     """Large results kept alive until that exit; empty when the app is embedded (tests, calls)."""
-    messages: Redactor = Redactor()
+    messages: Redactor = DEFAULT_REDACTOR
     """What redacts stderr: the built-in patterns, plus the config's `redact_patterns` once the
     command read them (`redact_messages`); reset for each command."""
 
@@ -61,15 +61,12 @@ def _one_line(text: str) -> str:
     return one_line(state.messages.text(_BREAKS.sub(" ", text).strip(" ")))
 
 
-_DEFAULT_MESSAGES = Redactor()
-
-
 def redact_messages(patterns: tuple[str, ...]) -> None:
     """Stderr also redacts the user's own `redact_patterns`.
 
     Always, whatever `redact` says for reports: a message never needs a secret.
     """
-    state.messages = Redactor(patterns=patterns) if patterns else _DEFAULT_MESSAGES
+    state.messages = Redactor(patterns=patterns) if patterns else DEFAULT_REDACTOR
 
 
 def say(message: str) -> None:
@@ -85,7 +82,7 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(command)
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
-        state.messages = _DEFAULT_MESSAGES  # a command embedded after another starts afresh
+        state.messages = DEFAULT_REDACTOR  # a command embedded after another starts afresh
         try:
             return command(*args, **kwargs)
         except (typer.Exit, typer.Abort):

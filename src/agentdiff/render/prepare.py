@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from agentdiff.redact import Redactor
+from agentdiff.redact import DEFAULT_REDACTOR, Redactor
 from agentdiff.render.text import clip, multiline, one_line
 
 __all__ = ["ERROR_CHARS", "block", "redacting", "shown_value", "text"]
@@ -24,12 +24,11 @@ __all__ = ["ERROR_CHARS", "block", "redacting", "shown_value", "text"]
 ERROR_CHARS = 300
 """Longest error message shown inline (the HTML step details show more)."""
 
-_DEFAULT_REDACTOR = Redactor()
 _REDACTOR: ContextVar[Redactor | None] = ContextVar("agentdiff_redactor", default=None)
 
 
 def _redactor() -> Redactor:
-    return _REDACTOR.get() or _DEFAULT_REDACTOR
+    return _REDACTOR.get() or DEFAULT_REDACTOR
 
 
 @contextmanager
