@@ -172,3 +172,52 @@ def test_the_config_patterns_of_one_command_do_not_reach_the_next(tmp_path, monk
     assert "acme-deadbeef" not in cli("compare", broken, broken).stderr
     (tmp_path / "agentdiff.toml").unlink()
     assert "acme-deadbeef" in cli("compare", broken, broken).stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "patterns", "shown"),
+    [
+        ([], False, False),
+        ([], True, False),
+        (["--no-redact"], True, True),
+    ],
+)
+def test_suite_html_pair_pages_follow_the_report_settings(
+    tmp_path, monkeypatch, args, patterns, shown
+):
+    """The pair page of a regressed scenario (embedded in the suite's HTML and kept in its
+    results folder) is redacted as the suite report is: the config's own patterns too, and
+    not at all under `--no-redact`."""
+    monkeypatch.chdir(tmp_path)
+    if patterns:
+        (tmp_path / "agentdiff.toml").write_text(
+            '[report]\nredact_patterns = ["acme-[0-9a-f]{8}"]\n'
+        )
+    for side, changed in (("base", False), ("cand", True)):
+        document = leaky_trace(changed=changed)
+        document["steps"][1]["input_payload"]["note"] = "in-house acme-deadbeef"
+        (tmp_path / side).mkdir()
+        write(tmp_path / side / "leaky.json", document)
+    results = tmp_path / "results"
+    html = tmp_path / "suite.html"
+    outcome = cli(
+        "suite",
+        "base",
+        "cand",
+        "--max-new-errors",
+        "0",
+        "-f",
+        "html",
+        "-o",
+        html,
+        "--results",
+        results,
+        *args,
+    )
+    assert outcome.code == 1, outcome.stderr  # the candidate's new error regresses it
+    page = (results / "pairs" / "001-leaky.html").read_text()
+    embedded = html.read_text()
+    assert ("redacted:" in page) is not shown
+    for text in (page, embedded):
+        assert bool(_leaks(text)) is shown
+        assert ("acme-deadbeef" in text) is (shown or not patterns)

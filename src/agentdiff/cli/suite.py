@@ -246,6 +246,7 @@ def suite(
         stats, manifest=loaded.stats if loaded else None, manifest_source=where
     )
     sources = {**sources, **stats_resolved.sources}
+    redaction = resolved_options(flags).redaction()
     if scheduler:
         backend = BackendChoice.dask
     options = SuiteOptions(
@@ -264,13 +265,13 @@ def suite(
         ),
         results=results,
         pair_pages=any(t.fmt == "html" for t in targets),
+        pages=RenderOptions(**redaction),
     )
     if results is not None:
         _check_results(results, sides, inputs)
     total = len(set(sides[0].runs) | set(sides[1].runs))
     with _progress(total, progress) as update:
         report = run_suite(*sides, options, progress=update)
-    redaction = resolved_options(flags).redaction()
     write_targets(
         targets,
         lambda t: render_suite(report, t.fmt, _render_options(t, color, redaction)),

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agentdiff.diff import CompareOptions
+from agentdiff.render.options import RenderOptions
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.manifest import ScenarioOverride
 
@@ -49,6 +50,9 @@ class SuiteOptions(BaseModel):
     pair_pages: bool = False
     """Keep the pair HTML reports of the most severe regressed scenarios (for the HTML suite
     report; at most `agentdiff.suite.pages.PAGE_LIMIT`). A results folder always keeps them."""
+    pages: RenderOptions = Field(default_factory=RenderOptions)
+    """How those pair reports are rendered: their redaction (`--no-redact`, the `[report]`
+    patterns and keys) is the suite report's own, fixed in the pages when they are made."""
     batch_seconds: float | None = Field(default=None, gt=0)
     """Work per task; default: 0.1-0.25 s, so task overheads stay small on every backend."""
 

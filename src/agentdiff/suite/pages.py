@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from agentdiff.diff import compare
 from agentdiff.errors import AgentDiffError
 from agentdiff.models.trace import AgentTrace
+from agentdiff.render.options import RenderOptions
 from agentdiff.suite.load import load_runs
 from agentdiff.suite.refs import RunRef
 from agentdiff.suite.render.view import most_severe
@@ -37,9 +38,12 @@ def deciding_pages(
     report: SuiteReport,
     jobs: Mapping[str, ScenarioJob],
     context: TaskContext,
+    render_options: RenderOptions | None = None,
     limit: int = PAGE_LIMIT,
 ) -> dict[str, str]:
     """Scenario → the HTML pair report of its deciding pair, for the most severe regressions.
+
+    Rendered with `render_options` (the suite report's redaction), default the pair default.
 
     A pair that cannot be loaded again (its file changed or went away since) gets no page.
     """
@@ -57,7 +61,7 @@ def deciding_pages(
         except AgentDiffError:
             continue
         diff = compare(base, cand, options=job_options(job, context.options))
-        pages[row.scenario] = render(diff, "html")
+        pages[row.scenario] = render(diff, "html", render_options)
     return pages
 
 

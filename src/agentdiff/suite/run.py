@@ -100,7 +100,8 @@ def _run_suite(
     )
     if options.pair_pages or context.results:
         paged = time.perf_counter()
-        report.pair_pages.update(deciding_pages(report, {j.scenario: j for j in jobs}, context))
+        jobs_of = {j.scenario: j for j in jobs}
+        report.pair_pages.update(deciding_pages(report, jobs_of, context, options.pages))
         report.timings["pages_s"] = round(time.perf_counter() - paged, 4)
     timings = report.timings
     timings.update(
