@@ -9,6 +9,7 @@ something else is another call: the failure gave up.
 from __future__ import annotations
 
 from agentdiff import compare
+from agentdiff.diff.recovery import FEW_FAILURES
 from agentdiff.render.sentences import finding_line
 
 from .builders import step, tools, trace
@@ -117,4 +118,63 @@ def test_a_sibling_issued_in_the_same_turn_is_no_retry():
 
     report = compare(fan("b", "success"), fan("c", "error"))
     assert _outcomes(report) == [("c1", "gave_up", None, False)]
+    assert report.candidate.retries == 0
+
+
+def _twins_in_one_turn(prefix: str, *, fetch_again: bool):
+    """One LLM turn issues the same fetch twice at once (the first fails), then the run goes on
+    (and, when `fetch_again`, fetches that URL again in the next turn)."""
+    steps = [
+        step(0, "llm_call", "model", prefix=prefix),
+        _fetch(1, 0, prefix, "https://a.example", "error"),
+        _fetch(2, 0, prefix, "https://a.example"),
+        step(3, "llm_call", "model", prefix=prefix),
+    ]
+    if fetch_again:
+        steps.append(_fetch(4, 3, prefix, "https://a.example"))
+    steps.append(step(len(steps), "response", "answer", prefix=prefix))
+    return trace(steps, prefix)
+
+
+def test_an_identical_call_issued_in_the_same_turn_is_no_retry():
+    """Calls of one turn are issued together: the twin beside the failed call is not a later
+    attempt of it, so the failure was never retried."""
+    cand = _twins_in_one_turn("c", fetch_again=False)
+    report = compare(cand, cand)
+    assert _outcomes(report) == [("c1", "gave_up", None, False)]
+    assert report.candidate.retries == 0
+    assert "gave up" in _error_sentences(report)[0]
+
+
+def test_the_retry_of_a_call_with_a_twin_in_its_turn_is_the_later_call():
+    cand = _twins_in_one_turn("c", fetch_again=True)
+    report = compare(cand, cand)
+    assert _outcomes(report) == [("c1", "retried_succeeded", "c4", False)]
+    assert report.candidate.retries == 1
+
+
+def test_twins_in_many_turns_are_no_retries_past_the_few_failures_scan():
+    """More failed steps than `FEW_FAILURES` take the backward walk: the same answer. (Each
+    turn calls another tool, so no turn's calls are the next action's retry either.)"""
+    steps = []
+    for turn in range(FEW_FAILURES + 4):
+        at = len(steps)
+        steps.append(step(at, "llm_call", "model", prefix="c"))
+        for offset, status in ((1, "error"), (2, "success")):
+            steps.append(
+                step(
+                    at + offset,
+                    "tool_call",
+                    f"lookup_{turn}",
+                    at,
+                    prefix="c",
+                    input_payload={"q": "same"},
+                    status=status,
+                    error_message="HTTP 503" if status == "error" else None,
+                )
+            )
+    cand = trace([*steps, step(len(steps), "response", "answer", prefix="c")], "c")
+    report = compare(cand, cand)
+    assert {r.outcome for r in report.recovery} == {"gave_up"}
+    assert len(report.recovery) == FEW_FAILURES + 4
     assert report.candidate.retries == 0

@@ -8,7 +8,9 @@ A step with status `error` or `retry` is a **failed attempt**. Its **later attem
   are not attempts after it) — else the next call of the same tool with the same arguments,
   however much later. A call of the same tool with other arguments after the run did other
   things (answered, called another tool) is another call, not a retry of this one: a failed
-  fetch of one URL, an answer, then a fetch of another URL gave up;
+  fetch of one URL, an answer, then a fetch of another URL gave up. The same call issued in the
+  same concurrent turn is a twin issued with it, never its later attempt: that one is looked
+  for after the turn's last step;
 - for another step: the next step of the same type and name.
 
 Per failed candidate step:
@@ -27,6 +29,7 @@ last was retried with the same arguments.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping
 from itertools import compress, count
 from operator import itemgetter
@@ -42,6 +45,7 @@ __all__ = ["FEW_FAILURES", "later_attempts", "recoveries"]
 def later_attempts(side: Side) -> dict[int, int | None]:
     """Position of each failed step → position of its later attempt (None: none)."""
     same = _scanned(side) if len(side.failed) <= FEW_FAILURES else _walked(side)
+    _past_twins(side, same)
     calls, base = side.call, side.base
     for i, later in same.items():
         if i in calls:
@@ -49,6 +53,37 @@ def later_attempts(side: Side) -> dict[int, int | None]:
             if after is not None and base[after] == base[i] and (later is None or after < later):
                 same[i] = after  # the same tool, called right after: retried (arguments aside)
     return same
+
+
+def _past_twins(side: Side, same: dict[int, int | None]) -> None:
+    """Move each later attempt found in its failed step's own concurrent turn past that turn.
+
+    The steps of each key looked for are listed once (picked at C speed), and each move is a
+    bisection in its key's list, so many twins cost no rescan of the run per failed step.
+    """
+    group, exact, succeeded = side.group, side.exact, side.succeeded
+    twinned = [
+        i
+        for i, later in same.items()
+        if later is not None and group[i] >= 0 and group[later] == group[i]
+    ]
+    if not twinned:
+        return
+    ends = {turn: at for at, turn in enumerate(group) if turn >= 0}  # each turn's last step
+    keys = {*map(exact.__getitem__, twinned), *map(succeeded.__getitem__, twinned)}
+    where: dict[int | None, list[int]] = {}
+    for at in compress(count(), map(keys.__contains__, exact)):
+        where.setdefault(exact[at], []).append(at)
+    for i in twinned:
+        end = ends[group[i]]
+        found = (_first_after(where.get(key, []), end) for key in (exact[i], succeeded[i]))
+        same[i] = min((at for at in found if at is not None), default=None)
+
+
+def _first_after(positions: list[int], end: int) -> int | None:
+    """The first of the ascending `positions` past `end` (None: none)."""
+    at = bisect_right(positions, end)
+    return positions[at] if at < len(positions) else None
 
 
 FEW_FAILURES = 16
