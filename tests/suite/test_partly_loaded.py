@@ -172,6 +172,7 @@ def test_the_markdown_table_says_why_it_regressed_and_which_run_was_lost(looping
     # the Why cell of a regression found on the runs that loaded gave only the load error
     line = _table_line(looping, "refund")
     assert line.startswith("| refund | regressed |")
+    assert " | 10→9 loaded | " in line  # 10 files, 9 runs compared: never "9 runs"
     why = line.split(" | ")[-1]
     loop = "loop lookup\\_order ×4 in 2/9 runs (in no baseline run)"
     assert why.startswith(f"{loop}; candidate run {CUT}: refund/{CUT}.json: invalid JSON"), why
@@ -187,7 +188,7 @@ def test_an_added_scenario_with_a_run_not_loaded_is_named_in_the_markdown_table(
     assert (row.verdict, row.candidate_runs, len(row.errors)) == ("added", 9, 1)
     assert (done.counts.partly_loaded, done.exit_code) == (2, 2)
     line = _table_line(done, "new")
-    assert line.startswith("| new | added | — | 0→9 |")
+    assert line.startswith("| new | added | — | 0→9 loaded |")
     assert f"candidate run {CUT}: new/{CUT}.json: invalid JSON" in line
     for fmt in FORMATS:
         assert f"candidate run {CUT}: new/{CUT}.json: invalid JSON" in render_suite(done, fmt), fmt
@@ -207,3 +208,11 @@ def test_an_added_scenario_is_never_said_to_be_judged(tmp_path):
         assert "1 run could not be loaded:" in text, fmt
         assert "judged without" not in text, fmt  # nor in the summary line
         assert "1 with runs that could not be loaded" in text, fmt
+
+
+def test_the_html_index_says_the_runs_were_loaded(looping, steady):
+    """The index's Runs cell reads as the headline does: 9 of the candidate's 10 loaded."""
+    for report in (looping, steady):
+        html = render_suite(report, "html")
+        assert "<td>10→9 loaded</td>" in html
+        assert "<td>10→9</td>" not in html

@@ -19,7 +19,7 @@ from agentdiff.errors import AgentDiffError
 from agentdiff.render.measures import plural
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import text
-from agentdiff.suite.render.view import divergence_cell, scenario_views, summary_line
+from agentdiff.suite.render.view import divergence_cell, runs_cell, scenario_views, summary_line
 from agentdiff.suite.report import SuiteReport
 
 __all__ = ["render_suite_html"]
@@ -54,7 +54,7 @@ def render_suite_html(report: SuiteReport, options: RenderOptions | None = None)
         "sections": sections[: options.max_rows],
         "hidden_sections": max(0, len(sections) - options.max_rows),
         "anchors": anchors,
-        "passing": [(row, divergence_cell(row)) for row in passing],
+        "passing": [(row, divergence_cell(row), runs_cell(row)) for row in passing],
         "hidden_passing": report.counts.passed - len(views["partial"]) - len(passing),
         "pages": report.pair_pages,
         "files": report.pair_files,

@@ -81,7 +81,7 @@ def _table(views: list[ScenarioView]) -> list[str]:
             rules = f"{rules}; {lost}" if rules else lost
         lines.append(
             f"| {_cell(row.scenario)} | {row.verdict} | {view.divergence} "
-            f"| {row.baseline_runs}→{row.candidate_runs} | {md(rules)} |"
+            f"| {view.runs} | {md(rules)} |"
         )
     return [*lines, ""]
 

@@ -122,6 +122,8 @@ class ScenarioView:
     findings: list[str]
     divergence: str
     """The divergence a table shows (`divergence_cell`)."""
+    runs: str
+    """The runs a table shows (`runs_cell`)."""
 
 
 def several_runs(row: ScenarioRow) -> bool:
@@ -139,6 +141,14 @@ def divergence_cell(row: ScenarioRow) -> str:
     if pair is None:
         return "—"
     return f"{pair.divergence:.2f}" + (" (deciding pair)" if several_runs(row) else "")
+
+
+def runs_cell(row: ScenarioRow) -> str:
+    """The runs per side a table shows: `10→10`, or `10→9 loaded` when some run could not be.
+
+    A run that could not be loaded is not counted: the cell must not read as a run never made.
+    """
+    return f"{row.baseline_runs}→{row.candidate_runs}" + (" loaded" if row.errors else "")
 
 
 def _findings(row: ScenarioRow) -> list[str]:
@@ -208,7 +218,9 @@ def scenario_views(report: SuiteReport) -> dict[str, list[ScenarioView]]:
     fdr = judged_fdr(report.stats)
     return {
         group: [
-            ScenarioView(row, _headline(row, fdr), _findings(row), divergence_cell(row))
+            ScenarioView(
+                row, _headline(row, fdr), _findings(row), divergence_cell(row), runs_cell(row)
+            )
             for row in rows
         ]
         for group, rows in groups.items()
