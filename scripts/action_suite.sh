@@ -11,7 +11,7 @@
 #                        AGENTDIFF     the command to run (default: agentdiff)
 #                        PYTHON        a Python to read the JSON report (default: python3)
 # Writes: the Markdown suite report to $GITHUB_STEP_SUMMARY (appended); `passed`, `summary`,
-#         `regressed`, `errors` to $GITHUB_OUTPUT. Exit code: agentdiff's own
+#         `regressed`, `errors`, `partly_loaded` to $GITHUB_OUTPUT. Exit code: agentdiff's own
 #         (0 ok, 1 a scenario regressed, 2 bad input or a run that could not be loaded).
 results="${INPUT_RESULTS:-$work/results}"
 
@@ -35,10 +35,12 @@ comment "$work/suite.md"  # the sticky PR comment (action_run.sh), when asked fo
 "$python" - "$results/suite.json" >> "$outputs" <<'PY'
 import json, sys
 counts = json.load(open(sys.argv[1], encoding="utf-8"))["counts"]
-failed = counts["regressed"] or counts["errors"] or counts.get("partly_loaded", 0)
+partly = counts.get("partly_loaded", 0)
+failed = counts["regressed"] or counts["errors"] or partly
 print(f"passed={'false' if failed else 'true'}")
 print(f"regressed={counts['regressed']}")
 print(f"errors={counts['errors']}")
+print(f"partly_loaded={partly}")
 PY
 echo "summary=$("$agentdiff" results "$results" | head -n 1)" >> "$outputs"
 exit "$status"

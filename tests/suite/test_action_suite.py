@@ -3,49 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from agentdiff.config import SETTINGS
-
-ROOT = Path(__file__).parents[2]
-SCRIPT = ROOT / "scripts" / "action_run.sh"
-
-
-def run_action(tmp_path: Path, baseline: Path, candidate: Path, args: str):
-    summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
-    env = {k: v for k, v in os.environ.items() if k not in {s.env for s in SETTINGS}}
-    env.update(
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
-        PYTHON=sys.executable,
-        INPUT_MODE="suite",
-        INPUT_BASELINE=str(baseline),
-        INPUT_CANDIDATE=str(candidate),
-        INPUT_ARGS=args,
-        INPUT_RESULTS=str(tmp_path / "results"),
-        GITHUB_STEP_SUMMARY=str(summary),
-        GITHUB_OUTPUT=str(outputs),
-    )
-    done = subprocess.run(
-        ["bash", str(SCRIPT)],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    found = (
-        dict(line.split("=", 1) for line in outputs.read_text().splitlines())
-        if outputs.exists()
-        else {}
-    )
-    return done, (summary.read_text() if summary.exists() else ""), found
+from tests.suite.action_driver import ROOT, SCRIPT, run_action
 
 
 def test_suite_mode_reports_and_fails_on_a_regression(tmp_path, fixture_suite):
@@ -60,6 +22,7 @@ def test_suite_mode_reports_and_fails_on_a_regression(tmp_path, fixture_suite):
         "passed": "false",
         "regressed": "7",
         "errors": "0",
+        "partly_loaded": "0",
         "summary": "7 passed · 7 regressed",
     }
     assert (tmp_path / "results" / "pairs.jsonl").exists()
@@ -87,7 +50,7 @@ def test_action_yml_has_the_suite_inputs_and_outputs():
     for name in ("mode", "results"):
         assert re.search(rf"^  {name}:\n", text, re.MULTILINE)
         assert f"${{{{ inputs.{name} }}}}" in text
-    for name in ("summary", "regressed", "errors"):
+    for name in ("summary", "regressed", "errors", "partly_loaded"):
         assert f"${{{{ steps.compare.outputs.{name} }}}}" in text
 
 
