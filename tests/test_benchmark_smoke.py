@@ -184,3 +184,38 @@ def test_target_lines_judge_the_cli_against_both_issues(
     assert "- N=100,000 `agentdiff compare --format json` ≤ 3 s (issue 13): 4.39 s — **FAIL**" in (
         lines
     )
+
+
+@pytest.fixture(scope="module")
+def shapes() -> ModuleType:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(BENCHMARKS))
+        import bench_shapes
+
+    return bench_shapes
+
+
+def _calls(trace: AgentTrace) -> list[tuple[str, Any]]:
+    return [(s.name, s.input_payload["q"]) for s in trace.steps]
+
+
+def test_the_hard_shapes_are_the_same_calls_in_another_order(shapes: ModuleType) -> None:
+    base, shuffled = shapes.make_shape(300, "shuffled")
+    assert sorted(_calls(base)) == sorted(_calls(shuffled)) != _calls(base)
+    assert max(Counter(_calls(base)).values()) > 1  # no call is unique: no anchor to cut at
+    _, reversed_ = shapes.make_shape(300, "reversed")
+    assert _calls(reversed_) == _calls(base)[::-1]
+    _, renamed = shapes.make_shape(300, "renamed")
+    assert compare(base, renamed).divergence == 1.0
+    _, same = shapes.make_shape(300, "identical")
+    assert compare(base, same).divergence == 0.0
+
+
+def test_the_shapes_benchmark_runs(
+    shapes: ModuleType, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.argv", ["bench_shapes", "--sizes", "100,200", "--repeats", "1"])
+    shapes.main()
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert len(rows) == 1 + 2 * len(shapes.SHAPES)  # the header, then a row per size and shape
+    assert rows[2].startswith("| shuffled | 200 |")

@@ -24,7 +24,9 @@ else a repair pass moves a pair whose steps behave differently onto an unpaired 
 Every LCS is rapidfuzz's bit-parallel `Indel` on interned ints. When both sequences are too
 long for its table (`LCS_CELLS`), rapidfuzz's banded `Levenshtein` with a `score_hint` finds
 the common runs in near-linear time and only its gaps get the LCS treatment (that path keeps
-the tiers but cannot prove the pair count). Never a Python O(N·M) table, never difflib.
+the tiers but cannot prove the pair count). A big box's keys are renumbered from 0, most frequent
+first (`_dense`), before rapidfuzz sees them: it looks keys below 256 up in a table and others in
+a hash map, ~4x slower. Never a Python O(N·M) table, never difflib.
 """
 
 from __future__ import annotations
@@ -32,10 +34,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
-from itertools import chain, repeat
-from operator import mul
+from itertools import chain, count, repeat
+from operator import itemgetter, mul
 
-from rapidfuzz.distance import Indel, Levenshtein
+from rapidfuzz.distance import Indel, Levenshtein, Opcodes
 
 from agentdiff.diff.lis import increasing_run
 
@@ -63,6 +65,8 @@ Pair = tuple[int | None, int | None]
 
 def lcs_length(b: list[int], c: list[int]) -> int:
     """The length of a longest common subsequence of `b` and `c`."""
+    if len(b) * len(c) > CHUNK_CELLS:
+        b, c = _dense(b, c)
     return (len(b) + len(c) - Indel.distance(b, c)) // 2
 
 
@@ -143,10 +147,7 @@ def _blocks(b: list[int], c: list[int], box: _Box) -> list[_Block]:
         if shared is not None:
             return shared
     banded = n * m > LCS_CELLS
-    if banded:
-        ops = Levenshtein.opcodes(b[b0:b1], c[c0:c1], score_hint=max(64, abs(n - m) * 2))
-    else:
-        ops = Indel.opcodes(b[b0:b1], c[c0:c1])
+    ops = _opcodes(b[b0:b1], c[c0:c1], banded=banded)
     out: list[_Block] = []
     gap: list[int] | None = None
     for op in ops:
@@ -161,6 +162,27 @@ def _blocks(b: list[int], c: list[int], box: _Box) -> list[_Block]:
     if gap is not None:
         out.extend(_small_gap(b, c, gap))
     return out
+
+
+def _opcodes(b: list[int], c: list[int], *, banded: bool) -> Opcodes:
+    """The edit script of two key lists (rapidfuzz): an exact LCS, or banded for a huge box."""
+    n, m = len(b), len(c)
+    if n * m > CHUNK_CELLS:
+        b, c = _dense(b, c)
+    if banded:
+        return Levenshtein.opcodes(b, c, score_hint=max(64, abs(n - m) * 2))
+    return Indel.opcodes(b, c)
+
+
+def _dense(b: list[int], c: list[int]) -> tuple[list[int], list[int]]:
+    """The keys of a big box renumbered 0, 1, 2, … from the most frequent (the same pairs).
+
+    rapidfuzz looks a key below 256 up in a table and any other in a hash map, which made a big
+    box's interned keys (large ints, negative for tool calls) ~4x slower to align.
+    """
+    ranked = Counter(chain(b, c)).most_common()
+    codes = dict(zip(map(itemgetter(0), ranked), count()))
+    return list(map(codes.__getitem__, b)), list(map(codes.__getitem__, c))
 
 
 def _shared_keys_only(b: list[int], c: list[int], box: _Box) -> list[_Block] | None:
