@@ -227,3 +227,18 @@ def test_the_action_outputs_say_a_run_was_not_loaded(tmp_path):
     assert done.returncode == 2, done.stderr
     assert (outputs["passed"], outputs["errors"], outputs["partly_loaded"]) == ("false", "0", "1")
     assert "10→9 loaded" in summary
+
+
+def test_the_runs_table_lists_the_run_that_did_not_load(tmp_path):
+    root = _runs(tmp_path / "runs", "unchanged")
+    results = tmp_path / "results"
+    _suite(root, results=str(results))
+    rows = [orjson.loads(line) for line in (results / "runs.jsonl").read_bytes().splitlines()]
+    assert len(rows) == 20  # 10 runs a side, one of them not loaded
+    (lost,) = [r for r in rows if r["load_error"] is not None]
+    assert (lost["side"], lost["run_id"], lost["source"]) == (
+        "candidate",
+        CUT,
+        f"refund/{CUT}.json",
+    )
+    assert lost["load_error"].startswith(f"refund/{CUT}.json: invalid JSON")

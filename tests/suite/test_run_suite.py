@@ -182,7 +182,23 @@ def test_results_tables_hold_every_run_pair_and_step(fixture_sets, tmp_path):
     pairs = [p for row in done.scenarios for p in row.pairs]
     assert len(tables["pairs"]) == len(pairs)
     loaded = sum(row.baseline_runs + row.candidate_runs for row in done.scenarios)
-    assert len(tables["runs"]) == loaded
+    assert len([r for r in tables["runs"] if r["load_error"] is None]) == loaded
+    # a run that could not be loaded has its row too: where it is and why, nothing read from it
+    lost = [
+        (e.side, row.scenario, e.run, e.source, e.message)
+        for row in done.scenarios
+        for e in row.errors
+        if e.run is not None
+    ]
+    assert lost
+    assert [
+        (r["side"], r["scenario"], r["run_id"], r["source"], r["load_error"])
+        for r in tables["runs"]
+        if r["load_error"] is not None
+    ] == lost
+    assert all(
+        r["steps"] is None and r["route_id"] is None for r in tables["runs"] if r["load_error"]
+    )
     expected_steps = sum(sum(p.ops.model_dump().values()) for p in pairs)
     assert len(tables["steps"]) == expected_steps
     loop = next(p for p in tables["pairs"] if p["scenario"] == "crewai/loop")
@@ -204,7 +220,7 @@ def test_parquet_tables_carry_the_schema_version_and_query_works(fixture_sets, t
             f"SELECT decode(key), decode(value) FROM parquet_kv_metadata('{tmp_path}/pairs.parquet')"
         ).fetchall()
     )
-    assert meta["schema_version"] == "1" and meta["agentdiff_table"] == "pairs"
+    assert meta["schema_version"] == "2" and meta["agentdiff_table"] == "pairs"
     names, rows = query_results(
         tmp_path, "SELECT count(*) AS n, bool_and(NOT gate_passed) FROM pairs"
     )

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 __all__ = ["RESULTS_SCHEMA_VERSION", "TABLES", "Column"]
 
-RESULTS_SCHEMA_VERSION = "1"
-"""Version of the tables' columns (in every Parquet file's metadata as `schema_version`)."""
+RESULTS_SCHEMA_VERSION = "2"
+"""Version of the tables' columns (in every Parquet file's metadata as `schema_version`).
+
+2: `runs` has a row for each run that could not be loaded too, its reason in `load_error`."""
 
 Column = tuple[str, str]
 
@@ -42,6 +44,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         ("latency_ms", "DOUBLE"),
         ("route_id", "VARCHAR"),
         ("route_length", "BIGINT"),
+        ("load_error", "VARCHAR"),
     ),
     "pairs": (
         ("scenario", "VARCHAR"),

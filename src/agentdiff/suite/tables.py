@@ -20,7 +20,7 @@ from agentdiff.models.trace import AgentTrace
 from agentdiff.suite.columns import TABLES
 from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.refs import is_url
-from agentdiff.suite.report import PairSummary, RunLocation
+from agentdiff.suite.report import PairSummary, RunError, RunLocation
 
 __all__ = ["PARTS", "TableWriter", "join_parts", "open_binary"]
 
@@ -93,8 +93,20 @@ class TableWriter:
                 s.latency_ms,
                 route_id,
                 len(route),
+                None,
             ),
         )
+
+    def lost_run(self, scenario: str, error: RunError) -> None:
+        """The `runs` row of a run that could not be loaded: what is known of it, and why."""
+        known = {
+            "side": error.side,
+            "scenario": scenario,
+            "run_id": error.run,
+            "source": error.source,
+            "load_error": error.message,
+        }
+        self._add("runs", tuple(map(known.get, _NAMES["runs"])))  # nothing was read from it
 
     def pair(self, scenario: str, pair: PairSummary, report: DiffReport) -> None:
         """One row of `pairs` and the pair's alignment rows in `steps`."""

@@ -234,11 +234,7 @@ def _scenario(
         message = "no candidate run (did the run crash?); --allow-missing to accept"
         errors.append(RunError(side="candidate", run=None, source=None, message=message))
     if writer is not None:
-        for side, runs in (("baseline", base), ("candidate", cand)):
-            for run in runs:
-                summary = run.summary or _totals(run.trace, comparer, options)
-                route = run.route_of(strict)
-                writer.run(side, job.scenario, run.location, summary, route, route_id(route))
+        _write_runs(writer, job.scenario, (base, cand), errors, comparer, strict=strict)
     row = ScenarioRow(
         scenario=job.scenario,
         verdict=verdict,
@@ -251,6 +247,26 @@ def _scenario(
         stats=stats,
     )
     return row, reports
+
+
+def _write_runs(
+    writer: TableWriter,
+    scenario: str,
+    sides: tuple[list[_Run], list[_Run]],
+    errors: list[RunError],
+    comparer: PairComparer,
+    *,
+    strict: bool,
+) -> None:
+    """The scenario's `runs` rows: each loaded run, then each run that could not be loaded."""
+    for side, runs in zip(("baseline", "candidate"), sides, strict=True):
+        for run in runs:
+            summary = run.summary or _totals(run.trace, comparer, comparer.options)
+            route = run.route_of(strict)
+            writer.run(side, scenario, run.location, summary, route, route_id(route))
+    for error in errors:
+        if error.run is not None:  # a run that did not load (not a side without runs)
+            writer.lost_run(scenario, error)
 
 
 def _statistics(
