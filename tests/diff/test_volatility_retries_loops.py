@@ -124,6 +124,23 @@ def test_three_retry_statuses_in_a_row_are_a_retry_storm():
     assert [(lp.kind, lp.repetitions) for lp in report.loops] == [("retry_storm", 4)]
 
 
+def test_a_retry_storm_is_not_known_from_a_baseline_loop_of_successes():
+    """The baseline called `fetch` four times and it worked each time; the candidate's three
+    failures of it in a row are a new retry storm (it read 'known in the baseline' and the gate
+    let it pass), and a loop of successes is not known from a baseline's retry storm either."""
+    fetch, other = ("fetch", {"u": 1}), ("other", {})
+    failing = ("fetch", {"u": 1}, "error")
+    looped = tools(*[fetch] * 4, other)
+    storming = tools(*[failing] * 3, fetch, other)
+    (storm,) = compare(looped, tools(*[failing] * 3, other, prefix="c")).loops
+    assert (storm.kind, storm.new, storm.baseline_repetitions) == ("retry_storm", True, 0)
+    assert not compare(looped, tools(*[failing] * 3, other, prefix="c")).gate.passed
+    (loop,) = compare(storming, tools(*[fetch] * 3, other, prefix="c")).loops
+    assert (loop.kind, loop.new, loop.baseline_repetitions) == ("loop", True, 0)
+    (known,) = compare(storming, tools(*[failing] * 4, other, prefix="c")).loops
+    assert (known.kind, known.new, known.baseline_repetitions) == ("retry_storm", False, 4)
+
+
 def test_loop_identity_does_not_depend_on_where_the_cycle_starts():
     search, open_ = ("search", {"q": "a"}), ("open", {"url": "u"})
     base = tools(*[search, open_] * 3)

@@ -11,8 +11,9 @@ keyed by its name and normalized arguments.
 
 A call with status `error` or `retry` is a failed attempt.
 
-A candidate loop is `new` unless the baseline has the same loop with at least as many
-repetitions.
+A candidate loop is `new` unless the baseline has the same loop, of the same kind, with at least
+as many repetitions: a retry storm is not known from a baseline that called the same tool as
+often and had it succeed each time (nor a plain loop from a baseline's retry storm).
 """
 
 from __future__ import annotations
@@ -183,18 +184,26 @@ def side_loops(side: Side) -> list[Loop]:
 
 
 def label_loops(candidate: list[Loop], baseline: list[Loop]) -> list[LoopFinding]:
-    """Candidate loops as report findings, `new` unless the baseline has them as large."""
-    known: dict[tuple[str, ...], int] = {}
+    """Candidate loops as report findings, `new` unless the baseline has them as large.
+
+    A loop is known by its calls and its kind: the baseline's loop of the same calls but of the
+    other kind (retry storm or loop) is not this one.
+    """
+    known: dict[tuple[str, tuple[str, ...]], int] = {}
     for loop in baseline:
-        known[loop.key] = max(known.get(loop.key, 0), loop.repetitions)
-    return [
-        LoopFinding(
-            names=loop.names,
-            repetitions=loop.repetitions,
-            step_ids=loop.step_ids,
-            new=known.get(loop.key, 0) < loop.repetitions,
-            baseline_repetitions=known.get(loop.key, 0),
-            kind="retry_storm" if loop.kind == "retry_storm" else "loop",
+        key = loop.kind, loop.key
+        known[key] = max(known.get(key, 0), loop.repetitions)
+    out = []
+    for loop in candidate:
+        before = known.get((loop.kind, loop.key), 0)
+        out.append(
+            LoopFinding(
+                names=loop.names,
+                repetitions=loop.repetitions,
+                step_ids=loop.step_ids,
+                new=before < loop.repetitions,
+                baseline_repetitions=before,
+                kind="retry_storm" if loop.kind == "retry_storm" else "loop",
+            )
         )
-        for loop in candidate
-    ]
+    return out
