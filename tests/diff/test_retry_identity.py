@@ -178,3 +178,37 @@ def test_twins_in_many_turns_are_no_retries_past_the_few_failures_scan():
     assert {r.outcome for r in report.recovery} == {"gave_up"}
     assert len(report.recovery) == FEW_FAILURES + 4
     assert report.candidate.retries == 0
+
+
+def _fan_out_in_wrappers(prefix: str, *, fetch_again: bool):
+    """One model message asks for the same fetch twice and each call runs in its own `tools`
+    wrapper (a LangGraph fan-out): the calls are no siblings, but share the message's `turn_id`.
+    The first fails; when `fetch_again`, the next model turn fetches that URL again."""
+    turn = {"turn_id": f"{prefix}1"}
+    steps = [
+        step(0, "routing", "graph", prefix=prefix),
+        step(1, "llm_call", "model", 0, prefix=prefix),
+        step(2, "routing", "tools", 0, prefix=prefix),
+        _fetch(3, 2, prefix, "https://a.example", "error").model_copy(update={"metadata": turn}),
+        step(4, "routing", "tools", 0, prefix=prefix),
+        _fetch(5, 4, prefix, "https://a.example").model_copy(update={"metadata": turn}),
+        step(6, "llm_call", "model", 0, prefix=prefix),
+    ]
+    if fetch_again:
+        steps.append(_fetch(7, 6, prefix, "https://a.example"))
+    steps.append(step(len(steps), "response", "answer", 0, prefix=prefix))
+    return trace(steps, prefix)
+
+
+def test_a_twin_the_same_model_message_issued_in_another_wrapper_is_no_retry():
+    cand = _fan_out_in_wrappers("c", fetch_again=False)
+    report = compare(cand, cand)
+    assert _outcomes(report) == [("c3", "gave_up", None, False)]
+    assert report.candidate.retries == 0
+
+
+def test_the_retry_of_a_wrapped_twin_is_the_call_of_a_later_message():
+    cand = _fan_out_in_wrappers("c", fetch_again=True)
+    report = compare(cand, cand)
+    assert _outcomes(report) == [("c3", "retried_succeeded", "c7", False)]
+    assert report.candidate.retries == 1

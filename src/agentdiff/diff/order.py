@@ -74,6 +74,8 @@ class Side:
     """Each step's depth in the tree (roots: 0; at most `MAX_DEPTH`)."""
     group: list[int] = field(default_factory=list)
     """Each step's concurrent group (-1: not in one); ids are unique within the side."""
+    turn: list[Any] = field(default_factory=list)
+    """Each step's `metadata.turn_id`, the model message that issued it (None: not given)."""
     failed: list[int] = field(default_factory=list)
     """Positions of the failed attempts (status `error` or `retry`), in order."""
     succeeded: dict[int, int | None] = field(default_factory=dict)
@@ -193,11 +195,12 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     side = Side(wall_clock=_wall_clock(cols.starts, cols.ends))
     if order is None:
         side.steps, side.refs, side.base, side.call = cols.steps, cols.refs, cols.base, cols.calls
-        side.depth, side.group, failed = depth, group, cols.failed
+        side.depth, side.group, side.turn, failed = depth, group, cols.turns, cols.failed
     else:  # every list in execution order, once
         take = _taker(order)
         side.steps, side.refs, side.base = take(cols.steps), take(cols.refs), take(cols.base)
         side.depth, side.group, failed = take(depth), take(group), take(cols.failed)
+        side.turn = take(cols.turns)
         calls = cols.calls
         side.call = {new: calls[old] for new, old in enumerate(order) if old in calls}
     if canon:

@@ -9,8 +9,9 @@ A step with status `error` or `retry` is a **failed attempt**. Its **later attem
   however much later. A call of the same tool with other arguments after the run did other
   things (answered, called another tool) is another call, not a retry of this one: a failed
   fetch of one URL, an answer, then a fetch of another URL gave up. The same call issued in the
-  same concurrent turn is a twin issued with it, never its later attempt: that one is looked
-  for after the turn's last step;
+  same concurrent turn, or by the same model message (`turn_id`: also when each call runs in a
+  wrapper of its own, as in a LangGraph fan-out), is a twin issued with it, never its later
+  attempt: that one is looked for after the turn's (and the message's) last step;
 - for another step: the next step of the same type and name.
 
 Per failed candidate step:
@@ -33,6 +34,7 @@ from bisect import bisect_right
 from collections.abc import Mapping
 from itertools import compress, count
 from operator import itemgetter
+from typing import Any
 
 from agentdiff.diff.align import Pair
 from agentdiff.diff.order import Side
@@ -56,28 +58,39 @@ def later_attempts(side: Side) -> dict[int, int | None]:
 
 
 def _past_twins(side: Side, same: dict[int, int | None]) -> None:
-    """Move each later attempt found in its failed step's own concurrent turn past that turn.
+    """Move each later attempt issued together with its failed step past that turn.
 
     The steps of each key looked for are listed once (picked at C speed), and each move is a
     bisection in its key's list, so many twins cost no rescan of the run per failed step.
     """
-    group, exact, succeeded = side.group, side.exact, side.succeeded
-    twinned = [
-        i
-        for i, later in same.items()
-        if later is not None and group[i] >= 0 and group[later] == group[i]
-    ]
+    group, turn, exact, succeeded = side.group, side.turn, side.exact, side.succeeded
+    twinned = [i for i, later in same.items() if later is not None and _together(side, i, later)]
     if not twinned:
         return
-    ends = {turn: at for at, turn in enumerate(group) if turn >= 0}  # each turn's last step
+    ends = _turn_ends(side)
     keys = {*map(exact.__getitem__, twinned), *map(succeeded.__getitem__, twinned)}
     where: dict[int | None, list[int]] = {}
     for at in compress(count(), map(keys.__contains__, exact)):
         where.setdefault(exact[at], []).append(at)
     for i in twinned:
-        end = ends[group[i]]
+        end = max(ends.get((0, group[i]), i), ends.get((1, turn[i]), i))
         found = (_first_after(where.get(key, []), end) for key in (exact[i], succeeded[i]))
         same[i] = min((at for at in found if at is not None), default=None)
+
+
+def _together(side: Side, i: int, later: int) -> bool:
+    """Steps `i` and `later` were issued together: one concurrent turn, or one model message."""
+    group, turn = side.group[i], side.turn[i]
+    return (group >= 0 and side.group[later] == group) or (
+        turn is not None and side.turn[later] == turn
+    )
+
+
+def _turn_ends(side: Side) -> dict[tuple[int, Any], int]:
+    """The last position of each concurrent turn `(0, group)` and model message `(1, turn_id)`."""
+    ends: dict[tuple[int, Any], int] = {(0, g): at for at, g in enumerate(side.group) if g >= 0}
+    ends.update({(1, t): at for at, t in enumerate(side.turn) if t is not None})
+    return ends
 
 
 def _first_after(positions: list[int], end: int) -> int | None:
