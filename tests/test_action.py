@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from agentdiff.config import SETTINGS
+from tests.action_driver import ROOT, action_env, run_script, summary_and_outputs
 
-ROOT = Path(__file__).parents[1]
-SCRIPT = ROOT / "scripts" / "action_run.sh"
 REAL = ROOT / "tests" / "fixtures" / "real" / "langfuse"
 
 
@@ -24,35 +20,17 @@ def run_action(
     candidate: Path | None = None,
     agentdiff: str | None = None,
 ):
-    summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
-    summary.write_text("previous step\n")
-    env = {k: v for k, v in os.environ.items() if k not in {s.env for s in SETTINGS}}
-    env.update(
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
-        PYTHON=sys.executable,
+    (tmp_path / "summary.md").write_text("previous step\n")
+    env = action_env(
+        tmp_path,
         INPUT_BASELINE=str(REAL / scenario / "baseline.json"),
         INPUT_CANDIDATE=str(candidate or REAL / scenario / "candidate.json"),
         INPUT_ARGS=args,
-        GITHUB_STEP_SUMMARY=str(summary),
-        GITHUB_OUTPUT=str(outputs),
     )
     if agentdiff is not None:
         env["AGENTDIFF"] = agentdiff
-    done = subprocess.run(
-        ["bash", str(SCRIPT)],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    found = (
-        dict(line.split("=", 1) for line in outputs.read_text().splitlines())
-        if outputs.exists()
-        else {}
-    )
-    return done, summary.read_text(), found
+    done = run_script(tmp_path, env)
+    return (done, *summary_and_outputs(tmp_path))
 
 
 def test_passing_pair(tmp_path):

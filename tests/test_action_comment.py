@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -15,10 +14,9 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 import yaml
 
-from agentdiff.config import SETTINGS
+from tests.action_driver import action_env, run_script
 
 ROOT = Path(__file__).parents[1]
-RUN = ROOT / "scripts" / "action_run.sh"
 COMMENT = ROOT / "scripts" / "action_comment.py"
 REAL = ROOT / "tests" / "fixtures" / "real" / "langfuse"
 TOKEN = "ghs_fake_token"  # noqa: S105 - the fake server's own
@@ -102,37 +100,23 @@ def github():
 def environment(tmp_path: Path, github: FakeGitHub, **extra: str) -> dict[str, str]:
     event = tmp_path / "event.json"
     event.write_text(json.dumps({"pull_request": {"number": PR}}))
-    env = {k: v for k, v in os.environ.items() if k not in {s.env for s in SETTINGS}}
-    env.update(
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",
-        PYTHON=sys.executable,
-        GITHUB_API_URL=github.url,
-        GITHUB_SERVER_URL="https://github.example",
-        GITHUB_REPOSITORY=REPO,
-        GITHUB_RUN_ID="4242",
-        GITHUB_EVENT_PATH=str(event),
-        GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"),
-        GITHUB_OUTPUT=str(tmp_path / "outputs.txt"),
-        INPUT_COMMENT="true",
-        INPUT_GITHUB_TOKEN=TOKEN,
-    )
-    env.update(extra)
-    return env
+    github_env = {
+        "GITHUB_API_URL": github.url,
+        "GITHUB_SERVER_URL": "https://github.example",
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_RUN_ID": "4242",
+        "GITHUB_EVENT_PATH": str(event),
+        "INPUT_COMMENT": "true",
+        "INPUT_GITHUB_TOKEN": TOKEN,
+    }
+    return action_env(tmp_path, **{**github_env, **extra})
 
 
 def run_action(tmp_path, github, scenario="loop", **extra):
     env = environment(tmp_path, github, **extra)
     env.setdefault("INPUT_BASELINE", str(REAL / scenario / "baseline.json"))
     env.setdefault("INPUT_CANDIDATE", str(REAL / scenario / "candidate.json"))
-    return subprocess.run(
-        ["bash", str(RUN)],
-        env=env,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_script(tmp_path, env)
 
 
 def test_the_action_creates_the_comment_then_updates_the_same_one(tmp_path, github):

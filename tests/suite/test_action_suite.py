@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tests.suite.action_driver import ROOT, SCRIPT, run_action
+from tests.action_driver import ROOT, SCRIPT
+from tests.action_driver import run_suite_action as run_action
 
 
 def test_suite_mode_reports_and_fails_on_a_regression(tmp_path, fixture_suite):

@@ -23,7 +23,7 @@ from agentdiff.suite import RunSet, SuiteOptions, run_suite
 from agentdiff.suite.render import render_suite
 from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.results import load_results
-from tests.suite.action_driver import run_action
+from tests.action_driver import run_suite_action
 
 POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
 CUT = "run-03"
@@ -223,7 +223,7 @@ def test_the_action_outputs_say_a_run_was_not_loaded(tmp_path):
     """Suite mode of the Action: `errors` counts the scenarios that could not be judged, so a
     scenario judged on 9 of its 10 runs must show in an output of its own, not as 0 errors."""
     root = _runs(tmp_path / "runs", "unchanged")
-    done, summary, outputs = run_action(tmp_path, root / "b", root / "c", "")
+    done, summary, outputs = run_suite_action(tmp_path, root / "b", root / "c", "")
     assert done.returncode == 2, done.stderr
     assert (outputs["passed"], outputs["errors"], outputs["partly_loaded"]) == ("false", "0", "1")
     assert "10→9 loaded" in summary
