@@ -103,15 +103,21 @@ def make_folder(path: Path) -> None:
         raise OutputPathError(msg, hint="choose another output path", source=path) from None
 
 
-def write_output_file(path: Path, data: Data, inputs: Sequence[Path] = ()) -> None:
-    """Write `data` to `path` after `check_output_path` (atomically, unless it is /dev/null)."""
+def write_output_file(
+    path: Path, data: Data, inputs: Sequence[Path] = (), *, durable: bool = False
+) -> None:
+    """Write `data` to `path` after `check_output_path` (atomically, unless it is /dev/null).
+
+    `durable`: forced to disk before the rename (`write_atomically`), for data that cannot be
+    made again (a recorded run).
+    """
     info = check_output_path(path, inputs)
     if info is not None and _is_null_device(info):
         if not isinstance(data, str | bytes):
             for _ in data:  # made and discarded, as a whole text given would have been
                 pass
         return
-    write_atomically(Path(os.path.realpath(path)), data, durable=False)
+    write_atomically(Path(os.path.realpath(path)), data, durable=durable)
 
 
 def write_atomically(path: Path, data: Data, *, durable: bool = True) -> None:

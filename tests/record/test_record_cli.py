@@ -145,7 +145,7 @@ def test_an_opentelemetry_instrumented_callable_is_captured_as_otlp(agent_dir):
         ("weather_agent:missing", [], "has no attribute 'missing'"),
         ("weather_agent:NOT_CALLABLE", [], "is not callable"),
         ("weather_agent:run", ["--input", "{bad"], "--input is not valid JSON"),
-        ("weather_agent:run", ["--input", "@nope.json"], "cannot read nope.json"),
+        ("weather_agent:run", ["--input", "@nope.json"], "nope.json: cannot read --input"),
     ],
 )
 def test_bad_targets_and_inputs_are_one_line_errors(agent_dir, monkeypatch, target, extra, message):

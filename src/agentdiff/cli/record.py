@@ -15,7 +15,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agentdiff.cli.errors import handle_errors, say
-from agentdiff.record.repeat import RecordedRun, load_callable, parse_input, record_repeatedly
+from agentdiff.record.repeat import (
+    RecordedRun,
+    input_file,
+    load_callable,
+    parse_input,
+    record_repeatedly,
+)
 from agentdiff.render.prepare import text
 
 __all__ = ["record"]
@@ -55,8 +61,15 @@ def record(
     fn = load_callable(target)
     task_input = parse_input(input_text)
     agent_name = name or str(getattr(fn, "__name__", target))
+    given = input_file(input_text)
     recorded = record_repeatedly(
-        fn, agent_name=agent_name, folder=output, runs=runs, task_input=task_input, otel=otel
+        fn,
+        agent_name=agent_name,
+        folder=output,
+        runs=runs,
+        task_input=task_input,
+        otel=otel,
+        inputs=[given] if given is not None else [],
     )
     console = Console(stderr=True)
     errored = 0

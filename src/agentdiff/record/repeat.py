@@ -15,7 +15,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,14 +25,22 @@ import orjson
 
 from agentdiff.baselines import canonical_json
 from agentdiff.errors import AgentDiffError
-from agentdiff.files import write_atomically
+from agentdiff.files import check_output_path, write_output_file
 from agentdiff.loader import load_trace
+from agentdiff.reading import read_input
 from agentdiff.record.run import Run, record_run
 
 if TYPE_CHECKING:
     from agentdiff.otel.capture import OtelCapture, SpanFile
 
-__all__ = ["NO_INPUT", "RecordedRun", "load_callable", "parse_input", "record_repeatedly"]
+__all__ = [
+    "NO_INPUT",
+    "RecordedRun",
+    "input_file",
+    "load_callable",
+    "parse_input",
+    "record_repeatedly",
+]
 
 NO_INPUT: Any = object()
 """Call the agent with no argument."""
@@ -90,19 +98,23 @@ def _import_file(name: str) -> Any:
     return module
 
 
+def input_file(text: str | None) -> Path | None:
+    """The file `--input @FILE` names (an input of the command: never written over)."""
+    return Path(text[1:]) if text is not None and text.startswith("@") else None
+
+
 def parse_input(text: str | None) -> Any:
-    """`--input`: JSON text, or `@file` holding JSON; `NO_INPUT` when not given."""
+    """`--input`: JSON text, or `@file` holding JSON; `NO_INPUT` when not given.
+
+    The file is read as a trace is (`read_input`): a FIFO or `/dev/zero` is refused, not read.
+    """
     if text is None:
         return NO_INPUT
-    source = "--input"
-    if text.startswith("@"):
-        source = text[1:]
-        try:
-            text = Path(source).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise AgentDiffError(f"cannot read {source}: {exc.strerror or exc}") from None
+    path = input_file(text)
+    source = "--input" if path is None else str(path)
+    raw = text if path is None else read_input(path, "--input")
     try:
-        return orjson.loads(text)
+        return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise AgentDiffError(f"{source} is not valid JSON: {exc}") from None
 
@@ -136,15 +148,31 @@ def record_repeatedly(
     runs: int = 1,
     task_input: Any = NO_INPUT,
     otel: bool = True,
+    inputs: Sequence[Path] = (),
 ) -> Iterator[RecordedRun]:
-    """Call `fn` `runs` times, yielding each run once its file `<folder>/<n>.json` is written."""
-    folder.mkdir(parents=True, exist_ok=True)
+    """Call `fn` `runs` times, yielding each run once its file `<folder>/<n>.json` is written.
+
+    Every `<n>.json` is checked here, before the first call (`check_output_path`: never one of
+    `inputs`, a directory, a FIFO or a read-only file), so a bad target costs no agent run.
+    """
+    paths = [folder / f"{number}.json" for number in range(1, runs + 1)]
+    for path in paths:
+        check_output_path(path, inputs)
+    return _recording(fn, agent_name, paths, task_input, otel, inputs)
+
+
+def _recording(
+    fn: Callable[..., Any],
+    agent_name: str,
+    paths: list[Path],
+    task_input: Any,
+    otel: bool,
+    inputs: Sequence[Path],
+) -> Iterator[RecordedRun]:
     capture = _otel_capture(otel)
     try:
-        for number in range(1, runs + 1):
-            yield _record_one(
-                fn, agent_name, folder / f"{number}.json", number, task_input, capture
-            )
+        for number, path in enumerate(paths, start=1):
+            yield _record_one(fn, agent_name, path, number, task_input, capture, inputs)
     finally:
         if capture is not None:
             capture.close()
@@ -157,6 +185,7 @@ def _record_one(
     number: int,
     task_input: Any,
     capture: OtelCapture | None,
+    inputs: Sequence[Path],
 ) -> RecordedRun:
     given = None if task_input is NO_INPUT else task_input
     run = record_run(agent_name, task_input=given, metadata={"run": number})
@@ -171,7 +200,7 @@ def _record_one(
         else:
             if spans is not None:
                 spans.set_output(run.final_output)
-    return _write(run, spans, path, number)
+    return _write(run, spans, path, number, inputs)
 
 
 def _span_scope(
@@ -180,15 +209,17 @@ def _span_scope(
     return capture.call(name, task_input) if capture is not None else nullcontext()
 
 
-def _write(run: Run, spans: SpanFile | None, path: Path, number: int) -> RecordedRun:
+def _write(
+    run: Run, spans: SpanFile | None, path: Path, number: int, inputs: Sequence[Path]
+) -> RecordedRun:
     trace = run.trace
     assert trace is not None  # noqa: S101 - set when the run's block ended
     error = trace.metadata.get("error") if trace.metadata else None
     own_steps = len(trace.steps) - (1 if run.error_step is not None else 0)
     span_count = spans.span_count() if spans is not None else 0
     if own_steps == 0 and span_count > 1 and spans is not None and spans.path is not None:
-        write_atomically(path, spans.path.read_text(encoding="utf-8"))
+        write_output_file(path, spans.path.read_bytes(), inputs, durable=True)
         return RecordedRun(number, path, "otel", len(load_trace(path).steps), error)
 
-    write_atomically(path, canonical_json(trace))
+    write_output_file(path, canonical_json(trace), inputs, durable=True)
     return RecordedRun(number, path, "recorder", len(trace.steps), error)

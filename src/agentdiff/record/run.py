@@ -31,7 +31,7 @@ from typing_extensions import Self
 
 from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload
 from agentdiff.adapters._kit.tokens import sum_usage
-from agentdiff.files import write_atomically
+from agentdiff.files import write_output_file
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType
 from agentdiff.record.context import CURRENT_RUN, CURRENT_STEP
 from agentdiff.record.decorate import wrap
@@ -192,8 +192,7 @@ class Run:
             # the import is here: baselines loads the adapters, which the recorder never needs
             from agentdiff.baselines import canonical_json  # noqa: PLC0415
 
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(self.path, canonical_json(self.trace))
+            write_output_file(self.path, canonical_json(self.trace), durable=True)
         return self.trace
 
     def _record_error(self, error: BaseException) -> None:
