@@ -168,6 +168,17 @@ def test_an_unreadable_run_is_not_counted_as_loaded(tmp_path):
         assert "error (1→0 runs)" not in text, fmt
 
 
+def test_a_scenario_with_no_candidate_run_is_not_said_to_have_lost_one(loop_suite):
+    """No candidate file at all: every run there was loaded, so no format says `loaded` (which
+    reads as a run that exists but could not be read, beside "no candidate run")."""
+    for fmt in ("terminal", "markdown", "html"):
+        text = render_suite(loop_suite, fmt)
+        assert "error (1→0 runs)" in text, fmt
+        assert "1→0 runs loaded" not in text and "1→0 loaded" not in text, fmt
+    line = next(x for x in render_suite(loop_suite, "markdown").splitlines() if "only\\_base" in x)
+    assert line.startswith("| only\\_base | error | — | 1→0 | "), line
+
+
 @pytest.fixture(scope="module")
 def improved_suite(tmp_path_factory: pytest.TempPathFactory) -> SuiteReport:
     """20 runs of the `cost` variant (+50 % cost) as the baseline, 20 plain runs as candidate."""

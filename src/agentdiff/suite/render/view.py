@@ -143,12 +143,15 @@ def divergence_cell(row: ScenarioRow) -> str:
     return f"{pair.divergence:.2f}" + (" (deciding pair)" if several_runs(row) else "")
 
 
-def runs_cell(row: ScenarioRow) -> str:
+def runs_cell(row: ScenarioRow, noun: str = "") -> str:
     """The runs per side a table shows: `10→10`, or `10→9 loaded` when some run could not be.
 
-    A run that could not be loaded is not counted: the cell must not read as a run never made.
+    `noun` goes after the counts (`10→9 runs loaded`, as a headline says it). A run that could
+    not be loaded is not counted: the cell must not read as a run never made. A side with no run
+    at all (its error names no run) lost none: `1→0`.
     """
-    return f"{row.baseline_runs}→{row.candidate_runs}" + (" loaded" if row.errors else "")
+    lost = any(error.run is not None for error in row.errors)
+    return f"{row.baseline_runs}→{row.candidate_runs}{noun}" + (" loaded" if lost else "")
 
 
 def _findings(row: ScenarioRow) -> list[str]:
@@ -191,8 +194,7 @@ def _route_lines(row: ScenarioRow) -> list[str]:
 
 
 def _headline(row: ScenarioRow, fdr: float) -> str:
-    # a run that could not be read is not counted among the runs
-    runs = f"{row.baseline_runs}→{row.candidate_runs} runs" + (" loaded" if row.errors else "")
+    runs = runs_cell(row, " runs")  # a run that could not be read is not counted among them
     pair = row.pair
     if row.stats is not None:  # the p and q of the verdict's direction, when tests decided it
         evidence = row.stats.evidence(fdr)
