@@ -131,11 +131,36 @@ def test_latency_is_soft():
     assert _rules(result.warnings) == ["latency"]
 
 
+def _errors_gate(base, cand, limit=None) -> tuple[list[str], list[str]]:
+    """The errors rule's (violation, warning) messages of `compare(base, cand)`."""
+    options = CompareOptions(gate=GateThresholds(max_new_errors=limit))
+    gate = compare(base, cand, options=options).gate
+    hard = [v.message for v in gate.violations if v.rule == "errors"]
+    return hard, [w.message for w in gate.warnings if w.rule == "errors"]
+
+
+_FETCH, _FAILED_FETCH = ("fetch", {"u": 1}), ("fetch", {"u": 1}, "error")
+
+
 def test_new_errors_warn_by_default_and_fail_past_a_limit():
-    assert _rules(_gate(errors=(0, 2)).warnings) == ["errors"]
-    limited = _gate(errors=(0, 2), thresholds=GateThresholds(max_new_errors=1))
-    assert _rules(limited.violations) == ["errors"]
-    assert _gate(errors=(0, 1), thresholds=GateThresholds(max_new_errors=1)).passed
+    base = tools(_FETCH, ("get", {}))
+    cand = tools(_FAILED_FETCH, _FAILED_FETCH, _FETCH, ("get", {}), prefix="c")
+    assert _errors_gate(base, cand) == ([], ["2 new errors in the candidate: fetch"])
+    assert _errors_gate(base, cand, 1) == (["2 new errors in the candidate: fetch (limit 1)"], [])
+    assert _errors_gate(base, cand, 2) == ([], ["2 new errors in the candidate: fetch"])
+
+
+def test_a_new_error_is_one_the_baseline_did_not_fail_not_a_rise_in_the_count():
+    """The candidate fixed the baseline's failed fetch and failed a `get` the baseline did not
+    fail: the same error count, one new error (the gate said nothing, and passed it under
+    `max_new_errors` 0). A failure the baseline has at the same place is not new."""
+    base = tools(_FAILED_FETCH, _FETCH, ("get", {}))
+    moved = tools(_FETCH, ("get", {}, "error"), ("get", {}), prefix="c")
+    assert compare(base, moved).deltas.errors.delta == 0
+    assert _errors_gate(base, moved) == ([], ["1 new error in the candidate: get"])
+    assert _errors_gate(base, moved, 0) == (["1 new error in the candidate: get (limit 0)"], [])
+    same = tools(_FAILED_FETCH, _FETCH, ("get", {}), prefix="c")
+    assert _errors_gate(base, same, 0) == ([], [])
 
 
 def test_tool_repeats_cap_is_independent_of_loops():
@@ -156,7 +181,8 @@ def test_every_rule_is_known():
         latency_ms=(1, 9),
         errors=(0, 1),
     )
-    assert set(_rules(result.violations + result.warnings)) | {"changed_calls"} == {
+    read_off_steps = {"changed_calls", "errors"}  # a plain pair's alignment has neither
+    assert set(_rules(result.violations + result.warnings)) | read_off_steps == {
         r.name for r in RULES
     }
 

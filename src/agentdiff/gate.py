@@ -21,8 +21,10 @@ cost               hard      max_cost_increase      > 25 % fails when known on b
                                                     priced on a side → a warning, never judged
 tokens             hard      max_token_increase     > 25 % fails, as for cost
 latency            soft      max_latency_increase   > 50 % warns
-errors             soft      max_new_errors         any new error warns (``N``: more than N
-                                                    fail)
+errors             soft      max_new_errors         any new error warns, naming its step (``N``:
+                                                    more than N fail); a new error is a failed
+                                                    candidate step not paired with a failed
+                                                    baseline step
 tool_repeats       hard      max_tool_repeats       off (``N``: a tool called > N times fails)
 =================  ========  =====================  ===========================================
 
@@ -49,7 +51,7 @@ from agentdiff.models.report import (
     GateViolation,
     Op,
 )
-from agentdiff.models.trace import MAX_COUNT
+from agentdiff.models.trace import FAILED, MAX_COUNT
 
 __all__ = ["RULES", "GateThresholds", "Rule", "changed_calls_words", "evaluate_gate", "verdict"]
 
@@ -130,11 +132,20 @@ def changed_calls_words(report: DiffReport) -> str | None:
     changed = list(compress(alignment, map(is_, map(_OP, alignment), repeat(Op.CHANGE))))
     kinds = {c.kind for e in changed for c in e.changes}
     what = " or ".join(words for kind, words in _CHANGED if kind in kinds)
-    names = sorted({e.candidate.name for e in changed if e.candidate is not None})
+    names = [e.candidate.name for e in changed if e.candidate is not None]
     count = len(changed)
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")  # noqa: PLR2004
     noun = "call" if count == 1 else "calls"
-    return f"{count} {noun} changed {what or 'behaviour'}: {shown}"
+    return f"{count} {noun} changed {what or 'behaviour'}: {_shown(names)}"
+
+
+def _shown(names: list[str]) -> str:
+    """`a, b, c, d, e and 2 more`: the distinct names, sorted, the first five of them."""
+    distinct = sorted(set(names))
+    more = len(distinct) - _NAMES_SHOWN
+    return ", ".join(distinct[:_NAMES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+
+
+_NAMES_SHOWN = 5
 
 
 def _changed_calls(report: DiffReport, t: GateThresholds) -> Findings:
@@ -196,11 +207,30 @@ def _latency(report: DiffReport, t: GateThresholds) -> Findings:
     return [], []
 
 
+def _new_errors(report: DiffReport) -> list[str]:
+    """The names of the candidate's new errors, in order.
+
+    A new error is a failed step (status `error` or `retry`) the alignment pairs with no failed
+    baseline step (inserted, or a step that did not fail in the baseline). A baseline error
+    gone elsewhere makes none of them old.
+    """
+    if not report.candidate.errors:
+        return []
+    return [
+        e.candidate.name
+        for e in report.alignment
+        if e.candidate is not None
+        and e.candidate.status in FAILED
+        and (e.baseline is None or e.baseline.status not in FAILED)
+    ]
+
+
 def _errors(report: DiffReport, t: GateThresholds) -> Findings:
-    new = int(report.deltas.errors.delta or 0)
-    if new <= 0:
+    names = _new_errors(report)
+    new = len(names)
+    if not new:
         return [], []
-    message = f"{new} new error{'s' if new > 1 else ''} in the candidate"
+    message = f"{new} new error{'s' if new > 1 else ''} in the candidate: {_shown(names)}"
     if t.max_new_errors is not None and new > t.max_new_errors:
         return [f"{message} (limit {t.max_new_errors})"], []
     return [], [message]

@@ -97,16 +97,17 @@ def passes_gate_prepared(
     """`compare_prepared(baseline, candidate, sides, options).passed`, without the entries.
 
     A scenario's gate-failure rate reads nothing else of its baseline runs' own pairs (10 of
-    the 20 pairs of a 10-vs-10 scenario). Of the gate's rules only `changed_calls` reads the
-    alignment's entries, and it can fail only with `max_changed_calls` set (else it warns):
-    then the whole report is made. Otherwise what the other rules read is computed as
+    the 20 pairs of a 10-vs-10 scenario). Of the gate's rules only `changed_calls` and
+    `errors` (a new error is read off its entry) read the alignment's entries, and each can fail
+    only with its limit set (`max_changed_calls`, `max_new_errors`; else it warns): then the
+    whole report is made. Otherwise what the other rules read is computed as
     `_report` computes it (alignment pairs, divergence, totals, deltas, loops), and the gate
     judges a report holding just that (the other fields empty).
     """
     if options.fold_framework_steps:
         msg = "passes_gate_prepared needs fold_framework_steps off (sides of unfolded runs)"
         raise ValueError(msg)
-    if options.gate.max_changed_calls is not None:
+    if options.gate.max_changed_calls is not None or options.gate.max_new_errors is not None:
         return compare_prepared(baseline, candidate, sides, options, findings=False).passed
     b_side, c_side = sides
     with no_gc_pauses():
