@@ -29,6 +29,7 @@ from agentdiff.files import check_output_path, write_output_file
 from agentdiff.loader import load_trace
 from agentdiff.reading import read_input
 from agentdiff.record.run import Run, record_run
+from agentdiff.record.step import describe_error
 
 if TYPE_CHECKING:
     from agentdiff.otel.capture import OtelCapture, SpanFile
@@ -195,6 +196,9 @@ def _record_one(
             with run:
                 run.final_output = _call(fn, task_input)
         except Exception as exc:  # noqa: BLE001 - recorded in the run; the loop goes on
+            if run.trace is None:  # the recording itself failed (a step set to a wrong value)
+                msg = f"run {number} could not be recorded: {describe_error(exc)}"
+                raise AgentDiffError(msg) from None
             if spans is not None:
                 spans.fail(exc)
         else:

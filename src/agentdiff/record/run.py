@@ -29,13 +29,19 @@ from typing import Any, ParamSpec, TypeVar, overload
 
 from typing_extensions import Self
 
-from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload
 from agentdiff.adapters._kit.tokens import sum_usage
 from agentdiff.files import write_output_file
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType
 from agentdiff.record.context import CURRENT_RUN, CURRENT_STEP
 from agentdiff.record.decorate import wrap
-from agentdiff.record.step import Step, describe_error, jsonable, utc_now
+from agentdiff.record.step import (
+    Step,
+    describe_error,
+    jsonable,
+    optional_payload,
+    payload,
+    utc_now,
+)
 
 __all__ = ["Run", "StepScope", "record_run"]
 
@@ -219,8 +225,8 @@ class Run:
             trace_id=self.trace_id,
             agent_name=self.agent_name,
             agent_version=self.agent_version,
-            task_input=as_payload(jsonable(self.task_input)),
-            final_output=as_optional_payload(jsonable(self.final_output)),
+            task_input=payload(self.task_input),
+            final_output=optional_payload(self.final_output),
             steps=steps,
             total_latency_ms=round((time.perf_counter() - self._clock) * 1000, 3),
             total_tokens=sum_usage(s.tokens for s in steps),

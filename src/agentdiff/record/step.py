@@ -8,17 +8,28 @@ block ends the step takes its end time and latency, and an exception that escape
 
 from __future__ import annotations
 
+import math
 import time
 from datetime import datetime, timezone
 from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from agentdiff.adapters._kit.payloads import as_optional_payload, as_payload
+from agentdiff.adapters._kit.payloads import as_payload
+from agentdiff.limits import MAX_DEPTH, exceeds_depth
 from agentdiff.models.trace import StepStatus, StepType, TokenUsage, TraceStep
 from agentdiff.record.usage import model_of, usage_of
 
-__all__ = ["Step", "describe_error", "jsonable", "utc_now"]
+__all__ = [
+    "CUT",
+    "Step",
+    "describe_error",
+    "fit",
+    "jsonable",
+    "optional_payload",
+    "payload",
+    "utc_now",
+]
 
 
 def utc_now() -> str:
@@ -26,9 +37,90 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
+_I64_MIN = -(2**63)
+_U64_MAX = 2**64 - 1
+CUT = f"[cut: nested deeper than {MAX_DEPTH} levels]"
+"""What stands for a container nested past what a trace file may hold (`agentdiff.limits`)."""
+
+
 def jsonable(value: Any) -> Any:
-    """`value` as JSON-ready data: pydantic models, dataclasses, SDK objects; else its repr."""
-    return to_jsonable_python(value, fallback=repr, bytes_mode="base64", inf_nan_mode="null")
+    """`value` as JSON-ready data: pydantic models, dataclasses, SDK objects; else its repr.
+
+    Fit for a trace file (see `fit`) even when a payload wraps it in `{"value": ...}`.
+    """
+    return fit(_data(value), MAX_DEPTH - 1)
+
+
+def payload(value: Any) -> dict[str, Any]:
+    """`value` as a step's or run's payload (`as_payload`), fit for a trace file."""
+    return _payload(_data(value))
+
+
+def optional_payload(value: Any) -> dict[str, Any] | None:
+    """Like `payload`, but a value that is `None` as JSON (unknown) stays `None`."""
+    data = _data(value)
+    return None if data is None else _payload(data)
+
+
+def _payload(data: Any) -> dict[str, Any]:
+    fitted: dict[str, Any] = fit(as_payload(data), MAX_DEPTH)
+    return fitted
+
+
+def fit(data: Any, limit: int) -> Any:
+    r"""JSON data as a trace file can hold it and every reader reads it back.
+
+    Containers nested past `limit` levels become `CUT`, integers past 64 bits floats, and text
+    that is no valid Unicode (a lone surrogate) shows it escaped (`\ud800`). Data that needs
+    none of it (orjson writes it within the limit) is returned as it is, checked at C speed.
+    """
+    return data if not exceeds_depth([data], limit) else _fitted(data, 1, limit)
+
+
+def _data(value: Any) -> Any:
+    try:
+        return to_jsonable_python(value, fallback=repr, bytes_mode="base64", inf_nan_mode="null")
+    except ValueError:  # nested past what pydantic's serializer recurses into
+        return _fitted(value, 1, MAX_DEPTH)
+
+
+def _fitted(node: Any, depth: int, limit: int) -> Any:
+    """`fit` for `node` at `depth`, walked in Python (also any object pydantic converts)."""
+    if isinstance(node, dict | list | tuple) and depth > limit:
+        return CUT
+    if isinstance(node, dict):
+        return {_key(k): _fitted(v, depth + 1, limit) for k, v in node.items()}
+    if isinstance(node, list | tuple):
+        return [_fitted(v, depth + 1, limit) for v in node]
+    if node is None or isinstance(node, str | int | float):
+        return _scalar(node)
+    try:
+        data = to_jsonable_python(node, fallback=repr, bytes_mode="base64", inf_nan_mode="null")
+    except ValueError:
+        return CUT
+    return _fitted(data, depth, limit)
+
+
+def _scalar(value: str | float | None) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value if _I64_MIN <= value <= _U64_MAX else _big(value)
+    return value if math.isfinite(value) else None
+
+
+def _key(key: Any) -> str:
+    text: str = _scalar(key if isinstance(key, str) else str(next(iter(_data({key: None})))))
+    return text
+
+
+def _big(number: int) -> float | str:
+    try:
+        return float(number)
+    except OverflowError:
+        return f"[an integer of {number.bit_length()} bits]"
 
 
 def describe_error(exc: BaseException) -> str:
@@ -117,8 +209,8 @@ class Step:
             step_index=self.index,
             step_type=self.step_type,
             name=self.name,
-            input_payload=as_payload(jsonable(self.input)),
-            output_payload=as_optional_payload(jsonable(self.output)),
+            input_payload=payload(self.input),
+            output_payload=optional_payload(self.output),
             status=StepStatus(status),
             error_message=self.error_message,
             latency_ms=self.latency_ms,
