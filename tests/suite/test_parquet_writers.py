@@ -102,3 +102,19 @@ def test_empty_tables_and_no_writer(tmp_path):
     assert write_parquet(tmp_path, ("pyarrow",)) == "pyarrow"
     assert pq.read_table(tmp_path / "runs.parquet").num_rows == 0
     assert write_parquet(tmp_path, ()) == "skipped: install agentdiff[results] for Parquet"
+
+
+def test_a_version_1_folder_reads_load_error_as_null(results, tmp_path):
+    """Version 1 `runs` files have no `load_error` (they listed loaded runs only): a query over
+    it reads null, from Parquet as from JSON Lines, instead of failing on an unknown column."""
+    folder = _converted(results, "pyarrow", tmp_path / "v1")
+    runs = pq.read_table(folder / "runs.parquet")
+    pq.write_table(runs.drop_columns(["load_error"]), folder / "runs.parquet")
+    sql = "SELECT count(*) AS n, count(load_error) AS lost, count(steps) AS loaded FROM runs"
+    expected = (["n", "lost", "loaded"], [(runs.num_rows, 0, runs.num_rows)])
+    assert query_results(folder, sql) == expected  # the Parquet file
+    (folder / "runs.parquet").unlink()
+    lines = _jsonl_rows(folder / "runs.jsonl")
+    old = [orjson.dumps({k: v for k, v in r.items() if k != "load_error"}) for r in lines]
+    (folder / "runs.jsonl").write_bytes(b"\n".join(old) + b"\n")
+    assert query_results(folder, sql) == expected  # the JSON Lines

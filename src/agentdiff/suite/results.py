@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from pydantic import ValidationError
@@ -27,6 +27,9 @@ from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.rows import Rows, ScenarioRow, row_json
 from agentdiff.suite.sandbox import CONNECT_CONFIG, checked_select, confine, query_failed
 from agentdiff.suite.tables import join_parts, open_binary
+
+if TYPE_CHECKING:
+    import duckdb
 
 __all__ = [
     "PARQUET_WRITERS",
@@ -226,6 +229,28 @@ def _row_list(rows: Any) -> list[Any]:
     return rows
 
 
+def _view_select(
+    con: duckdb.DuckDBPyConnection, folder: Path, table: str, columns: tuple[tuple[str, str], ...]
+) -> str | None:
+    """What a table's view selects: its Parquet file, else its JSON Lines (None: neither).
+
+    A column the file lacks (one written before the column was: `runs.load_error` before
+    version 2) reads null, as the JSON Lines reader gives it, never an unknown-column error.
+    """
+    parquet, jsonl = folder / f"{table}.parquet", folder / f"{table}.jsonl"
+    missing: list[str] = []
+    if parquet.is_file():
+        scan = f"read_parquet({_quote(parquet)})"
+        described = con.execute(f"DESCRIBE SELECT * FROM {scan}")  # noqa: S608 - quoted path
+        held = {row[0] for row in described.fetchall()}
+        missing = [f', NULL::{kind} AS "{name}"' for name, kind in columns if name not in held]
+    elif jsonl.is_file():
+        scan = _json_scan(jsonl, columns)
+    else:
+        return None
+    return f"SELECT *{''.join(missing)} FROM {scan}"  # noqa: S608 - our columns, quoted paths
+
+
 def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
     """Column names and rows of `sql` over the views `runs`, `pairs`, `steps` (DuckDB).
 
@@ -240,14 +265,9 @@ def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[A
     con = duckdb.connect(config=CONNECT_CONFIG)
     try:
         for table, columns in TABLES.items():
-            parquet, jsonl = folder / f"{table}.parquet", folder / f"{table}.jsonl"
-            if parquet.is_file():
-                scan = f"read_parquet({_quote(parquet)})"
-            elif jsonl.is_file():
-                scan = _json_scan(jsonl, columns)
-            else:
-                continue
-            con.execute(f"CREATE VIEW {table} AS SELECT * FROM {scan}")  # noqa: S608
+            select = _view_select(con, folder, table, columns)
+            if select is not None:
+                con.execute(f"CREATE VIEW {table} AS {select}")
         confine(con, folder)
         checked_select(con, sql, folder)
         try:
