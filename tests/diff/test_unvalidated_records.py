@@ -19,7 +19,8 @@ from pydantic import ValidationError
 from agentdiff import compare, load_trace
 from agentdiff.diff.metrics import deltas
 from agentdiff.diff.normalize import _GENERATED, _volatile_id
-from agentdiff.models.report import Delta, Deltas, DiffReport, Summary
+from agentdiff.models.report import Delta, Deltas, DiffReport, LoopFinding, Summary
+from tests.diff.builders import step, trace
 from tests.realdata import real_pairs
 
 _MEASURES = tuple(Deltas.model_fields)
@@ -149,3 +150,65 @@ def test_deltas_json_is_unchanged_on_real_pairs():
         report = compare(load_trace(pair.baseline), load_trace(pair.candidate))
         slow = _validated(report.baseline, report.candidate)
         assert orjson.dumps(report.deltas.model_dump()) == orjson.dumps(slow.model_dump())
+
+
+def _same_summary(fast: Summary, slow: Summary) -> None:
+    assert list(fast.__dict__) == list(slow.__dict__)
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.__pydantic_extra__ == slow.__pydantic_extra__
+    assert fast.__pydantic_private__ == slow.__pydantic_private__
+    assert [type(v) for v in fast.__dict__.values()] == [type(v) for v in slow.__dict__.values()]
+    assert fast == slow
+    assert fast.model_dump_json() == slow.model_dump_json()
+
+
+@pytest.mark.parametrize("scenario", ["loop", "detour", "cost_spike"])
+def test_summaries_equal_the_validated_ones_on_real_pairs(scenario):
+    for pair in real_pairs(scenario)[:4]:
+        report = compare(load_trace(pair.baseline), load_trace(pair.candidate))
+        for fast in (report.baseline, report.candidate):
+            _same_summary(fast, Summary(**fast.__dict__))
+
+
+def test_summaries_are_built_without_validation(monkeypatch):
+    pair = real_pairs("loop")[0]
+    baseline, candidate = load_trace(pair.baseline), load_trace(pair.candidate)
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("validated")
+
+    monkeypatch.setattr(Summary, "__init__", refuse)
+    report = compare(baseline, candidate)
+    assert report.baseline.steps == len(baseline.steps)
+
+
+def test_a_value_validation_converts_still_goes_through_it():
+    run = trace([step(0, "llm_call", "gpt-4o")])
+    run = run.model_copy(update={"total_latency_ms": 7, "metadata": {"source_format": 3}})
+    with pytest.raises(ValidationError):  # the source format must be a string, as before
+        compare(run, run)
+    run = run.model_copy(update={"metadata": None})
+    summary = compare(run, run).baseline
+    assert summary.latency_ms == 7.0
+    assert type(summary.latency_ms) is float  # made a float by validation, as before
+
+
+def test_loop_findings_equal_the_validated_ones_on_real_pairs(monkeypatch):
+    pairs = [(load_trace(p.baseline), load_trace(p.candidate)) for p in real_pairs("loop")[:4]]
+    reports = [compare(b, c) for b, c in pairs]
+    found = [loop for report in reports for loop in report.loops]
+    assert found
+    for fast in found:
+        slow = LoopFinding(**fast.__dict__)
+        assert list(fast.__dict__) == list(slow.__dict__)
+        assert fast.model_fields_set == slow.model_fields_set
+        assert fast.__pydantic_extra__ == slow.__pydantic_extra__
+        assert fast.__pydantic_private__ == slow.__pydantic_private__
+        assert fast == slow
+        assert fast.model_dump_json() == slow.model_dump_json()
+
+    def refuse(*_: object, **__: object) -> None:
+        raise AssertionError("validated")
+
+    monkeypatch.setattr(LoopFinding, "__init__", refuse)  # built as validation would, without it
+    assert [compare(b, c).loops for b, c in pairs] == [report.loops for report in reports]

@@ -25,6 +25,7 @@ from itertools import compress, count, islice, repeat
 from operator import eq, gt
 from typing import TYPE_CHECKING, Protocol
 
+from agentdiff.models.compact import shared_store
 from agentdiff.models.report import LoopFinding
 from agentdiff.models.trace import FAILED, StepStatus
 
@@ -193,17 +194,27 @@ def label_loops(candidate: list[Loop], baseline: list[Loop]) -> list[LoopFinding
     for loop in baseline:
         key = loop.kind, loop.key
         known[key] = max(known.get(key, 0), loop.repetitions)
-    out = []
-    for loop in candidate:
-        before = known.get((loop.kind, loop.key), 0)
-        out.append(
-            LoopFinding(
-                names=loop.names,
-                repetitions=loop.repetitions,
-                step_ids=loop.step_ids,
-                new=before < loop.repetitions,
-                baseline_repetitions=before,
-                kind="retry_storm" if loop.kind == "retry_storm" else "loop",
-            )
-        )
-    return out
+    return [_finding(loop, known.get((loop.kind, loop.key), 0)) for loop in candidate]
+
+
+def _finding(loop: Loop, known: int) -> LoopFinding:
+    """The `LoopFinding` of a candidate loop the baseline has `known` times, unvalidated.
+
+    Every value is what validation would keep (names and step ids are validated steps'
+    strings, copied: a side's loops serve every pair it is in), without a validation per
+    loop (see `gate._violation`).
+    """
+    held = {
+        "names": list(loop.names),
+        "repetitions": loop.repetitions,
+        "step_ids": list(loop.step_ids),
+        "new": known < loop.repetitions,
+        "baseline_repetitions": known,
+        "kind": "retry_storm" if loop.kind == "retry_storm" else "loop",
+    }
+    finding: LoopFinding = _FINDINGS.adopt(held, _GIVEN)
+    return finding
+
+
+_FINDINGS, _GIVEN = shared_store(LoopFinding), set(LoopFinding.model_fields)
+"""Every field given: one fields-set shared by all (frozen records never change theirs)."""
