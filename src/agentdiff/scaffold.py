@@ -9,16 +9,29 @@ report shows in the merge request.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import re
+import shlex
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from agentdiff.config import CONFIG_FILE, SETTINGS, Setting
 from agentdiff.diff.options import CompareOptions
+from agentdiff.errors import ConfigError
 from agentdiff.gate import GateThresholds
 from agentdiff.render.options import RenderOptions
+from agentdiff.render.text import one_line
 from agentdiff.stats_options import StatsOptions
 
-__all__ = ["DEFAULT_STALE_AFTER_DAYS", "Scaffold", "ci_files", "config_file", "config_toml"]
+__all__ = [
+    "DEFAULT_STALE_AFTER_DAYS",
+    "Scaffold",
+    "ci_files",
+    "config_file",
+    "config_toml",
+    "sh",
+    "yaml_text",
+]
 
 DEFAULT_STALE_AFTER_DAYS = 30
 """What `init` writes for `stale_after_days` (the built-in default is off)."""
@@ -31,9 +44,31 @@ _DEFAULTS: dict[str, object] = {
 }
 
 
+_ACTION = re.compile(r"\w[\w.-]*/[\w.-]+(/[\w./-]+)?(@[\w./-]+)?")
+"""`owner/repo[/path][@ref]`: what a workflow's `uses:` names, nothing a shell or YAML reads."""
+_FLAGS = {"agent": "--agent", "task_input": "--input", "baseline": "--baseline"}
+
+
+def sh(value: str) -> str:
+    """`value` as one shell word (quoted only when it needs to be: `my_agent:run` stays)."""
+    return shlex.quote(value)
+
+
+def yaml_text(value: str) -> str:
+    """`value` as a YAML string scalar, double-quoted (a JSON string is one).
+
+    So `: `, `#`, a leading `{` or `@`, or a word such as `yes` never makes it something else.
+    """
+    return json.dumps(value, ensure_ascii=False)
+
+
 @dataclass(frozen=True)
 class Scaffold:
-    """The project facts the CI files mention."""
+    """The project facts the CI files mention.
+
+    Each is written into shell commands and YAML, so each must be one line of printable text,
+    and `action` a plain `owner/repo[@ref]`; anything else is a `ConfigError` naming the flag.
+    """
 
     agent: str = "my_agent:run"
     """MODULE:FUNCTION that `agentdiff record` runs."""
@@ -41,6 +76,22 @@ class Scaffold:
     baseline: str = "baselines/agent.json"
     action: str = "your-org/agentdiff@main"
     """The AgentDiff GitHub Action: the repository (and tag) you use."""
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            flag = _FLAGS.get(field.name, "--action")
+            if not value or one_line(value) != value:
+                msg = f"{flag} must be one line of printable text, got {value!r}"
+                raise ConfigError(msg, hint="it is written into the CI job's commands")
+        if not _ACTION.fullmatch(self.action):
+            msg = f"--action must be OWNER/REPO[@REF], got {self.action!r}"
+            raise ConfigError(msg, hint="e.g. --action acme/agentdiff@v1")
+
+    @property
+    def record(self) -> str:
+        """The command that records the candidate run."""
+        return f"agentdiff record {sh(self.agent)} --input {sh(self.task_input)} -o runs/candidate"
 
     @property
     def install(self) -> str:
@@ -94,7 +145,7 @@ def _github(s: Scaffold) -> str:
 # AgentDiff: record the agent's run on every pull request and compare it with the approved
 # baseline ({s.baseline}). The report goes to the job summary and to one PR comment that is
 # updated in place on every push. Approve a new baseline with
-#   agentdiff approve {s.candidate} --baseline {s.baseline} --reason "..."
+#   agentdiff approve {s.candidate} --baseline {sh(s.baseline)} --reason "..."
 name: agentdiff
 on:
   pull_request:
@@ -114,17 +165,18 @@ jobs:
       - name: Record the candidate run
         run: |
           pip install {s.install}  # plus your agent's own dependencies
-          agentdiff record {s.agent} --input {s.task_input} -o runs/candidate
+          {s.record}
       - name: Compare with the baseline
         uses: {s.action}  # the AgentDiff action: point it at the repository (and tag) you use
         with:
-          baseline: {s.baseline}
+          baseline: {yaml_text(s.baseline)}
           candidate: {s.candidate}
           comment: true
 """
 
 
 def _gitlab(s: Scaffold) -> str:
+    compare = f"agentdiff compare {sh(s.baseline)} {s.candidate}"
     return f"""\
 # AgentDiff: record the agent's run in every merge request and compare it with the approved
 # baseline ({s.baseline}); a regression fails the job and shows in the MR's test report.
@@ -133,10 +185,10 @@ agentdiff:
   rules:
     - if: $CI_PIPELINE_SOURCE == "merge_request_event"
   script:
-    - pip install {s.install}  # plus your agent's own dependencies
-    - agentdiff record {s.agent} --input {s.task_input} -o runs/candidate
-    - agentdiff compare {s.baseline} {s.candidate} || true  # the readable report, in the log
-    - agentdiff compare {s.baseline} {s.candidate} --format junit --output agentdiff-junit.xml
+    - {yaml_text(f"pip install {s.install}")}  # plus your agent's own dependencies
+    - {yaml_text(s.record)}
+    - {yaml_text(f"{compare} || true")}  # the readable report, in the log
+    - {yaml_text(f"{compare} --format junit --output agentdiff-junit.xml")}
   artifacts:
     when: always
     paths:

