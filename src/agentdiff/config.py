@@ -166,14 +166,29 @@ def find_config(start: Path | None = None) -> tuple[Path, dict[str, Any]] | None
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         own = folder / CONFIG_FILE
-        if own.is_file():
+        if _config_at(own):
             return own, _read_toml(own)
         pyproject = folder / "pyproject.toml"
-        if pyproject.is_file():
+        if _config_at(pyproject):
             table = _tool_table(pyproject, _read_toml(pyproject))
             if table is not None:
                 return pyproject, table
     return None
+
+
+def _config_at(path: Path) -> bool:
+    """True when `path` is a file to read; False when nothing is there.
+
+    Anything else holding the name (a directory, a FIFO, a broken symlink) is an error: skipping
+    it would silently apply another folder's settings, or none.
+    """
+    if path.is_file():
+        return True
+    if not path.is_symlink() and not path.exists():
+        return False
+    what = "a broken symlink" if not path.exists() else "a directory" if path.is_dir() else None
+    msg = f"is {what or 'not a regular file'}, not a config file"
+    raise ConfigError(msg, hint="make it a TOML file or remove it", source=path)
 
 
 def _tool_table(path: Path, document: dict[str, Any]) -> dict[str, Any] | None:

@@ -3,6 +3,8 @@ silently ignored."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from agentdiff.config import MAX_CONFIG_SIZE, SETTINGS
@@ -83,3 +85,25 @@ def test_a_suite_manifest_section_of_the_wrong_type_is_named(tmp_path, text, wor
     outcome = cli("suite", "--manifest", manifest)
     refused(outcome, "suite.toml", words)
     assert "unknown key" not in outcome.stderr
+
+
+@pytest.mark.parametrize("name", ["agentdiff.toml", "pyproject.toml"])
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda p: p.symlink_to(p.parent / "gone.toml"), "is a broken symlink"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (os.mkfifo, "is not a regular file"),
+    ],
+    ids=["broken-symlink", "directory", "fifo"],
+)
+def test_a_config_name_held_by_no_file_is_refused_not_skipped(
+    tmp_path, monkeypatch, name, make, words
+):
+    """Skipping it would silently apply the parent folder's settings instead."""
+    (tmp_path / "agentdiff.toml").write_text("[gate]\nmax_divergence = 0\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    make(project / name)
+    monkeypatch.chdir(project)
+    refused(cli("compare", SPEC, SPEC), name, words)
