@@ -25,7 +25,7 @@ def test_the_whole_loop(tmp_path):
     assert init.returncode == 0, init.stderr
     workflow = (tmp_path / ".github/workflows/agentdiff.yml").read_text()
     assert "agentdiff record weather_agent:run --input @task.json -o runs/candidate" in workflow
-    assert f"baseline: {BASELINE}" in workflow
+    assert f'baseline: "{BASELINE}"' in workflow
     v1 = project.commit("v1")
 
     assert project.record().returncode == 0
