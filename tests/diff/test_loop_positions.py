@@ -66,3 +66,44 @@ def test_same_loops_on_generated_calls(letters, data):
     ]
     with pytest.MonkeyPatch.context() as patch:
         _both(calls, keys, patch)
+
+
+def _every_window(calls: list[_Call], keys: list[str]) -> list[loops.Loop]:
+    """`find_loops` as it was: every run and every window size tried, whatever the calls."""
+    covered = [False] * len(calls)
+    repeated = loops._repeated(keys)
+    found = loops._single_runs(calls, keys, covered, repeated)
+    for window in range(2, loops.MAX_WINDOW + 1):
+        found.extend(loops._windows(calls, keys, covered, window, repeated))
+    return found
+
+
+@settings(max_examples=400, deadline=None)
+@given(_KEYS, st.data())
+def test_skipping_what_cannot_loop_finds_the_same_loops(letters, data):
+    block = data.draw(st.integers(1, 5))
+    keys = letters[:block] * data.draw(st.integers(0, 4)) + letters
+    if data.draw(st.booleans()):
+        keys = list(dict.fromkeys(keys))  # no key repeated
+    calls = [_Call(f"s{i}", key, StepStatus.SUCCESS) for i, key in enumerate(keys)]
+    assert loops.find_loops(calls, keys) == _every_window(calls, keys)
+
+
+def test_no_repeated_key_and_too_few_calls_skip_the_scans(monkeypatch):
+    tried: list[int] = []
+    real = loops._windows
+
+    def windows(*args: object) -> list[loops.Loop]:
+        tried.append(args[3])  # type: ignore[arg-type]
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loops, "_windows", windows)
+    unique = [f"k{i}" for i in range(20)]
+    assert loops.find_loops([_Call(k, k, StepStatus.SUCCESS) for k in unique], unique) == []
+    assert tried == []  # no key repeated: nothing scanned
+    keys = ["a", "b"] * 5  # 10 calls: room for windows of 2 and 3 only
+    found = loops.find_loops(
+        [_Call(f"s{i}", k, StepStatus.SUCCESS) for i, k in enumerate(keys)], keys
+    )
+    assert [loop.repetitions for loop in found] == [5]
+    assert tried == [2, 3]

@@ -66,11 +66,17 @@ class Call(Protocol):
 
 
 def find_loops(calls: Sequence[Call], keys: list[str]) -> list[Loop]:
-    """Single-call runs first, then windows of 2..5 calls over the positions not yet covered."""
-    covered = [False] * len(calls)
+    """Single-call runs first, then windows of 2..5 calls over the positions not yet covered.
+
+    What cannot find anything is skipped (most small traces have no loop): with no key
+    repeated there is no run and no window, and a window of `w` calls needs `3·w` calls.
+    """
     repeated = _repeated(keys)
+    if repeated == []:
+        return []
+    covered = [False] * len(calls)
     loops = _single_runs(calls, keys, covered, repeated)
-    for window in range(2, MAX_WINDOW + 1):
+    for window in range(2, min(MAX_WINDOW, len(keys) // MIN_REPETITIONS) + 1):
         loops.extend(_windows(calls, keys, covered, window, repeated))
     return loops
 
@@ -80,7 +86,8 @@ def _repeated(keys: list[str]) -> list[int] | None:
 
     Only such a position can start a run or a window (its key recurs 1 to `MAX_WINDOW` calls
     later). When few keys recur (the usual case), testing those positions for each distance
-    costs less than comparing every key with the one `distance` later, five times over.
+    costs less than comparing every key with the one `distance` later, five times over. No
+    position when no key recurs (then there is no loop).
     """
     counts = Counter(keys)
     if len(counts) == len(keys):
