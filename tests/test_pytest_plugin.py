@@ -13,6 +13,8 @@ from agentdiff.cli.app import app
 from agentdiff.cli.errors import state
 from agentdiff.config import SETTINGS, load_options
 from agentdiff.diff.options import CompareOptions
+from agentdiff.errors import OutputPathError
+from agentdiff.pytest_plugin import BaselineCheck
 
 REAL = Path(__file__).parent / "fixtures" / "real" / "langfuse"
 
@@ -128,3 +130,18 @@ def test_gate_defaults_are_identical_across_cli_api_and_plugin(pytester, tmp_pat
     plugin = pytester.runpytest()
     plugin.assert_outcomes(failed=1)
     plugin.stdout.fnmatch_lines([f"*{m}*" for m in cli_messages])
+
+
+@pytest.mark.parametrize("name", ["weather\n", "../weather", ".hidden", "a/b", ""])
+def test_a_baseline_name_is_one_plain_file_name(tmp_path, name):
+    with pytest.raises(ValueError, match="must be letters, digits"):
+        BaselineCheck(tmp_path, update=True).path(name)
+
+
+def test_updating_never_writes_over_the_candidate_file(tmp_path):
+    candidate = tmp_path / "run.json"
+    candidate.write_bytes(side("identical", "candidate").read_bytes())
+    (tmp_path / "weather.json").symlink_to(candidate)
+    with pytest.raises(OutputPathError, match="is an input of this command"):
+        BaselineCheck(tmp_path, update=True)("weather", candidate)
+    assert candidate.read_bytes() == side("identical", "candidate").read_bytes()

@@ -27,7 +27,7 @@ from agentdiff.regressions import assert_no_regressions
 __all__ = ["BaselineCheck", "agentdiff_baseline", "pytest_addoption"]
 
 UPDATE_FLAG = "--agentdiff-update-baseline"
-_NAME = re.compile(r"^[\w.-]+$")
+_NAME = re.compile(r"[\w.-]+")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -55,7 +55,7 @@ class BaselineCheck:
 
     def path(self, name: str) -> Path:
         """Where the baseline called `name` lives."""
-        if not _NAME.match(name) or name.startswith("."):
+        if not _NAME.fullmatch(name) or name.startswith("."):
             msg = f"baseline name {name!r} must be letters, digits, '_', '-' or '.'"
             raise ValueError(msg)
         return self.folder / f"{name}.json"
@@ -68,7 +68,8 @@ class BaselineCheck:
         trace = as_trace(candidate)
         if self.update:
             source = None if isinstance(candidate, AgentTrace) else candidate
-            save_baseline(path, trace, via=VIA_PYTEST, candidate=source)
+            inputs = [Path(source)] if source is not None else []
+            save_baseline(path, trace, via=VIA_PYTEST, candidate=source, inputs=inputs)
             return None
         if not path.exists():
             pytest.fail(f"no agentdiff baseline {path}; create it with pytest {UPDATE_FLAG}")
