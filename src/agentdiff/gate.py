@@ -19,7 +19,8 @@ changed_calls      soft      max_changed_calls      calls on the same route with
 cost               hard      max_cost_increase      > 25 % fails when known on both sides
                                                     (0 → more fails too); unknown or partly
                                                     priced on a side → a warning, never judged
-tokens             hard      max_token_increase     > 25 % fails, as for cost
+tokens             hard      max_token_increase     > 25 % fails, as for cost (tokens reported
+                                                    by only some model turns → a warning)
 latency            soft      max_latency_increase   > 50 % warns
 errors             soft      max_new_errors         any new error warns, naming its step (``N``:
                                                     more than N fail); a new error is a failed
@@ -51,6 +52,7 @@ from agentdiff.models.report import (
     GateResult,
     GateViolation,
     Op,
+    TokenCoverage,
 )
 from agentdiff.models.trace import FAILED, MAX_COUNT
 
@@ -172,33 +174,47 @@ def _percent(what: str, delta: Delta, limit: float | None) -> Findings:
 
 
 def _cost(report: DiffReport, t: GateThresholds) -> Findings:
-    partial = _partial_cost(
-        report.deltas.cost_usd,
-        (report.baseline.cost_coverage, report.candidate.cost_coverage),
-        t,
-    )
+    coverage = report.baseline.cost_coverage, report.candidate.cost_coverage
+    partial = _partial("cost", "priced", report.deltas.cost_usd, coverage, t.max_cost_increase)
     if partial is not None:
         return [], [partial]
     return _percent("cost", report.deltas.cost_usd, t.max_cost_increase)
 
 
-def _partial_cost(
-    delta: Delta, coverage: tuple[CostCoverage | None, CostCoverage | None], t: GateThresholds
+_Coverage = CostCoverage | TokenCoverage
+"""How many model turns a side's cost or token total covers."""
+
+
+def _partial(
+    what: str,
+    done: str,
+    delta: Delta,
+    coverage: tuple[_Coverage | None, _Coverage | None],
+    limit: float | None,
 ) -> str | None:
-    """The warning when a known cost leaves some model turns unpriced on either side."""
+    """The warning when a known total leaves some model turns out on either side, or None.
+
+    `done` says what a covered turn is (`priced`, `reported`); with None the rule judges the
+    total.
+    """
     partial = [
         f"{c} on the {side}"
         for side, c in zip(("baseline", "candidate"), coverage, strict=True)
         if c is not None and c.partial
     ]
-    if t.max_cost_increase is None or not partial or None in (delta.baseline, delta.candidate):
+    if limit is None or not partial or None in (delta.baseline, delta.candidate):
         return None
-    change = "" if delta.pct is None else f" ({delta.pct:+.1f}% on what is priced)"
-    return f"cost partly priced ({'; '.join(partial)}){change}; cost gate not judged"
+    change = "" if delta.pct is None else f" ({delta.pct:+.1f}% on what is {done})"
+    return f"{what} partly {done} ({'; '.join(partial)}){change}; {what} gate not judged"
 
 
 def _tokens(report: DiffReport, t: GateThresholds) -> Findings:
-    return _percent("tokens", report.deltas.total_tokens, t.max_token_increase)
+    delta, limit = report.deltas.total_tokens, t.max_token_increase
+    coverage = report.baseline.token_coverage, report.candidate.token_coverage
+    partial = _partial("tokens", "reported", delta, coverage, limit)
+    if partial is not None:
+        return [], [partial]
+    return _percent("tokens", delta, limit)
 
 
 def _latency(report: DiffReport, t: GateThresholds) -> Findings:
@@ -278,7 +294,7 @@ RULES: tuple[Rule, ...] = (
         "Fail when total tokens rise more than this %.",
         _tokens,
         None,
-        "Tokens unknown, not checked.",
+        "Tokens unknown or partly reported, not checked.",
     ),
     Rule(
         "divergence",

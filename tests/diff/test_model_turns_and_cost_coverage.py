@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agentdiff import compare
-from agentdiff.models.report import CostCoverage
+from agentdiff.models.report import CostCoverage, TokenCoverage
+from agentdiff.render.sentences import findings
 from tests.realdata import RealSource
 
 from .builders import step, trace
@@ -102,3 +103,39 @@ def test_real_openai_agents_run_is_four_of_five_priced():
     assert summary.model_turns == facts["llm_calls"] == 5
     assert summary.cost_coverage == CostCoverage(priced=4, turns=5)
     assert summary.cost_usd is not None
+
+
+def _tokened(*tokens: int | None, prefix: str = "s") -> list:
+    """One model turn per entry: its total tokens (None: a turn that reported none)."""
+    return [
+        step(
+            i, "llm_call", "turn", prefix=prefix, tokens=None if n is None else {"total_tokens": n}
+        )
+        for i, n in enumerate(tokens)
+    ]
+
+
+def test_tokens_reported_by_some_turns_only_are_said_so_and_never_judged():
+    """The baseline's second turn reported no tokens: its total (100) covers half its turns,
+    so the candidate's 200 over two turns is no 'tokens up 100%' (the gate failed on it)."""
+    base, cand = trace(_tokened(100, None)), trace(_tokened(100, 100, prefix="c"))
+    report = compare(base, cand)
+    assert (report.baseline.total_tokens, report.candidate.total_tokens) == (100, 200)
+    assert report.baseline.token_coverage == TokenCoverage(reported=1, turns=2)
+    assert str(report.baseline.token_coverage) == "1 of 2 model turns reports tokens"
+    assert report.candidate.token_coverage == TokenCoverage(reported=2, turns=2)
+    assert report.passed
+    (warning,) = [w.message for w in report.gate.warnings if w.rule == "tokens"]
+    assert warning == (
+        "tokens partly reported (1 of 2 model turns reports tokens on the baseline)"
+        " (+100.0% on what is reported); tokens gate not judged"
+    )
+    said = "total tokens 100 → 200 (+100.0%); partly reported: 1 of 2 model turns reports tokens"
+    assert f"{said} on the baseline" in findings(report)
+    whole = compare(trace(_tokened(100, 100)), trace(_tokened(100, 300, prefix="c")))
+    assert [v.rule for v in whole.gate.violations] == ["tokens"]
+
+
+def test_a_trace_total_covers_every_turn():
+    run = trace(_tokened(100, None), total_tokens={"total_tokens": 300})
+    assert compare(run, run).baseline.token_coverage == TokenCoverage(reported=2, turns=2)

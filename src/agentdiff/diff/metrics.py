@@ -5,7 +5,9 @@
 - **model turns**: `llm_call` steps, and every other non-tool step that carries token usage or
   a model name (`metadata["model"]`, see `MODEL_KEYS`): a LangGraph or CrewAI model turn maps
   to a routing or response step, and is still a call to the model.
-- **tokens**: the trace's `total_tokens` fields when given, else the sum over the model turns.
+- **tokens**: the trace's `total_tokens` fields when given, else the sum over the model turns
+  that report them; `token_coverage` says "1 of 2 model turns reports tokens" when some do not
+  (all of them when the trace gives its total).
 - **cost**: the trace's cost, else per model turn its own cost or, failing that, an estimate
   from its tokens and model name (`cost_estimated=True` when any is estimated). Turns that can
   be priced neither way are left out and counted: `cost_coverage` says "4 of 5 model turns
@@ -24,7 +26,15 @@ from typing import Any
 
 from agentdiff.diff.pricing import ModelPrice, cache_counts, estimate_cost
 from agentdiff.models.compact import shared_store
-from agentdiff.models.report import CostCoverage, Delta, Deltas, StepRef, Summary, step_fields
+from agentdiff.models.report import (
+    CostCoverage,
+    Delta,
+    Deltas,
+    StepRef,
+    Summary,
+    TokenCoverage,
+    step_fields,
+)
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
 __all__ = ["MODEL_KEYS", "deltas", "own_tokens", "steps_tokens", "summarize"]
@@ -80,6 +90,8 @@ def summarize(
     usages: list[Held] = list(map(step_fields, map(_TOKENS, with_usage)))
     prompt, completion, total = _tokens(trace.total_tokens, usages)
     cost, estimated, priced = _cost(trace, len(turns), with_usage, usages, prices)
+    given = trace.total_tokens
+    reported = len(turns) if given and given.total_tokens is not None else _reported(usages)
     return _summary(
         trace_id=trace.trace_id,
         agent_name=trace.agent_name,
@@ -97,6 +109,11 @@ def summarize(
         cost_usd=cost,
         cost_estimated=estimated,
         cost_coverage=_COVERAGE.adopt({"priced": priced, "turns": len(turns)}, _COVERAGE_GIVEN)
+        if turns
+        else None,
+        token_coverage=_TOKEN_COVERAGE.adopt(
+            {"reported": reported, "turns": len(turns)}, _TOKEN_COVERAGE_GIVEN
+        )
         if turns
         else None,
         latency_ms=_latency(trace, wall_clock),
@@ -129,6 +146,8 @@ def _names_only(counts: dict[str, int]) -> bool:
 _STR, _INT = {str}, {int}
 _SUMMARY, _COVERAGE = shared_store(Summary), shared_store(CostCoverage)
 _SUMMARY_GIVEN, _COVERAGE_GIVEN = set(Summary.model_fields), set(CostCoverage.model_fields)
+_TOKEN_COVERAGE = shared_store(TokenCoverage)
+_TOKEN_COVERAGE_GIVEN = set(TokenCoverage.model_fields)
 """Every field given: one fields-set shared by all (frozen records never change theirs)."""
 _OPTIONAL = type(None)
 _SUMMARY_TYPES = (
@@ -140,6 +159,7 @@ _SUMMARY_TYPES = (
     (float, _OPTIONAL),  # cost_usd
     (bool,),  # cost_estimated
     (CostCoverage, _OPTIONAL),  # cost_coverage
+    (TokenCoverage, _OPTIONAL),  # token_coverage
     (float, _OPTIONAL),  # latency_ms
     (dict,),  # tool_counts
 )
@@ -224,6 +244,15 @@ def _tokens(
             for u in usages
         ]
     return prompt, completion, _sum(totals)
+
+
+def _reported(usages: list[Held]) -> int:
+    """How many of the usages give a total (or both parts of one), as `_tokens` sums them."""
+    return sum(
+        u["total_tokens"] is not None
+        or (u["prompt_tokens"] is not None and u["completion_tokens"] is not None)
+        for u in usages
+    )
 
 
 def _add(a: int | None, b: int | None) -> int | None:

@@ -40,6 +40,7 @@ __all__ = [
     "StepRef",
     "Summary",
     "Threshold",
+    "TokenCoverage",
 ]
 
 REPORT_VERSION = "2"
@@ -362,6 +363,22 @@ class CostCoverage(_Record):
         return f"{self.priced} of {self.turns} model turn{'s' if self.turns != 1 else ''} priced"
 
 
+class TokenCoverage(_Record):
+    """How many of a side's model turns report their tokens (all when the trace gives totals)."""
+
+    reported: int = Field(ge=0)
+    turns: int = Field(ge=0)
+
+    @property
+    def partial(self) -> bool:
+        """True when some model turns report tokens and some do not."""
+        return 0 < self.reported < self.turns
+
+    def __str__(self) -> str:
+        turns = f"{self.turns} model turn{'s' if self.turns != 1 else ''}"
+        return f"{self.reported} of {turns} {'reports' if self.reported == 1 else 'report'} tokens"
+
+
 class Summary(_Record):
     """Totals for one side.
 
@@ -390,6 +407,8 @@ class Summary(_Record):
     cost_usd: float | None
     cost_estimated: bool
     cost_coverage: CostCoverage | None = None
+    token_coverage: TokenCoverage | None = None
+    """How many model turns `total_tokens` covers (`None` when the side has no model turns)."""
     latency_ms: float | None
     tool_counts: dict[str, int] = Field(default_factory=dict)
     """Calls per tool name (the `tool_repeats` gate rule reads it)."""

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agentdiff.models.report import DiffReport, Effect, Finding, Op, Threshold
+from agentdiff.models.report import (
+    CostCoverage,
+    DiffReport,
+    Effect,
+    Finding,
+    Op,
+    Threshold,
+    TokenCoverage,
+)
 from agentdiff.models.trace import StepStatus
 from agentdiff.render.measures import DELTA_ROWS, count, format_delta, plural
 from agentdiff.render.prepare import ERROR_CHARS, text
@@ -171,20 +179,29 @@ def findings(report: DiffReport) -> list[str]:
         lines.append(f"… {plural(rest, 'more finding')} (the JSON report lists all)")
     for name, label, fmt in DELTA_ROWS[-3:]:
         base, cand, _, pct = format_delta(getattr(report.deltas, name), fmt)
-        coverage = _coverage(report) if name == "cost_usd" else ""
-        lines.append(f"{label} {base} → {cand} ({pct}){coverage}")
+        lines.append(f"{label} {base} → {cand} ({pct}){_coverage(report, name)}")
     return lines
 
 
-def _coverage(report: DiffReport) -> str:
-    """`; partly priced: 4 of 5 model turns priced on the candidate`, when a cost is partial."""
+def _coverage(report: DiffReport, name: str) -> str:
+    """`; partly priced: 4 of 5 model turns priced on the candidate`, when a cost is partial.
+
+    For tokens: `; partly reported: 1 of 2 model turns reports tokens on the baseline`.
+    """
     sides = (("baseline", report.baseline), ("candidate", report.candidate))
+    covers: list[CostCoverage | TokenCoverage | None]
+    if name == "cost_usd":
+        done, covers = "priced", [s.cost_coverage for _, s in sides]
+    elif name == "total_tokens":
+        done, covers = "reported", [s.token_coverage for _, s in sides]
+    else:
+        return ""
     partial = [
-        f"{s.cost_coverage} on the {name}"
-        for name, s in sides
-        if s.cost_coverage and s.cost_coverage.partial
+        f"{c} on the {side}"
+        for (side, _), c in zip(sides, covers, strict=True)
+        if c is not None and c.partial
     ]
-    return f"; partly priced: {', '.join(partial)}" if partial else ""
+    return f"; partly {done}: {', '.join(partial)}" if partial else ""
 
 
 def first_divergence_line(report: DiffReport) -> str:
