@@ -212,3 +212,44 @@ def test_the_retry_of_a_wrapped_twin_is_the_call_of_a_later_message():
     report = compare(cand, cand)
     assert _outcomes(report) == [("c3", "retried_succeeded", "c7", False)]
     assert report.candidate.retries == 1
+
+
+def _fan_out(prefix: str, status: str, copies: int = 3, turn_ids: bool = False):
+    """One LLM turn issues the same fetch `copies` times at once; then the answer. With
+    `turn_ids`, each call sits in a wrapper of its own (a LangGraph tools node) and only its
+    `turn_id` says which model message issued it."""
+    steps = [step(0, "llm_call", "model", prefix=prefix)]
+    for _ in range(copies):
+        parent = 0
+        if turn_ids:
+            parent = len(steps)
+            steps.append(step(parent, "routing", "tools", 0, prefix=prefix))
+        at = len(steps)
+        fetch = _fetch(at, parent, prefix, "https://a.example", status)
+        if turn_ids:
+            fetch = fetch.model_copy(update={"metadata": {"turn_id": "msg-1"}})
+        steps.append(fetch)
+    steps.append(step(len(steps), "response", "answer", prefix=prefix))
+    return trace(steps, prefix)
+
+
+def test_identical_calls_issued_at_once_are_no_retry_storm():
+    """Three identical failed calls of one turn ran at once: each gave up (none was retried), so
+    they are no 'retry storm' either (which says each but the last was retried)."""
+    for turn_ids in (False, True):
+        report = compare(_fan_out("b", "success"), _fan_out("c", "error", turn_ids=turn_ids))
+        assert report.loops == [], turn_ids
+        assert [r.outcome for r in report.recovery] == ["gave_up"] * 3
+        assert report.candidate.retries == 0
+
+
+def test_identical_successful_calls_issued_at_once_are_no_loop():
+    report = compare(_fan_out("b", "success", copies=1), _fan_out("c", "success", copies=4))
+    assert report.loops == []
+
+
+def test_the_same_fan_out_repeated_turn_after_turn_is_still_a_loop():
+    """One call per turn, turn after turn: each call ran after the one before, a real loop."""
+    calls = [("fetch", {"url": "a"})] * 4
+    report = compare(tools(("fetch", {"url": "a"})), tools(*calls, prefix="c"))
+    assert [(lp.kind, lp.repetitions, lp.new) for lp in report.loops] == [("loop", 4, True)]

@@ -185,10 +185,25 @@ def side_loops(side: Side) -> list[Loop]:
     A run of an N-vs-M scenario is profiled and compared in several pairs.
     """
     if side.loops is None:
-        positions = sorted(side.call)
+        positions = _one_of_each_fan_out(side, sorted(side.call))
         calls = list(map(side.refs.__getitem__, positions))
         side.loops = find_loops(calls, list(map(side.call.__getitem__, positions)))
     return side.loops
+
+
+def _one_of_each_fan_out(side: Side, positions: list[int]) -> list[int]:
+    """The tool calls but those repeating the call before them in the same turn.
+
+    Identical calls issued together (a fan-out of one call) ran at once, not one after another:
+    neither a loop nor a retry storm, whatever their count.
+    """
+    call, together = side.call, side.issued_together
+    kept: list[int] = []
+    for at in positions:
+        if kept and call[kept[-1]] == call[at] and together(kept[-1], at):
+            continue
+        kept.append(at)
+    return kept
 
 
 def label_loops(candidate: list[Loop], baseline: list[Loop]) -> list[LoopFinding]:

@@ -94,6 +94,16 @@ class Side:
     loops: list[Loop] | None = None
     """The loops of the side's tool calls once found (`loops.side_loops`), likewise."""
 
+    def issued_together(self, i: int, j: int) -> bool:
+        """Steps `i` and `j` were issued together: one concurrent turn, or one model message.
+
+        One model message: the same `turn_id`, also when each call runs in a wrapper of its own.
+        """
+        group, turn = self.group[i], self.turn[i]
+        return (group >= 0 and self.group[j] == group) or (
+            turn is not None and self.turn[j] == turn
+        )
+
 
 class _Columns:
     """What ordering and the side need of every step, read off the steps in one pass.

@@ -64,7 +64,8 @@ def _past_twins(side: Side, same: dict[int, int | None]) -> None:
     bisection in its key's list, so many twins cost no rescan of the run per failed step.
     """
     group, turn, exact, succeeded = side.group, side.turn, side.exact, side.succeeded
-    twinned = [i for i, later in same.items() if later is not None and _together(side, i, later)]
+    together = side.issued_together
+    twinned = [i for i, later in same.items() if later is not None and together(i, later)]
     if not twinned:
         return
     ends = _turn_ends(side)
@@ -76,14 +77,6 @@ def _past_twins(side: Side, same: dict[int, int | None]) -> None:
         end = max(ends.get((0, group[i]), i), ends.get((1, turn[i]), i))
         found = (_first_after(where.get(key, []), end) for key in (exact[i], succeeded[i]))
         same[i] = min((at for at in found if at is not None), default=None)
-
-
-def _together(side: Side, i: int, later: int) -> bool:
-    """Steps `i` and `later` were issued together: one concurrent turn, or one model message."""
-    group, turn = side.group[i], side.turn[i]
-    return (group >= 0 and side.group[later] == group) or (
-        turn is not None and side.turn[later] == turn
-    )
 
 
 def _turn_ends(side: Side) -> dict[tuple[int, Any], int]:
