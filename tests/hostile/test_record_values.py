@@ -74,6 +74,10 @@ def deep(task=None):
         value = {"a": value}
     return value
 
+def exits(task=None):
+    import sys
+    sys.exit(3)
+
 def misuse(task=None):
     with current_run().step("tool_call", "lookup") as step:
         step.status = "finished"
@@ -99,3 +103,12 @@ def test_a_recording_the_agent_broke_is_an_input_error(agent: Path):
     done = cli("record", "values_agent:misuse", "--no-otel", "-o", "runs")
     refused(done, "run 1 could not be recorded", "'finished' is not a valid StepStatus")
     assert current_run() is None
+
+
+def test_an_agent_that_exits_is_an_errored_run_not_the_end_of_the_command(agent: Path):
+    done = cli("record", "values_agent:exits", "--no-otel", "-o", "runs", "--runs", "2")
+    assert done.code == 0, done.stderr
+    assert "recorded 2 runs into runs, 2 errored" in done.stderr
+    for number in (1, 2):
+        trace = load_trace(agent / "runs" / f"{number}.json")
+        assert trace.metadata["error"] == "SystemExit: 3"

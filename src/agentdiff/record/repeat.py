@@ -4,8 +4,8 @@ Each call runs inside `record_run` and, when OpenTelemetry is installed, under a
 captured by a `FileSpanExporter` (`agentdiff.otel.capture`). Run `n` is written to
 `<folder>/<n>.json`: the recorder's trace when the agent recorded steps with `agentdiff.record`,
 else the OTLP/JSON file of its spans when it is OpenTelemetry-instrumented, else the recorder's
-(empty or errored) trace. An exception from the callable is recorded as an errored run and the
-loop goes on; `async def` callables are awaited.
+(empty or errored) trace. An exception from the callable, or its `sys.exit()`, is recorded as an
+errored run and the loop goes on; `async def` callables are awaited.
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def _record_one(
         try:
             with run:
                 run.final_output = _call(fn, task_input)
-        except Exception as exc:  # noqa: BLE001 - recorded in the run; the loop goes on
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - recorded; the loop goes on
             if run.trace is None:  # the recording itself failed (a step set to a wrong value)
                 msg = f"run {number} could not be recorded: {describe_error(exc)}"
                 raise AgentDiffError(msg) from None
