@@ -1,8 +1,11 @@
 """Row elision: long unchanged runs collapse; a cut tail says so and never hides silently."""
 
 from agentdiff import compare
+from agentdiff.render import render
 from agentdiff.render.rows import rows
+from agentdiff.render.view import report_view
 from tests.diff.builders import tools
+from tests.realdata import RealSource
 
 
 def test_tail_cut_at_max_rows_is_marked_and_counts_what_it_hides():
@@ -26,3 +29,22 @@ def test_unchanged_runs_collapse_with_a_count():
     assert elided
     assert not elided[0].cut
     assert elided[0].elision.endswith("unchanged steps …")
+
+
+def test_side_counts_name_model_turns_when_a_run_has_no_llm_call_steps():
+    """A real LangGraph run calls the model three times, each a routing or response turn: the
+    header said '0 LLM calls'; it counts the model turns, as the facts do."""
+    source = RealSource("langgraph")
+    base, cand = (source.load("messages", "parallel", side) for side in ("baseline", "candidate"))
+    report = compare(base, cand)
+    turns = source.facts("parallel", "baseline")["llm_calls"]
+    assert (report.baseline.llm_calls, report.baseline.model_turns) == (0, turns)
+    header = f"6 steps · 3 tool calls · {turns} model turns · 0 errors"
+    for fmt in ("terminal", "html"):  # the markdown report shows no side counts
+        shown = " ".join(render(report, fmt, width=400).split())
+        assert header in shown, fmt
+        assert "0 LLM calls" not in shown, fmt
+    plain = compare(tools(("a", {})), tools(("a", {}), prefix="c"))
+    assert [side.counts for side in report_view(plain).sides] == [
+        "3 steps · 1 tool call · 1 LLM call · 0 errors"
+    ] * 2

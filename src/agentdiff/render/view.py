@@ -159,15 +159,23 @@ class SideView:
     tool_calls: int
     llm_calls: int
     errors: int
+    model_turns: int = 0
+    by_turns: bool = False
+    """Count model turns, not `llm_call` steps: a side of the report has turns of other types."""
 
     @property
     def counts(self) -> str:
-        """`8 steps · 2 tool calls · 3 LLM calls · 0 errors`."""
+        """`8 steps · 2 tool calls · 3 LLM calls · 0 errors` (`3 model turns` when `by_turns`)."""
+        calls = (
+            plural(self.model_turns, "model turn")
+            if self.by_turns
+            else plural(self.llm_calls, "LLM call")
+        )
         return " · ".join(
             (
                 plural(self.steps, "step"),
                 plural(self.tool_calls, "tool call"),
-                plural(self.llm_calls, "LLM call"),
+                calls,
                 plural(self.errors, "error"),
             )
         )
@@ -325,7 +333,21 @@ class _Builder:
         )
 
 
-def _side(label: str, summary: Summary) -> SideView:
+def _sides(report: DiffReport) -> list[SideView]:
+    """Both sides, counted by model turns when a side has turns that are no `llm_call` step.
+
+    A LangGraph or CrewAI run's model turns are routing and response steps: '0 LLM calls'
+    would deny the calls it made.
+    """
+    sides = report.baseline, report.candidate
+    by_turns = any(s.model_turns != s.llm_calls for s in sides)
+    return [_side(label, s, by_turns) for label, s in zip(_LABELS, sides, strict=True)]
+
+
+_LABELS = ("baseline", "candidate")
+
+
+def _side(label: str, summary: Summary, by_turns: bool) -> SideView:
     return SideView(
         label=label,
         agent=text(summary.agent_name),
@@ -335,6 +357,8 @@ def _side(label: str, summary: Summary) -> SideView:
         tool_calls=summary.tool_calls,
         llm_calls=summary.llm_calls,
         errors=summary.errors,
+        model_turns=summary.model_turns,
+        by_turns=by_turns,
     )
 
 
@@ -383,7 +407,7 @@ def _view(
         warnings=[(w.rule, text(w.message)) for w in report.gate.warnings],
         thresholds=threshold_lines(report),
         findings=findings(report),
-        sides=[_side("baseline", report.baseline), _side("candidate", report.candidate)],
+        sides=_sides(report),
         divergence=report.divergence,
         first_divergence=first_divergence_line(report),
         rows=[builder.row(r, details=detail) for r in shown],
