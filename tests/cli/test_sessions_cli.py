@@ -104,3 +104,16 @@ def test_a_plain_argument_is_a_path(
     result = runner.invoke(app, ["inspect", "claude"])
     assert result.exit_code == 2
     assert "file not found" in result.output
+
+
+@pytest.mark.parametrize(
+    ("name", "words"), [("missing", "folder not found"), ("notes.txt", "is not a folder")]
+)
+def test_a_directory_that_is_no_folder_is_an_error_not_an_empty_list(
+    tmp_path: Path, name: str, words: str
+) -> None:
+    (tmp_path / "notes.txt").write_text("x")
+    result = runner.invoke(app, ["sessions", str(tmp_path / name)])
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / name}: {words}" in result.stderr
+    assert "no sessions found" not in result.output

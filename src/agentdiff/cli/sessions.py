@@ -12,6 +12,7 @@ from rich.table import Table
 
 from agentdiff.cli.errors import handle_errors
 from agentdiff.cli.options import RedactOpt, redaction
+from agentdiff.errors import AgentDiffError
 from agentdiff.render.json import data_json
 from agentdiff.render.prepare import redacting, text
 from agentdiff.sessions import SessionInfo, list_sessions
@@ -85,6 +86,10 @@ def sessions(
     Claude Code sessions are found under $CLAUDE_CONFIG_DIR (default ~/.claude), Codex rollouts
     under $CODEX_HOME (default ~/.codex).
     """
+    if directory is not None and not directory.is_dir():
+        what = "is not a folder" if directory.exists() else "folder not found"
+        hint = "give the folder holding projects/ (Claude Code) or sessions/ (Codex)"
+        raise AgentDiffError(what, hint=hint, source=directory)
     found = list_sessions(directory, limit=limit)
     options = redaction(redact)
     if fmt is SessionsFormat.json:
