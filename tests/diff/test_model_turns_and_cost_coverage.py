@@ -139,3 +139,22 @@ def test_tokens_reported_by_some_turns_only_are_said_so_and_never_judged():
 def test_a_trace_total_covers_every_turn():
     run = trace(_tokened(100, None), total_tokens={"total_tokens": 300})
     assert compare(run, run).baseline.token_coverage == TokenCoverage(reported=2, turns=2)
+
+
+def _two_turns(prefix: str, latencies: tuple[float | None, float | None]):
+    """Two root LLM steps with these latencies, no timestamps and no trace total."""
+    steps = [
+        step(i, "llm_call", "model", prefix=prefix, latency_ms=ms) for i, ms in enumerate(latencies)
+    ]
+    return trace(steps, prefix)
+
+
+def test_latency_summed_over_some_root_steps_is_unknown_never_judged():
+    """A baseline step without latency made the baseline's sum look 70 ms short: 'latency up
+    70%' and a gate warning, where nothing says how long the baseline run took."""
+    report = compare(_two_turns("b", (100.0, None)), _two_turns("c", (120.0, 50.0)))
+    latency = report.deltas.latency_ms
+    assert (latency.baseline, latency.candidate, latency.pct) == (None, 170.0, None)
+    assert not [v for v in report.gate.violations if "latency" in v.rule]
+    whole = compare(_two_turns("b", (100.0, 20.0)), _two_turns("c", (120.0, 50.0)))
+    assert (whole.deltas.latency_ms.baseline, whole.deltas.latency_ms.candidate) == (120.0, 170.0)

@@ -1,7 +1,8 @@
 """Totals per side and the deltas between them. Unknown stays `None`; never a sum of nested spans.
 
 - **latency**: the trace's `total_latency_ms`, else wall clock (max `ended_at` − min
-  `started_at`), else the sum of the root steps' latencies, else unknown.
+  `started_at`), else the sum of the root steps' latencies when every root step has one, else
+  unknown (a sum over some of them would read as the whole run's).
 - **model turns**: `llm_call` steps, and every other non-tool step that carries token usage or
   a model name (`metadata["model"]`, see `MODEL_KEYS`): a LangGraph or CrewAI model turn maps
   to a routing or response step, and is still a call to the model.
@@ -347,10 +348,11 @@ def _latency(trace: AgentTrace, wall_clock: tuple[float, float] | None) -> float
     if wall_clock is not None and wall_clock[1] >= wall_clock[0]:
         return round((wall_clock[1] - wall_clock[0]) * 1000.0, 3)
     ids = {s.step_id for s in trace.steps}
-    roots = [
-        s.latency_ms for s in trace.steps if s.parent_id not in ids and s.latency_ms is not None
-    ]
-    return math.fsum(roots) if roots else None
+    roots = [s.latency_ms for s in trace.steps if s.parent_id not in ids]
+    known = [ms for ms in roots if ms is not None]
+    if not roots or len(known) < len(roots):  # a sum over some root steps is not the run's
+        return None
+    return math.fsum(known)
 
 
 def _delta(
