@@ -16,6 +16,7 @@ from agentdiff.models.report import (
     LoopFinding,
 )
 from tests.diff.builders import tools
+from tests.records import same_record
 
 
 def _delta(base: float | None, cand: float | None) -> Delta:
@@ -239,16 +240,6 @@ def test_every_rule_has_its_setting_in_config_and_thresholds():
     assert all(r.help and r.warned for r in RULES)
 
 
-def _same_record(fast: GateResult | GateViolation, slow: GateResult | GateViolation) -> None:
-    assert type(fast) is type(slow)
-    assert list(fast.__dict__) == list(slow.__dict__)
-    assert fast.model_fields_set == slow.model_fields_set
-    assert fast.__pydantic_extra__ == slow.__pydantic_extra__
-    assert fast.__pydantic_private__ == slow.__pydantic_private__
-    assert fast == slow
-    assert fast.model_dump_json() == slow.model_dump_json()
-
-
 @pytest.mark.parametrize(
     "findings",
     [{}, {"loops": [LOOP], "divergence": 0.3, "cost_usd": (1.0, 2.0)}, {"latency_ms": (1, 9)}],
@@ -256,8 +247,8 @@ def _same_record(fast: GateResult | GateViolation, slow: GateResult | GateViolat
 def test_gate_records_equal_the_validated_ones(findings, monkeypatch):
     fast = _gate(**findings)
     for violation in fast.violations + fast.warnings:
-        _same_record(violation, GateViolation(rule=violation.rule, message=violation.message))
-    _same_record(fast, GateResult(**fast.__dict__))
+        same_record(violation, GateViolation(rule=violation.rule, message=violation.message))
+    same_record(fast, GateResult(**fast.__dict__))
 
     def refuse(*_: object, **__: object) -> None:
         raise AssertionError("validated")

@@ -22,6 +22,7 @@ from agentdiff.diff.normalize import _GENERATED, _volatile_id
 from agentdiff.models.report import Delta, Deltas, DiffReport, LoopFinding, Summary
 from tests.diff.builders import step, trace
 from tests.realdata import real_pairs
+from tests.records import same_internals, same_record
 
 _MEASURES = tuple(Deltas.model_fields)
 _INTS = st.one_of(st.none(), st.integers(0, 2**70))
@@ -61,11 +62,7 @@ def _validated(b: Summary, c: Summary) -> Deltas:
 
 
 def _same(fast: Delta | Deltas, slow: Delta | Deltas) -> None:
-    assert type(fast) is type(slow)
-    assert list(fast.__dict__) == list(slow.__dict__)
-    assert fast.model_fields_set == slow.model_fields_set
-    assert fast.__pydantic_extra__ == slow.__pydantic_extra__
-    assert fast.__pydantic_private__ == slow.__pydantic_private__
+    same_internals(fast, slow)
     for name, value in slow.__dict__.items():
         mine = fast.__dict__[name]
         if isinstance(value, Delta):
@@ -153,13 +150,8 @@ def test_deltas_json_is_unchanged_on_real_pairs():
 
 
 def _same_summary(fast: Summary, slow: Summary) -> None:
-    assert list(fast.__dict__) == list(slow.__dict__)
-    assert fast.model_fields_set == slow.model_fields_set
-    assert fast.__pydantic_extra__ == slow.__pydantic_extra__
-    assert fast.__pydantic_private__ == slow.__pydantic_private__
+    same_record(fast, slow)
     assert [type(v) for v in fast.__dict__.values()] == [type(v) for v in slow.__dict__.values()]
-    assert fast == slow
-    assert fast.model_dump_json() == slow.model_dump_json()
 
 
 @pytest.mark.parametrize("scenario", ["loop", "detour", "cost_spike"])
@@ -199,13 +191,7 @@ def test_loop_findings_equal_the_validated_ones_on_real_pairs(monkeypatch):
     found = [loop for report in reports for loop in report.loops]
     assert found
     for fast in found:
-        slow = LoopFinding(**fast.__dict__)
-        assert list(fast.__dict__) == list(slow.__dict__)
-        assert fast.model_fields_set == slow.model_fields_set
-        assert fast.__pydantic_extra__ == slow.__pydantic_extra__
-        assert fast.__pydantic_private__ == slow.__pydantic_private__
-        assert fast == slow
-        assert fast.model_dump_json() == slow.model_dump_json()
+        same_record(fast, LoopFinding(**fast.__dict__))
 
     def refuse(*_: object, **__: object) -> None:
         raise AssertionError("validated")
