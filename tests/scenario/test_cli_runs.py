@@ -114,6 +114,18 @@ def test_routes_command_groups_by_folder_and_filters(tmp_path: Path) -> None:
     assert data["threshold"] == 0.05
 
 
+def test_routes_threshold_errors_name_a_flag_the_command_takes(tmp_path: Path) -> None:
+    """A bad `--threshold` is reported under the `[stats]` setting's flag, `--route-threshold`:
+    `routes` takes that name too, so the message never names a flag the command refuses."""
+    runs = _folder(tmp_path, "runs", 1, 4)
+    bad = runner.invoke(app, ["routes", str(runs), "--threshold", "nan"])
+    assert bad.exit_code == 2
+    (flag,) = [w.rstrip(":") for w in bad.output.split() if w.startswith("--")]
+    same = runner.invoke(app, ["routes", str(runs), flag, "0.05", "-f", "json"])
+    assert same.exit_code == 0, same.output
+    assert json.loads(same.output)["threshold"] == 0.05
+
+
 def test_routes_by_trace_field(tmp_path: Path) -> None:
     folder = tmp_path / "flat"
     folder.mkdir()

@@ -96,7 +96,11 @@ def routes_command(
     ] = None,
     threshold: Annotated[
         float | None,
-        typer.Option(help="Route distance that joins a cluster (default: [stats] 0.2)."),
+        typer.Option(
+            "--threshold",
+            "--route-threshold",  # the [stats] setting's flag, which its messages name
+            help="Route distance that joins a cluster (default: [stats] 0.2).",
+        ),
     ] = None,
     adapter: AdapterOpt = None,
     fmt: Annotated[RoutesFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
