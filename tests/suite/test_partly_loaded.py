@@ -242,3 +242,17 @@ def test_the_runs_table_lists_the_run_that_did_not_load(tmp_path):
         f"refund/{CUT}.json",
     )
     assert lost["load_error"].startswith(f"refund/{CUT}.json: invalid JSON")
+
+
+def test_a_lost_run_keeps_the_trace_id_it_asked_for(tmp_path):
+    """A manifest that picks one trace of a file: its row says which, even when the file is bad."""
+    good, bad = min((POOL / "baseline").iterdir()), tmp_path / "bad.json"
+    bad.write_text("{")
+    base = RunSet.from_records([{"scenario": "s", "path": str(good)}], label="baseline")
+    records = [{"scenario": "s", "path": str(bad), "run": "r1", "trace_id": "t-wanted"}]
+    cand = RunSet.from_records(records, label="candidate")
+    results = tmp_path / "results"
+    run_suite(base, cand, SuiteOptions(backend="in-process", results=str(results)))
+    rows = [orjson.loads(line) for line in (results / "runs.jsonl").read_bytes().splitlines()]
+    (lost,) = [r for r in rows if r["load_error"] is not None]
+    assert (lost["run_id"], lost["trace_id"]) == ("r1", "t-wanted")

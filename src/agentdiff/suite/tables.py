@@ -97,12 +97,13 @@ class TableWriter:
             ),
         )
 
-    def lost_run(self, scenario: str, error: RunError) -> None:
+    def lost_run(self, scenario: str, error: RunError, trace_id: str | None) -> None:
         """The `runs` row of a run that could not be loaded: what is known of it, and why."""
         known = {
             "side": error.side,
             "scenario": scenario,
             "run_id": error.run,
+            "trace_id": trace_id,
             "source": error.source,
             "load_error": error.message,
         }

@@ -234,7 +234,7 @@ def _scenario(
         message = "no candidate run (did the run crash?); --allow-missing to accept"
         errors.append(RunError(side="candidate", run=None, source=None, message=message))
     if writer is not None:
-        _write_runs(writer, job.scenario, (base, cand), errors, comparer, strict=strict)
+        _write_runs(writer, job, (base, cand), errors, comparer, strict=strict)
     row = ScenarioRow(
         scenario=job.scenario,
         verdict=verdict,
@@ -251,22 +251,31 @@ def _scenario(
 
 def _write_runs(
     writer: TableWriter,
-    scenario: str,
+    job: ScenarioJob,
     sides: tuple[list[_Run], list[_Run]],
     errors: list[RunError],
     comparer: PairComparer,
     *,
     strict: bool,
 ) -> None:
-    """The scenario's `runs` rows: each loaded run, then each run that could not be loaded."""
+    """The scenario's `runs` rows: each loaded run, then each run that could not be loaded.
+
+    A lost run's row keeps the trace id its run asked for, if any (nothing was read from it).
+    """
+    scenario = job.scenario
     for side, runs in zip(("baseline", "candidate"), sides, strict=True):
         for run in runs:
             summary = run.summary or _totals(run.trace, comparer, comparer.options)
             route = run.route_of(strict)
             writer.run(side, scenario, run.location, summary, route, route_id(route))
+    asked = {
+        (side, ref.run_id): ref.trace_id
+        for side, refs in (("baseline", job.baseline), ("candidate", job.candidate))
+        for ref in refs
+    }
     for error in errors:
         if error.run is not None:  # a run that did not load (not a side without runs)
-            writer.lost_run(scenario, error)
+            writer.lost_run(scenario, error, asked.get((error.side, error.run)))
 
 
 def _statistics(
