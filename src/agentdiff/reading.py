@@ -140,7 +140,8 @@ def read_input(path: Path, what: str, hint: str | None = None) -> bytes:
         return read_file(path, Limits.resolve())
     except TraceLoadError as exc:
         msg = f"cannot read {what}: {exc.message}"
-        raise ConfigError(msg, hint=exc.hint or hint, source=path) from None
+        own = None if exc.hint == _FOLDER_HINT else exc.hint  # that one is for trace files
+        raise ConfigError(msg, hint=own or hint, source=path) from None
 
 
 def _read_now(path: Path, limits: Limits) -> bytes:

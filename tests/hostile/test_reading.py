@@ -14,6 +14,7 @@ from agentdiff import load_trace
 from agentdiff.errors import ConfigError, TraceFormatError
 from agentdiff.limits import Limits, parse_size
 from agentdiff.loader import read_document
+from agentdiff.reading import read_input
 from tests.realdata import REAL
 
 from .helpers import SPEC, cli, nested, refused, spec, write
@@ -305,3 +306,19 @@ def test_a_saved_report_nested_too_deep_is_refused(results_with_pages, where):
         refused(
             cli("results", results_with_pages, "-f", fmt), "suite.json", "nests deeper than 200"
         )
+
+
+def test_a_folder_given_as_a_manifest_gets_no_hint_about_trace_folders(tmp_path):
+    """The trace reader's hint for a folder ('to compare folders of runs use `agentdiff suite`')
+    is for trace files: a manifest or an --input that is a folder is told what it is, no more."""
+    (tmp_path / "runs").mkdir()
+    outcome = cli("suite", tmp_path / "runs", tmp_path / "runs", "--manifest", tmp_path / "runs")
+    assert outcome.code == 2
+    assert "cannot read the manifest: is a directory" in outcome.stderr
+    assert "agentdiff suite" not in outcome.stderr
+    with pytest.raises(ConfigError) as raised:
+        read_input(tmp_path / "runs", "--input")
+    assert raised.value.hint is None
+    with pytest.raises(ConfigError) as raised:
+        read_input(tmp_path / "runs", "saved results", hint="pass a folder written by --results")
+    assert raised.value.hint == "pass a folder written by --results"
