@@ -85,6 +85,8 @@ _EDGE = r"(?<![A-Za-z0-9])"
 """Where a token with a short, common prefix may start: not inside a word (but after `_`)."""
 _UPPER_EDGE = r"(?<![A-Z0-9])"
 """Where an AWS key id may start: not inside a longer run of capitals and digits (a hash)."""
+_ASSIGNED = r"(?i:\b(?:password|passwd|pwd)[ \t]*[=:][ \t]*[\"']?)"
+"""A password assigned in text (`password=`, `PWD: `): the value after it is redacted."""
 CREDENTIAL_PATTERNS: tuple[tuple[str, str], ...] = (
     ("private key", r"-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----(?:.*?-----END[A-Z ]*-----|.*)"),
     # distinctive prefixes match glued to a word too (`token%3Dsk-proj-…`, `xghp_…`): only a
@@ -107,12 +109,15 @@ CREDENTIAL_PATTERNS: tuple[tuple[str, str], ...] = (
     ("bearer", r"(?i:(?<=\bbearer ))[A-Za-z0-9._~+/\-]{12,}=*"),
     ("basic auth", r"(?i:(?<=\bbasic ))[A-Za-z0-9+/]{12,}=*"),
     ("url password", r"(?<=://)[^\s:/@]+:[^\s/@]+(?=@)"),
+    # `password=hunter2` in free text (a log line, a tool's output); the key stays readable
+    ("assigned password", _ASSIGNED + r"[^\s&\"',;]{4,}"),
 )
 """(name, regex) of credentials recognised anywhere in a string."""
 
 _PREFIX = re.compile(
     r"^(?:-----BEGIN[A-Z ]*-----"
     r"|(?i:aws_secret_access_key|secretaccesskey)[\"'\s:=]{1,5}"
+    r"|(?i:(?:password|passwd|pwd)[ \t]*[=:][ \t]*[\"']?)"
     r"|sk-ant-|sk-(?:proj-|svcacct-|admin-)?|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abposre]-|eyJ)"
 )
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")

@@ -107,3 +107,26 @@ def test_a_credential_glued_to_the_word_before_it_is_redacted(text):
 def test_ids_that_merely_contain_a_short_prefix_stay(text):
     """A bare `sk-` or an AWS id inside a longer run of capitals is part of a word, not a key."""
     assert Redactor().text(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("login failed with password=hunter2 for bob", "login failed with password=…[redacted:"),
+        ('db.connect(user="bob", password="hunter22")', 'db.connect(user="bob", password="…'),
+        ("PWD: s3cr3tValue", "PWD: …[redacted:"),
+        ("https://a.example/?pwd=abcd1234&x=1", "https://a.example/?pwd=…[redacted:"),
+    ],
+)
+def test_a_password_assigned_in_free_text_is_redacted_and_its_key_kept(text, shown):
+    """A password in a log line or a tool's output (not under a secret key) is a secret too."""
+    redacted = redactor.text(text)
+    assert redacted.startswith(shown)
+    assert not any(v in redacted for v in ("hunter2", "s3cr3t", "abcd1234"))
+
+
+@pytest.mark.parametrize(
+    "text", ["the password field is required", "passwords: many", "password=", "pwd: abc"]
+)
+def test_prose_about_passwords_is_left_alone(text):
+    assert redactor.text(text) == text
