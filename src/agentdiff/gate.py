@@ -106,7 +106,9 @@ def _loop(report: DiffReport, t: GateThresholds) -> Findings:
         label = " → ".join(loop.names)
         kind = loop.kind.replace("_", " ")
         if not loop.new:
-            soft.append(f"known {kind} {label} ×{loop.repetitions} (the baseline has it too)")
+            before = loop.baseline_repetitions
+            has = f"×{before}" if before > loop.repetitions else "too"
+            soft.append(f"known {kind} {label} ×{loop.repetitions} (the baseline has it {has})")
             continue
         grown = f", baseline ×{loop.baseline_repetitions}" if loop.baseline_repetitions else ""
         (soft if t.allow_loops else hard).append(f"tool {kind} {label} ×{loop.repetitions}{grown}")

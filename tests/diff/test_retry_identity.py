@@ -253,3 +253,16 @@ def test_the_same_fan_out_repeated_turn_after_turn_is_still_a_loop():
     calls = [("fetch", {"url": "a"})] * 4
     report = compare(tools(("fetch", {"url": "a"})), tools(*calls, prefix="c"))
     assert [(lp.kind, lp.repetitions, lp.new) for lp in report.loops] == [("loop", 4, True)]
+
+
+def test_a_loop_the_baseline_ran_longer_says_it_shrank():
+    """'known in the baseline' alone read as if the baseline looped as much; it looped more."""
+    base = tools(*[("w", {"q": 1})] * 5, prefix="b")
+    shrunk = compare(base, tools(*[("w", {"q": 1})] * 3, prefix="c"))
+    (line,) = [finding_line(f, shrunk) for f in shrunk.findings if f.kind == "loop"]
+    assert "w ×3" in line and "(loop, known in the baseline, shrunk from ×5)" in line
+    assert "known loop w ×3 (the baseline has it ×5)" in [w.message for w in shrunk.gate.warnings]
+    same = compare(base, tools(*[("w", {"q": 1})] * 5, prefix="c"))
+    (line,) = [finding_line(f, same) for f in same.findings if f.kind == "loop"]
+    assert "(loop, known in the baseline)" in line
+    assert "known loop w ×5 (the baseline has it too)" in [w.message for w in same.gate.warnings]

@@ -100,7 +100,10 @@ def _loop(f: Finding, report: DiffReport) -> str:
     before = next(
         (loop.baseline_repetitions for loop in report.loops if loop.step_ids == f.step_ids), 0
     )
-    state = "known in the baseline" if not f.new else f"grown from ×{before}" if before else "new"
+    if not f.new:  # the baseline has it at least as large: say so when it was larger
+        state = "known in the baseline" + (f", shrunk from ×{before}" if before > f.count else "")
+    else:
+        state = f"grown from ×{before}" if before else "new"
     kind = "retry storm" if f.kind == "retry_storm" else "loop"
     name = text(f.tool or "", 80)
     extra = _carry(f.effect, "extra step")
