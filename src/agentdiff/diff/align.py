@@ -65,9 +65,7 @@ Pair = tuple[int | None, int | None]
 
 def lcs_length(b: list[int], c: list[int]) -> int:
     """The length of a longest common subsequence of `b` and `c`."""
-    if len(b) * len(c) > CHUNK_CELLS:
-        b, c = _dense(b, c)
-    return (len(b) + len(c) - Indel.distance(b, c)) // 2
+    return (len(b) + len(c) - Indel.distance(*_for_rapidfuzz(b, c))) // 2
 
 
 def align(
@@ -166,12 +164,14 @@ def _blocks(b: list[int], c: list[int], box: _Box) -> list[_Block]:
 
 def _opcodes(b: list[int], c: list[int], *, banded: bool) -> Opcodes:
     """The edit script of two key lists (rapidfuzz): an exact LCS, or banded for a huge box."""
-    n, m = len(b), len(c)
-    if n * m > CHUNK_CELLS:
-        b, c = _dense(b, c)
-    if banded:
-        return Levenshtein.opcodes(b, c, score_hint=max(64, abs(n - m) * 2))
-    return Indel.opcodes(b, c)
+    hint = max(64, abs(len(b) - len(c)) * 2)
+    b, c = _for_rapidfuzz(b, c)
+    return Levenshtein.opcodes(b, c, score_hint=hint) if banded else Indel.opcodes(b, c)
+
+
+def _for_rapidfuzz(b: list[int], c: list[int]) -> tuple[list[int], list[int]]:
+    """The key lists as rapidfuzz should get them: renumbered (`_dense`) when the box is big."""
+    return _dense(b, c) if len(b) * len(c) > CHUNK_CELLS else (b, c)
 
 
 def _dense(b: list[int], c: list[int]) -> tuple[list[int], list[int]]:

@@ -89,10 +89,9 @@ def summarize(
     llm_calls = list(map(_STEP_TYPE, turns)).count(StepType.LLM_CALL)
     with_usage = [h for h in turns if h["tokens"] is not None]
     usages: list[Held] = list(map(step_fields, map(_TOKENS, with_usage)))
-    prompt, completion, total = _tokens(trace.total_tokens, usages)
+    prompt, completion, total, reported = _tokens(trace.total_tokens, usages)
     cost, estimated, priced = _cost(trace, len(turns), with_usage, usages, prices)
-    given = trace.total_tokens
-    reported = len(turns) if given and given.total_tokens is not None else _reported(usages)
+    reported = len(turns) if reported is None else reported  # a trace total covers every turn
     return _summary(
         trace_id=trace.trace_id,
         agent_name=trace.agent_name,
@@ -222,8 +221,11 @@ def _sum(values: list[int | None]) -> int | None:
 
 def _tokens(
     given: TokenUsage | None, usages: list[Held]
-) -> tuple[int | None, int | None, int | None]:
-    """Each total from `given` when it has it, else summed over the LLM steps' `usages`."""
+) -> tuple[int | None, int | None, int | None, int | None]:
+    """Each total from `given` when it has it, else summed over the LLM steps' `usages`.
+
+    The fourth value: how many usages the summed total covers (None: `given` has the total).
+    """
     prompt: int | None
     completion: int | None
     if given and given.prompt_tokens is not None:
@@ -235,7 +237,7 @@ def _tokens(
     else:
         completion = _sum(list(map(_COMPLETION, usages)))
     if given and given.total_tokens is not None:
-        return prompt, completion, given.total_tokens
+        return prompt, completion, given.total_tokens, None
     totals = list(map(_TOTAL, usages))
     if None in totals:
         totals = [
@@ -244,16 +246,7 @@ def _tokens(
             else _add(u["prompt_tokens"], u["completion_tokens"])
             for u in usages
         ]
-    return prompt, completion, _sum(totals)
-
-
-def _reported(usages: list[Held]) -> int:
-    """How many of the usages give a total (or both parts of one), as `_tokens` sums them."""
-    return sum(
-        u["total_tokens"] is not None
-        or (u["prompt_tokens"] is not None and u["completion_tokens"] is not None)
-        for u in usages
-    )
+    return prompt, completion, _sum(totals), len(totals) - totals.count(None)
 
 
 def _add(a: int | None, b: int | None) -> int | None:
