@@ -98,3 +98,12 @@ def claude_home(
         lines.append(json.dumps(record))
     (project / f"sess{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return home
+
+
+def agent_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str) -> Path:
+    """`source` written as module `name` in `tmp_path`, importable, `tmp_path` the working
+    folder (an agent for `agentdiff record name:…`); returns `tmp_path`."""
+    (tmp_path / f"{name}.py").write_text(source)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return tmp_path

@@ -10,7 +10,7 @@ import pytest
 
 from agentdiff.record import record_run
 
-from .helpers import cli, refused
+from .helpers import agent_module, cli, refused
 
 AGENT = """
 from pathlib import Path
@@ -23,10 +23,7 @@ def run(task=None):
 
 @pytest.fixture
 def agent(tmp_path, monkeypatch):
-    (tmp_path / "marker_agent.py").write_text(AGENT)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    return tmp_path
+    return agent_module(tmp_path, monkeypatch, "marker_agent", AGENT)
 
 
 def _record(*args: str | Path):

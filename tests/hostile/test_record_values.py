@@ -13,7 +13,7 @@ from agentdiff.limits import MAX_DEPTH
 from agentdiff.record import current_run, record_run, traced
 from agentdiff.record.step import CUT
 
-from .helpers import cli, nested, refused
+from .helpers import agent_module, cli, nested, refused
 
 
 def _depth(value: Any) -> int:
@@ -87,10 +87,7 @@ def misuse(task=None):
 
 @pytest.fixture
 def agent(tmp_path, monkeypatch):
-    (tmp_path / "values_agent.py").write_text(AGENT)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    return tmp_path
+    return agent_module(tmp_path, monkeypatch, "values_agent", AGENT)
 
 
 def test_record_writes_a_deep_result_as_a_file_that_loads(agent: Path):
