@@ -1,8 +1,9 @@
 """A prepared side's own lists give the totals the counts over every step give.
 
-`totals.side_totals` hands `metrics.summarize` the side's tool calls (`Side.call`) and failed
-attempts (`Side.failed`) instead of counting the steps again, and `summarize` counts the LLM
-calls among the model turns: each must equal the plain count over the trace's steps.
+`totals.side_totals` hands `metrics.summarize` the side's tool calls (`Side.call`), failed
+attempts (`Side.failed`) and model turns (`Side.model_turns`, picked as the side read its steps)
+instead of counting the steps again, and `summarize` counts the LLM calls among the model turns:
+each must equal the plain count over the trace's steps.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from agentdiff import load_trace
-from agentdiff.diff.metrics import summarize
+from agentdiff.diff.metrics import model_turns, summarize
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.order import prepare
 from agentdiff.diff.pricing import DEFAULT_PRICES
@@ -36,6 +37,8 @@ def _check(run: AgentTrace) -> None:
     )
     assert given == counted
     steps = run.steps
+    picked = model_turns(steps)
+    assert list(map(id, side.model_turns)) == list(map(id, picked))  # the same dicts, in order
     assert given.tool_calls == sum(s.step_type is StepType.TOOL_CALL for s in steps)
     assert given.llm_calls == sum(s.step_type is StepType.LLM_CALL for s in steps)
     assert given.errors == sum(s.status in FAILED for s in steps)
@@ -51,8 +54,25 @@ def test_side_counts_equal_counts_over_the_steps_on_real_pairs(pair):
 def test_side_counts_equal_counts_over_the_steps_of_every_kind_and_status():
     kinds = ["llm_call", "tool_call", "routing", "thought", "response"]
     statuses = ["success", "error", "retry", "abandoned"]
+    usage = {"prompt_tokens": 3, "completion_tokens": 2}
+    extras = [{}, {"metadata": {"model": "gpt-4o"}}, {"tokens": usage}, {"metadata": {"x": 1}}]
     steps = [
-        step(i, kinds[i % 5], f"n{i % 3}", status=statuses[i % 4], parent=i - 1 if i % 2 else None)
+        step(
+            i,
+            kinds[i % 5],
+            f"n{i % 3}",
+            status=statuses[i % 4],
+            parent=i - 1 if i % 2 else None,
+            **extras[i % 4],
+        )
         for i in range(40)
     ]
-    _check(trace(steps))
+    run = trace(steps)
+    _check(run)
+    turns = prepare(run, Signer(Normalizer(), strict=False)).model_turns
+    # every llm_call, and any other step but a tool call that has tokens or names a model
+    assert [h["step_id"] for h in turns] == [
+        f"s{i}"
+        for i in range(40)
+        if kinds[i % 5] == "llm_call" or (kinds[i % 5] != "tool_call" and i % 4 in (1, 2))
+    ]

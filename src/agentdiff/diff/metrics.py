@@ -38,7 +38,7 @@ from agentdiff.models.report import (
 )
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
-__all__ = ["MODEL_KEYS", "deltas", "own_tokens", "steps_tokens", "summarize"]
+__all__ = ["MODEL_KEYS", "deltas", "model_turns", "own_tokens", "steps_tokens", "summarize"]
 
 MODEL_KEYS = (
     "model",
@@ -62,6 +62,7 @@ def summarize(
     *,
     tool_calls: int | None = None,
     errors: int | None = None,
+    turns: list[Held] | None = None,
 ) -> Summary:
     """The totals of one trace; `wall_clock` = (earliest start, latest end) in epoch seconds.
 
@@ -72,7 +73,9 @@ def summarize(
     `refs`, the `StepRef`s of the trace's steps when the caller has them, are counted instead
     of the steps (the same types and statuses; small records are faster to walk). A caller
     that has counted the tool calls and failed attempts already (a prepared side lists them)
-    gives `tool_calls` and `errors`, and they are not counted again.
+    gives `tool_calls` and `errors`, and they are not counted again; likewise `turns`, the field
+    dicts of the trace's model turns (`model_turns(trace.steps)`, which a prepared side picked
+    as it read the steps).
     """
     counted: Sequence[StepRef | TraceStep] = trace.steps if refs is None else refs
     # enum members compared by `list.count` (identity first, else str equality at C speed;
@@ -84,7 +87,8 @@ def summarize(
         tool_calls = list(map(_TYPE_OF, counted)).count(StepType.TOOL_CALL)
     # steps and token usages are read through their field dicts (`Held`): an attribute read
     # of a pydantic model passes its `__getattr__` hook, several times the cost
-    turns = _model_turns(trace.steps)
+    if turns is None:
+        turns = model_turns(trace.steps)
     # every `llm_call` step is a model turn: counted among the turns, not over every step
     llm_calls = list(map(_STEP_TYPE, turns)).count(StepType.LLM_CALL)
     with_usage = [h for h in turns if h["tokens"] is not None]
@@ -188,7 +192,7 @@ def own_tokens(trace: AgentTrace, ids: AbstractSet[str]) -> dict[str, int]:
 def steps_tokens(steps: list[TraceStep]) -> dict[str, int]:
     """Step id → own total tokens of the `steps` that the totals count (model turns)."""
     owned = {}
-    for held in _model_turns(steps):
+    for held in model_turns(steps):
         usage = held["tokens"]
         if usage is not None:
             total = usage.total_tokens
@@ -199,7 +203,7 @@ def steps_tokens(steps: list[TraceStep]) -> dict[str, int]:
     return owned
 
 
-def _model_turns(steps: list[TraceStep]) -> list[Held]:
+def model_turns(steps: list[TraceStep]) -> list[Held]:
     """The field dicts of the `steps` that are calls to a model, whatever their type."""
     llm, tool = StepType.LLM_CALL, StepType.TOOL_CALL
     return [

@@ -47,7 +47,7 @@ __all__ = ["MAX_DEPTH", "Side", "prepare"]
 MAX_DEPTH = 63
 """Depths past this are recorded as this (the alignment packs a key and a depth in one int)."""
 
-_TOOL = StepType.TOOL_CALL
+_TOOL, _LLM = StepType.TOOL_CALL, StepType.LLM_CALL
 _LLM_VALUE = StepType.LLM_CALL.value
 """An LLM step's type as `_Columns.kinds` holds it (the plain string)."""
 _ERROR, _RETRY = StepStatus.ERROR, StepStatus.RETRY
@@ -76,6 +76,9 @@ class Side:
     """Each step's concurrent group (-1: not in one); ids are unique within the side."""
     turn: list[Any] = field(default_factory=list)
     """Each step's `metadata.turn_id`, the model message that issued it (None: not given)."""
+    model_turns: list[dict[str, Any]] = field(default_factory=list)
+    """The field dicts of the steps that are calls to a model, in the order the trace lists
+    them (what `metrics.summarize` counts as its turns)."""
     failed: list[int] = field(default_factory=list)
     """Positions of the failed attempts (status `error` or `retry`), in order."""
     succeeded: dict[int, int | None] = field(default_factory=dict)
@@ -119,6 +122,7 @@ class _Columns:
         "ends",
         "failed",
         "kinds",
+        "model_turns",
         "parents",
         "refs",
         "starts",
@@ -141,6 +145,8 @@ class _Columns:
         """`metadata.ended_at` (the start when missing)."""
         self.turns: list[Any] = []
         """`metadata.turn_id` (None: not given)."""
+        self.model_turns: list[dict[str, Any]] = []
+        """The field dicts of the steps that are calls to a model (`metrics.model_turns`' rule)."""
         ids = self._read(steps, signer)
         self.parents: list[int | None] = list(map(ids.get, map(_PARENT_ID, self.refs)))
         """Each step's parent's position (None: a root, or a parent unknown in the trace)."""
@@ -152,13 +158,16 @@ class _Columns:
     def _read(self, steps: list[TraceStep], signer: Signer) -> dict[str, int]:
         """Read the steps' field dicts in one pass; each step id's position (the last wins).
 
-        A plain loop: Python calls made from a loop cost less than calls made from `map`.
+        A plain loop: Python calls made from a loop cost less than calls made from `map`. The
+        model turns are picked here too (`metrics.model_turns`' rule, inline), so the totals need
+        no pass of their own over every step.
         """
-        ref, kind, call, failed = (
+        ref, kind, call, failed, model = (
             self.refs.append,
             self.kinds.append,
             self.calls,
             self.failed.append,
+            self.model_turns.append,
         )
         start_of, end_of, turn_of = self.starts.append, self.ends.append, self.turns.append
         new_ref, call_key = StepRef.of_fields, signer.call_key
@@ -168,10 +177,12 @@ class _Columns:
             ids[held["step_id"]] = i
             ref(new_ref(held))
             kind((step_type._value_, name))
-            if step_type is _TOOL:
-                call[i] = call_key(name, held["input_payload"])
             failed(status is _ERROR or status is _RETRY)
             meta = held["metadata"]
+            if step_type is _TOOL:
+                call[i] = call_key(name, held["input_payload"])
+            elif step_type is _LLM or held["tokens"] is not None or (meta and "model" in meta):
+                model(held)
             if meta:
                 start, end, turn = meta.get("started_at"), meta.get("ended_at"), meta.get("turn_id")
                 if turn is not None and not isinstance(turn, (str, int)):
@@ -202,7 +213,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     order, depth, families = _execution_order(cols)
     group = [-1] * len(depth)
     canon = _Groups(cols, families, group).mark()
-    side = Side(wall_clock=_wall_clock(cols.starts, cols.ends))
+    side = Side(wall_clock=_wall_clock(cols.starts, cols.ends), model_turns=cols.model_turns)
     if order is None:
         side.steps, side.refs, side.base, side.call = cols.steps, cols.refs, cols.base, cols.calls
         side.depth, side.group, side.turn, failed = depth, group, cols.turns, cols.failed

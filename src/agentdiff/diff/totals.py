@@ -69,4 +69,5 @@ def side_totals(
         # the side lists every tool call and every failed attempt: no count over the steps
         tool_calls=len(side.call),
         errors=len(side.failed),
+        turns=side.model_turns,
     )
