@@ -4,7 +4,10 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CAPTURE_SOURCES ?= openai_agents langfuse crewai crewai_legacy genai runs_pool claude_code codex
 
-.PHONY: demo test install install-dev lint typecheck pytest fixtures bench schema clean
+COMPILED := build/compiled
+ENGINE ?= compiled
+
+.PHONY: demo test install install-dev lint typecheck pytest fixtures bench schema clean compiled
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,16 +46,26 @@ lint: install-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: install-dev lint
+# the engine's hot modules compiled with mypyc (hatch_build.py), as the wheel ships them,
+# installed into build/compiled: on PYTHONPATH it comes before the editable (pure) sources
+compiled: install-dev
+	rm -rf build/wheel $(COMPILED)
+	AGENTDIFF_MYPYC=1 $(BIN)/pip wheel -q --no-build-isolation --no-deps -w build/wheel .
+	$(BIN)/pip install -q --no-deps --target $(COMPILED) build/wheel/agentdiff-*.whl
+
+# the tests run against both builds: the pure sources and the compiled engine
+test: install-dev lint compiled
 	$(BIN)/pytest -q
+	AGENTDIFF_EXPECT_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(BIN)/pytest -q
 
 fixtures:
 	scripts/capture/phoenix.sh
 	for s in $(CAPTURE_SOURCES); do scripts/capture/capture.sh $$s || exit 1; done
 	cd scripts/capture/js && npm ci --no-audit --no-fund && node capture.mjs ../../../tests/fixtures/real
 
-bench: install-dev
-	$(BIN)/python benchmarks/bench_compare.py
+# ENGINE=compiled (default: the compiled engine, as the wheel ships it) or ENGINE=pure
+bench: install-dev $(if $(filter compiled,$(ENGINE)),compiled)
+	$(if $(filter compiled,$(ENGINE)),PYTHONPATH=$(CURDIR)/$(COMPILED)) $(BIN)/python benchmarks/bench_compare.py
 
 schema: install
 	$(BIN)/agentdiff schema trace > schema/agent_trace.schema.json
@@ -61,4 +74,4 @@ schema: install
 	$(BIN)/agentdiff schema runs > schema/runs_report.schema.json
 
 clean:
-	rm -rf $(VENV) .venv-capture-* .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-capture-* build .pytest_cache .mypy_cache .ruff_cache

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from engine_build import engine_build
 from synthetic import make_pair, write_pair
 
 import agentdiff
@@ -566,7 +567,8 @@ def _environment() -> str:
     return (
         f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {platform.machine()} "
         f"({os.cpu_count()} cores), Python {platform.python_version()}, "
-        f"{platform.system()} {platform.release()}; commit {commit or 'unknown'}; seed {SEED}."
+        f"{platform.system()} {platform.release()}; commit {commit or 'unknown'}; seed {SEED}; "
+        f"engine {engine_build()}."
     )
 
 

@@ -46,6 +46,7 @@ from bench_compare import (
     _yardstick_python,
     yardstick_document,
 )
+from engine_build import engine_build
 from synthetic import make_pair
 
 from agentdiff import compare, load_trace
@@ -543,8 +544,8 @@ def render(lines: list[Line], quick: bool) -> str:
         "",
         (
             f"Measured {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by `benchmarks/bench_suite.py` "
-            f"on {platform.python_implementation()} {platform.python_version()}, "
-            f"{os.cpu_count()} CPUs ({platform.machine()}); load average (1, 5, 15 min) at the end: "
+            f"on {platform.python_implementation()} {platform.python_version()} (engine "
+            f"{engine_build()}), {os.cpu_count()} CPUs ({platform.machine()}); load average (1, 5, 15 min) at the end: "
             f"{', '.join(f'{x:.1f}' for x in load)}. The machine was shared with other jobs: "
             "figures are as measured, not best-of."
         ),

@@ -18,6 +18,7 @@ from agentdiff.diff.compare import compare_prepared, passes_gate_prepared
 from agentdiff.diff.options import CompareOptions
 from agentdiff.scenario.folders import runs_in
 from agentdiff.scenario.pairs import PairComparer
+from tests.builds import pure_only
 from tests.realdata import load, real_pairs
 
 POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
@@ -87,6 +88,7 @@ def test_folding_is_compared_the_plain_way() -> None:
         compare_prepared(base, cand, sides, folded)
 
 
+@pure_only
 def test_each_side_is_summarized_once_per_trace_and_price_table(monkeypatch) -> None:
     from agentdiff.diff import totals
 
@@ -115,6 +117,7 @@ def test_each_side_is_summarized_once_per_trace_and_price_table(monkeypatch) -> 
     _same(again, compare(base[0], cand[0], options=priced))
 
 
+@pure_only
 def test_each_side_s_loops_are_found_once_for_its_profile_and_pairs(monkeypatch) -> None:
     from agentdiff.diff import loops
     from agentdiff.scenario.profile import profile_run

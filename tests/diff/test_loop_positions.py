@@ -20,6 +20,7 @@ from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.order import prepare
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.trace import StepStatus
+from tests.builds import pure_only
 from tests.realdata import real_pairs
 
 
@@ -89,6 +90,7 @@ def test_skipping_what_cannot_loop_finds_the_same_loops(letters, data):
     assert loops.find_loops(calls, keys) == _every_window(calls, keys)
 
 
+@pure_only
 def test_no_repeated_key_and_too_few_calls_skip_the_scans(monkeypatch):
     tried: list[int] = []
     real = loops._windows

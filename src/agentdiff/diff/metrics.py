@@ -353,11 +353,14 @@ def _latency(trace: AgentTrace, wall_clock: tuple[float, float] | None) -> float
 
 
 def _delta(
-    baseline: float | None,
-    candidate: float | None,
+    baseline: int | float | None,  # noqa: PYI041 - an int stays an int (exact) until `number`
+    candidate: int | float | None,  # noqa: PYI041
     number: Callable[[float], float | None] = float,
 ) -> dict[str, float | None]:
     """The fields of one `Delta`, each known value passed through `number`.
+
+    Counts stay ints until then, so a difference of two large counts is exact (the compiled
+    engine would make a `float` parameter a float on the way in).
 
     `float` gives what validation leaves (ints made floats); `_as_given` the raw values, for
     validation to judge.
@@ -379,7 +382,8 @@ def _delta(
     }
 
 
-def _as_given(value: float) -> float:
+def _as_given(value: Any) -> Any:
+    """The value as it is (an int past a float's range stays an int, for validation to judge)."""
     return value
 
 
