@@ -38,7 +38,15 @@ from agentdiff.models.report import (
 )
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
 
-__all__ = ["MODEL_KEYS", "deltas", "model_turns", "own_tokens", "steps_tokens", "summarize"]
+__all__ = [
+    "MODEL_KEYS",
+    "deltas",
+    "is_model_turn",
+    "model_turns",
+    "own_tokens",
+    "steps_tokens",
+    "summarize",
+]
 
 MODEL_KEYS = (
     "model",
@@ -205,17 +213,25 @@ def steps_tokens(steps: list[TraceStep]) -> dict[str, int]:
 
 def model_turns(steps: list[TraceStep]) -> list[Held]:
     """The field dicts of the `steps` that are calls to a model, whatever their type."""
-    llm, tool = StepType.LLM_CALL, StepType.TOOL_CALL
-    return [
-        h
-        for h in map(step_fields, steps)
-        if (kind := h["step_type"]) is llm
-        or (kind is not tool and (h["tokens"] is not None or _names_model(h["metadata"])))
-    ]
+    return list(filter(is_model_turn, map(step_fields, steps)))
 
 
-def _names_model(meta: dict[str, Any] | None) -> bool:
-    return meta is not None and "model" in meta
+def is_model_turn(held: Held) -> bool:
+    """The step whose field dict is `held` is a call to a model.
+
+    An `llm_call` is; a tool call is not; any other step is when it reports token usage or
+    names a model in its metadata.
+    """
+    kind = held["step_type"]
+    if kind is _LLM:
+        return True
+    if kind is _TOOL_CALL:
+        return False
+    meta = held["metadata"]
+    return held["tokens"] is not None or (meta is not None and "model" in meta)
+
+
+_LLM, _TOOL_CALL = StepType.LLM_CALL, StepType.TOOL_CALL
 
 
 def _sum(values: list[int | None]) -> int | None:

@@ -33,6 +33,7 @@ from itertools import compress, islice
 from operator import attrgetter, is_not, itemgetter, le, lt
 from typing import TYPE_CHECKING, Any
 
+from agentdiff.diff.metrics import is_model_turn
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef, Summary, step_fields
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
@@ -47,7 +48,7 @@ __all__ = ["MAX_DEPTH", "Side", "prepare"]
 MAX_DEPTH = 63
 """Depths past this are recorded as this (the alignment packs a key and a depth in one int)."""
 
-_TOOL, _LLM = StepType.TOOL_CALL, StepType.LLM_CALL
+_TOOL = StepType.TOOL_CALL
 _LLM_VALUE = StepType.LLM_CALL.value
 """An LLM step's type as `_Columns.kinds` holds it (the plain string)."""
 _ERROR, _RETRY = StepStatus.ERROR, StepStatus.RETRY
@@ -146,7 +147,7 @@ class _Columns:
         self.turns: list[Any] = []
         """`metadata.turn_id` (None: not given)."""
         self.model_turns: list[dict[str, Any]] = []
-        """The field dicts of the steps that are calls to a model (`metrics.model_turns`' rule)."""
+        """The field dicts of the steps that are calls to a model (`metrics.is_model_turn`)."""
         ids = self._read(steps, signer)
         self.parents: list[int | None] = list(map(ids.get, map(_PARENT_ID, self.refs)))
         """Each step's parent's position (None: a root, or a parent unknown in the trace)."""
@@ -159,7 +160,7 @@ class _Columns:
         """Read the steps' field dicts in one pass; each step id's position (the last wins).
 
         A plain loop: Python calls made from a loop cost less than calls made from `map`. The
-        model turns are picked here too (`metrics.model_turns`' rule, inline), so the totals need
+        model turns are picked here too (`metrics.is_model_turn`), so the totals need
         no pass of their own over every step.
         """
         ref, kind, call, failed, model = (
@@ -181,7 +182,7 @@ class _Columns:
             meta = held["metadata"]
             if step_type is _TOOL:
                 call[i] = call_key(name, held["input_payload"])
-            elif step_type is _LLM or held["tokens"] is not None or (meta and "model" in meta):
+            elif is_model_turn(held):
                 model(held)
             if meta:
                 start, end, turn = meta.get("started_at"), meta.get("ended_at"), meta.get("turn_id")
