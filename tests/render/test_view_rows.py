@@ -48,3 +48,25 @@ def test_side_counts_name_model_turns_when_a_run_has_no_llm_call_steps():
     assert [side.counts for side in report_view(plain).sides] == [
         "3 steps · 1 tool call · 1 LLM call · 0 errors"
     ] * 2
+
+
+def test_deltas_count_model_calls_once_as_the_side_lines_do():
+    """The Deltas table of that LangGraph pair read 'LLM calls 0 → 0' beside the turns: a run
+    that called the model three times. It shows the model turns alone there (from the facts
+    of the live run), and a run whose turns are `llm_call` steps shows its LLM calls alone."""
+    source = RealSource("langgraph")
+    base, cand = (source.load("messages", "detour", side) for side in ("baseline", "candidate"))
+    turns = [source.facts("detour", side)["llm_calls"] for side in ("baseline", "candidate")]
+    view = report_view(compare(base, cand))
+    labels = [row[0] for row in view.deltas]
+    assert "LLM calls" not in labels
+    assert next(row for row in view.deltas if row[0] == "model turns")[1:3] == tuple(
+        f"{n:,}" for n in turns
+    )
+    for fmt in ("terminal", "markdown", "html"):
+        shown = render(compare(base, cand), fmt, width=400)
+        assert "LLM calls" not in shown, fmt
+        assert "model turns" in shown, fmt
+    plain = report_view(compare(tools(("a", {})), tools(("a", {}), ("b", {}), prefix="c")))
+    assert [row[0] for row in plain.deltas].count("LLM calls") == 1
+    assert "model turns" not in [row[0] for row in plain.deltas]

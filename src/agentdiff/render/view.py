@@ -362,9 +362,18 @@ def _side(label: str, summary: Summary, by_turns: bool) -> SideView:
     )
 
 
-def _deltas(report: DiffReport) -> list[tuple[str, str, str, str, str]]:
+def _deltas(report: DiffReport, by_turns: bool) -> list[tuple[str, str, str, str, str]]:
+    """A row per measure; the calls to a model counted once, as the side lines count them.
+
+    `LLM calls` (the `llm_call` steps), or `model turns` when a side has turns that are no
+    `llm_call` step: beside the turns of a LangGraph run, 'LLM calls 0 → 0' would deny the
+    calls it made. Without such turns both rows hold the same numbers.
+    """
+    hidden = "llm_calls" if by_turns else "model_turns"
     return [
-        (label, *format_delta(getattr(report.deltas, name), fmt)) for name, label, fmt in DELTA_ROWS
+        (label, *format_delta(getattr(report.deltas, name), fmt))
+        for name, label, fmt in DELTA_ROWS
+        if name != hidden
     ]
 
 
@@ -399,6 +408,7 @@ def _view(
     builder = _Builder(report, detail=detail, fold_budget=fold_budget, detail_budget=detail_budget)
     state, words = headline(report)
     shown = rows(report, options.max_rows, fold_at)
+    sides = _sides(report)
     return ReportView(
         passed=report.gate.passed,
         state=state,
@@ -407,13 +417,13 @@ def _view(
         warnings=[(w.rule, text(w.message)) for w in report.gate.warnings],
         thresholds=threshold_lines(report),
         findings=findings(report),
-        sides=_sides(report),
+        sides=sides,
         divergence=report.divergence,
         first_divergence=first_divergence_line(report),
         rows=[builder.row(r, details=detail) for r in shown],
         total_rows=len(report.alignment),
         loops=loop_lines(report),
         errors=error_lines(report),
-        deltas=_deltas(report),
+        deltas=_deltas(report, sides[0].by_turns),
         report_version=report.report_version,
     )
