@@ -67,8 +67,8 @@ EXPECTED: dict[str, list[str]] = {
         r"re:tool_call get_weather +error .*weather service timed out after 5\.0s \(upstream 504\)",
         "final output: It is 65.1°F (18.4°C) in Paris right now",
         # the Deltas tables of detour, then of error_retry
-        r"re:tool calls +3 +4 .*\nLLM calls +5 +6 .*\nmodel turns +5 +6 .*\nerrors +0 +0 .*\n.*\n.*\ntotal tokens +2,609 +3,425",
-        r"re:tool calls +3 +4 .*\nLLM calls +5 +6 .*\nmodel turns +5 +6 .*\nerrors +0 +1 .*\n.*\n.*\ntotal tokens +2,609 +3,421",
+        r"re:tool calls +3 +4 .*\nLLM calls +5 +6 .*\nerrors +0 +0 .*\n.*\n.*\ntotal tokens +2,609 +3,425",
+        r"re:tool calls +3 +4 .*\nLLM calls +5 +6 .*\nerrors +0 +1 .*\n.*\n.*\ntotal tokens +2,609 +3,421",
         r"re:error in get_weather \(row \d+\): retried → succeeded; back on the baseline path after 2 steps",
     ],
     "ingestion_langsmith.py": [
@@ -80,7 +80,7 @@ EXPECTED: dict[str, list[str]] = {
         "not:routing   should_continue",
         "final output: It is 65.1°F in Paris right now",
         # the Deltas table of loop
-        r"re:tool calls +2 +5 .*\nLLM calls +3 +6 .*\nmodel turns +3 +6 .*\n.*\n.*\n.*\ntotal tokens +1,532 +4,136",
+        r"re:tool calls +2 +5 .*\nLLM calls +3 +6 .*\n.*\n.*\n.*\ntotal tokens +1,532 +4,136",
         r"re:get_weather ×4 at rows \d+–\d+ \(loop, new\)",
         r"re:error in get_weather \(row \d+\): retried → succeeded; back on the baseline path after 8 steps",
     ],
