@@ -47,11 +47,18 @@ lint: install-dev
 	$(BIN)/mypy
 
 # the engine's hot modules compiled with mypyc (hatch_build.py), as the wheel ships them,
-# installed into build/compiled: on PYTHONPATH it comes before the editable (pure) sources
-compiled: install-dev
+# installed into build/compiled: on PYTHONPATH it comes before the editable (pure) sources.
+# Rebuilt only when a file of the package or of its build changed (the build holds every
+# module, compiled or not, so any source change makes it stale)
+PACKAGE_FILES := $(shell find src/agentdiff -type f -not -path '*/__pycache__/*' -not -name '*.pyc')
+
+compiled: install-dev $(COMPILED)/.built
+
+$(COMPILED)/.built: $(PACKAGE_FILES) hatch_build.py pyproject.toml
 	rm -rf build/wheel $(COMPILED)
 	AGENTDIFF_MYPYC=1 $(BIN)/pip wheel -q --no-build-isolation --no-deps -w build/wheel .
 	$(BIN)/pip install -q --no-deps --target $(COMPILED) build/wheel/agentdiff-*.whl
+	touch $@
 
 # the tests run against both builds: the pure sources and the compiled engine
 test: install-dev lint compiled
