@@ -132,7 +132,7 @@ def test_findings_read_off_the_report_alone_equal_compares(pair, compare_content
     """`compare` hands the findings the content rows it noted; read off the report, the same."""
     options = CompareOptions(compare_content=compare_content)
     report = compare(load_trace(pair.baseline), load_trace(pair.candidate), options=options)
-    assert report_findings(report) == report.findings
+    assert report_findings(report, compare_content=compare_content) == report.findings
     content = [
         r for r, e in enumerate(report.alignment, 1) if any(c.kind == "content" for c in e.changes)
     ]

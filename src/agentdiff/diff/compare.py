@@ -194,7 +194,9 @@ def _report(
     )
     report.gate = evaluate_gate(report, options.gate)
     if findings:
-        report.findings = report_findings(report, noted)
+        report.findings = report_findings(
+            report, noted, compare_content=options.compare_content
+        )
     return report
 
 

@@ -296,11 +296,15 @@ def _errors(rows: _Rows) -> Iterator[Finding]:
         )
 
 
-def _content(rows: _Rows) -> Iterator[Finding]:
+def _content(rows: _Rows, counted: bool) -> Iterator[Finding]:
+    """The rows whose changes include content; `counted`: `compare_content` was on.
+
+    Not read off the rows' ops: a row that changed its arguments too is a `change` whether
+    its content counted or not.
+    """
     changed = rows.content
     if not changed:
         return
-    counted = all(rows.entries[r - 1].op is Op.CHANGE for r in changed)
     yield _finding(
         kind="content",
         rows=changed,
@@ -310,10 +314,13 @@ def _content(rows: _Rows) -> Iterator[Finding]:
     )
 
 
-def report_findings(report: DiffReport, noted: Noted | None = None) -> list[Finding]:
+def report_findings(
+    report: DiffReport, noted: Noted | None = None, *, compare_content: bool = False
+) -> list[Finding]:
     """Every finding of `report` (whose traces are attached, for token attribution).
 
-    `noted`: what `compare` noted of the alignment as it made it (else read off the report).
+    `noted`: what `compare` noted of the alignment as it made it (else read off the report);
+    `compare_content`: the option the report was made with (content changes counted).
     """
     rows = _Rows(report, noted)
     found = list(_first(report))
@@ -324,5 +331,5 @@ def report_findings(report: DiffReport, noted: Noted | None = None) -> list[Find
     found += [_steps_run(rows, run, added=False) for run in _runs(rows.deletes, taken)]
     found += _changed_calls(rows)
     found += _errors(rows)
-    found += _content(rows)
+    found += _content(rows, compare_content)
     return found

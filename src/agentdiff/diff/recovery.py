@@ -19,8 +19,10 @@ Per failed candidate step:
 - **outcome** — `retried_succeeded` (the later attempt did not fail), `retried_still_failing`
   (it failed too) or `gave_up` (no later attempt); `other_arguments` says the later attempt
   called the tool with other arguments ("retried with other arguments → succeeded");
-- **back on the baseline path** — separately, how many candidate steps from the error up to the
-  next step on the baseline's path (0 when the error itself is on it), or never.
+- **back on the baseline path** — separately, how many of the candidate's steps after the
+  error were off the baseline's path (the error itself too, when it is off it) before the run
+  was on it again: 0 when the error's next step is on it (the run stayed on it); never (None)
+  when no later step is, also when the run ended with the error.
 
 `Summary.retries` counts the failed attempts that have a later attempt, so the candidate's
 count equals the number of its recovery entries that were retried. A retry storm
@@ -175,17 +177,16 @@ def recoveries(
     out = []
     refs, calls = candidate.refs, candidate.call
     rows = compress(count(), map(attempts.__contains__, map(_CANDIDATE, pairs)))
-    on_path = -1  # the first on-path entry at or after the last visited row (-1: none yet)
+    on_path = -1  # the first on-path entry after the last visited row (-1: none yet)
     for i in rows:
         position = pairs[i][1]
         if position is None:  # never: None is no key of `attempts` (for the type checker)
             continue
-        if on_path < i:
-            on_path = _on_path_from(ops, i)
+        if on_path <= i:
+            on_path = _on_path_from(ops, i + 1)
         target = None if on_path == len(ops) else on_path
-        steps = None
-        if target is not None:
-            steps = sum(1 for p in pairs[i:target] if p[1] is not None)
+        # the candidate's steps off the path (inserts) from the error up to the way back
+        steps = None if target is None else ops[i:target].count(Op.INSERT)
         later = attempts[position]
         if later is None:
             outcome = "gave_up"

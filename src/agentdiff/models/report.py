@@ -291,10 +291,11 @@ class Recovery(_Record):
     retry_step_id: str | None = None
     """The later attempt (None: gave up)."""
     steps_to_recover: int | None
-    """Candidate steps from the error up to the next step on the baseline path (0: the error
-    itself is on it); None when the run never got back on it."""
+    """The candidate's steps off the baseline path (the error itself, when it is off it) before
+    a later step is on it again (0: the error's next step is on it); None when no later step
+    is on it (also when the run ended with the error)."""
     recovered: bool
-    """The run got back on the baseline path after the error."""
+    """A step after the error is on the baseline path (`steps_to_recover` is not None)."""
     retry: bool = False
     """True when the call was attempted again (`outcome` is one of the `retried_*`)."""
     other_arguments: bool = False

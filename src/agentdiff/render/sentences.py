@@ -79,12 +79,18 @@ def _carry(effect: Effect | None, what: str) -> str:
     return f": {steps} {verb} {_signed(effect.tokens)}{of} tokens"
 
 
-def _way_back(steps: int | None) -> str:
+def _way_back(steps: int | None, ended: bool) -> str:
+    """Where the run went after an error (`ended`: the error was the candidate's last step)."""
     if steps is None:
-        return "never back on the baseline path"
+        return "the run ended there" if ended else "never back on the baseline path"
     if steps == 0:
-        return "on the baseline path"
+        return "stayed on the baseline path"
     return f"back on the baseline path after {plural(steps, 'step')}"
+
+
+def _ended_at(report: DiffReport, rows: list[int]) -> bool:
+    """No candidate step comes after the row (the error's) in the alignment."""
+    return bool(rows) and all(e.candidate is None for e in report.alignment[rows[0] :])
 
 
 def _first(f: Finding, report: DiffReport) -> str:
@@ -122,7 +128,14 @@ def _removed(f: Finding, _: DiffReport) -> str:
 
 
 def _changed(f: Finding, report: DiffReport) -> str:
+    """What changed in the calls; their content only when it counted (`--compare-content`).
+
+    Content listed on a row that changed its arguments or status did not make it a change
+    unless content counts; the content finding says which.
+    """
     kinds = {c.kind for r in f.rows for c in report.alignment[r - 1].changes}
+    if not any(x.kind == "content" and x.counted for x in report.findings):
+        kinds.discard("content")
     how = "changed arguments" if kinds == {"argument"} else "changed"
     if how == "changed":
         words = {"argument": "arguments", "status": "status", "content": "counted content"}
@@ -130,13 +143,14 @@ def _changed(f: Finding, report: DiffReport) -> str:
     return f"{plural(f.count, 'call')} {how} at {_rows(f.rows)} ({text(f.tool or '', 80)})"
 
 
-def _error(f: Finding, _: DiffReport) -> str:
+def _error(f: Finding, report: DiffReport) -> str:
     name = text(f.tool or (f.step_ids[0] if f.step_ids else ""), 60)
     outcome = _OUTCOMES.get(f.outcome or "", f.outcome or "failed")
     if f.other_arguments:
         outcome = outcome.replace("retried", "retried with other arguments", 1)
     said = f': "{text(f.message, ERROR_CHARS)}"' if f.message else ""
-    return f"error in {name} ({_rows(f.rows)}): {outcome}; {_way_back(f.back_after)}{said}"
+    back = _way_back(f.back_after, _ended_at(report, f.rows))
+    return f"error in {name} ({_rows(f.rows)}): {outcome}; {back}{said}"
 
 
 def _content(f: Finding, _: DiffReport) -> str:
