@@ -194,9 +194,7 @@ def _report(
     )
     report.gate = evaluate_gate(report, options.gate)
     if findings:
-        report.findings = report_findings(
-            report, noted, compare_content=options.compare_content
-        )
+        report.findings = report_findings(report, noted, compare_content=options.compare_content)
     return report
 
 

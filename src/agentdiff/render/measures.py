@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from agentdiff.models.report import Delta
+from agentdiff.models.report import CostCoverage, Delta, TokenCoverage
 
 __all__ = [
     "DELTA_ROWS",
@@ -14,6 +14,7 @@ __all__ = [
     "format_delta",
     "ms",
     "pair",
+    "partly",
     "plural",
     "usd",
 ]
@@ -22,6 +23,11 @@ __all__ = [
 def plural(n: int, word: str, many: str | None = None) -> str:
     """`1 step`, `2 steps`, `1,200 steps` (`many` for irregular plurals)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def partly(coverage: CostCoverage | TokenCoverage | None) -> str:
+    """` (4 of 5 model turns priced)` when a total covers only some of the model turns."""
+    return f" ({coverage})" if coverage is not None and coverage.partial else ""
 
 
 class Formatter(Protocol):

@@ -11,7 +11,7 @@ from rich.text import Text
 from agentdiff.diff.totals import trace_totals
 from agentdiff.models.report import Summary
 from agentdiff.models.trace import AgentTrace, StepStatus, TraceStep
-from agentdiff.render.measures import count, ms, usd
+from agentdiff.render.measures import count, ms, partly, usd
 from agentdiff.render.view import ERROR_CHARS, text
 
 __all__ = ["MAX_INDENT", "dropped_line", "trace_tree"]
@@ -83,20 +83,32 @@ def _totals(totals: Summary, trace: AgentTrace) -> Table:
     table = Table(show_header=False, box=None, padding=(0, 2))
     table.add_row("steps", count(totals.steps))
     table.add_row("tool calls", count(totals.tool_calls))
-    table.add_row("LLM calls", count(totals.llm_calls))
-    table.add_row("model turns", count(totals.model_turns))
+    table.add_row(*_model_calls(totals))
     table.add_row("errors", count(totals.errors))
     table.add_row("source format", text(totals.source_format or "?"))
     table.add_row("latency", _unknown(totals.latency_ms, ms))
-    table.add_row("tokens", _unknown(totals.total_tokens, count))
-    cost = _unknown(totals.cost_usd, usd)
-    table.add_row("cost", cost + (" (estimated)" if totals.cost_estimated else ""))
+    table.add_row("tokens", _unknown(totals.total_tokens, count) + partly(totals.token_coverage))
+    notes = ["estimated"] if totals.cost_estimated else []
+    notes += [str(totals.cost_coverage)] if partly(totals.cost_coverage) else []
+    cost = _unknown(totals.cost_usd, usd) + (f" ({'; '.join(notes)})" if notes else "")
+    table.add_row("cost", cost)
     dropped = dropped_line(trace)
     if dropped:
         table.add_row("dropped spans", dropped)
     for warning in (trace.metadata or {}).get("warnings") or []:
         table.add_row("warning", Text(str(warning), style="yellow"))
     return table
+
+
+def _model_calls(totals: Summary) -> tuple[str, str]:
+    """The calls to a model, counted as `compare` counts them.
+
+    `LLM calls`, or `model turns` when some turns are no `llm_call` step (a LangGraph run has
+    none: '0 LLM calls' would deny the calls it made).
+    """
+    if totals.model_turns != totals.llm_calls:
+        return "model turns", count(totals.model_turns)
+    return "LLM calls", count(totals.llm_calls)
 
 
 def dropped_line(trace: AgentTrace) -> str | None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from agentdiff.models.report import Aligned, DiffReport, Op, StepRef, Summary
 from agentdiff.models.trace import StepStatus, TraceStep
-from agentdiff.render.measures import DELTA_ROWS, count, format_delta, ms, pair, plural
+from agentdiff.render.measures import DELTA_ROWS, count, format_delta, ms, pair, partly, plural
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import ERROR_CHARS, block, redacting, shown_value, text
 from agentdiff.render.rows import Row, rows
@@ -370,11 +370,37 @@ def _deltas(report: DiffReport, by_turns: bool) -> list[tuple[str, str, str, str
     calls it made. Without such turns both rows hold the same numbers.
     """
     hidden = "llm_calls" if by_turns else "model_turns"
-    return [
-        (label, *format_delta(getattr(report.deltas, name), fmt))
-        for name, label, fmt in DELTA_ROWS
-        if name != hidden
-    ]
+    rows = []
+    for name, label, fmt in DELTA_ROWS:
+        if name != hidden:
+            base, cand, change, pct = format_delta(getattr(report.deltas, name), fmt)
+            base_mark, cand_mark = _partial_marks(report, name)
+            rows.append((label, base + base_mark, cand + cand_mark, change, pct))
+    return rows
+
+
+def _partial_marks(report: DiffReport, name: str) -> tuple[str, str]:
+    """` (partial)` beside a side's total that covers only some of its model turns.
+
+    A candidate whose second turn reports no tokens totals what the first reports: shown bare,
+    '200 → 100' would read as a halving (the warnings say how many turns each total covers).
+    """
+    if name not in _COVERED:
+        return "", ""
+    covered = _COVERED[name]
+    return tuple(  # type: ignore[return-value]
+        " (partial)" if partly(getattr(s, covered)) else ""
+        for s in (report.baseline, report.candidate)
+    )
+
+
+_COVERED = {
+    "prompt_tokens": "token_coverage",
+    "completion_tokens": "token_coverage",
+    "total_tokens": "token_coverage",
+    "cost_usd": "cost_coverage",
+}
+"""The Deltas rows whose totals may cover only some model turns, and the coverage to read."""
 
 
 def report_view(
