@@ -85,8 +85,9 @@ _EDGE = r"(?<![A-Za-z0-9])"
 """Where a token with a short, common prefix may start: not inside a word (but after `_`)."""
 _UPPER_EDGE = r"(?<![A-Z0-9])"
 """Where an AWS key id may start: not inside a longer run of capitals and digits (a hash)."""
-_ASSIGNED = r"(?i:\b(?:password|passwd|pwd)[ \t]*[=:][ \t]*[\"']?)"
-"""A password assigned in text (`password=`, `PWD: `): the value after it is redacted."""
+_ASSIGNED = r"(?i:\b(?:password|passwd|pwd)\\?[\"']?[ \t]*[=:][ \t]*\\?[\"']?)"
+"""A password assigned in text (`password=`, `PWD: `, JSON text `"password": "`, also escaped
+inside a JSON string): the value after it is redacted."""
 CREDENTIAL_PATTERNS: tuple[tuple[str, str], ...] = (
     ("private key", r"-----BEGIN[A-Z ]*PRIVATE KEY( BLOCK)?-----(?:.*?-----END[A-Z ]*-----|.*)"),
     # distinctive prefixes match glued to a word too (`token%3Dsk-proj-…`, `xghp_…`): only a
@@ -117,10 +118,11 @@ CREDENTIAL_PATTERNS: tuple[tuple[str, str], ...] = (
 _PREFIX = re.compile(
     r"^(?:-----BEGIN[A-Z ]*-----"
     r"|(?i:aws_secret_access_key|secretaccesskey)[\"'\s:=]{1,5}"
-    r"|(?i:(?:password|passwd|pwd)[ \t]*[=:][ \t]*[\"']?)"
+    r"|(?i:(?:password|passwd|pwd)\\?[\"']?[ \t]*[=:][ \t]*\\?[\"']?)"
     r"|sk-ant-|sk-(?:proj-|svcacct-|admin-)?|AKIA|ASIA|gh[pousr]_|github_pat_|xox[abposre]-|eyJ)"
 )
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+"""Where a camel-case key splits into words, acronyms too (`OpenAIApiKey`: open_ai_api_key)."""
 
 
 def _normalized_key(key: str) -> str:
@@ -216,8 +218,18 @@ def redacted(text: str) -> str:
 
 
 def _last_key(path: str) -> str:
-    last = path.rsplit(".", 1)[-1]
-    return re.sub(r"\[\d+\]$", "", last)
+    """The key the value at `path` sits under: list indices (`.0`, `[0]`) are no keys.
+
+    `input_payload.password.0` is an item of the list under `password`, as secret as the list.
+    """
+    for part in reversed(path.split(".")):
+        key = _INDEXES.sub("", part)
+        if key and not key.isdigit():
+            return key
+    return ""
+
+
+_INDEXES = re.compile(r"(?:\[\d+\])+$")
 
 
 def redact_report_data(data: Any, redactor: Redactor) -> Any:

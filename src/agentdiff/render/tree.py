@@ -96,7 +96,7 @@ def _totals(totals: Summary, trace: AgentTrace) -> Table:
     if dropped:
         table.add_row("dropped spans", dropped)
     for warning in (trace.metadata or {}).get("warnings") or []:
-        table.add_row("warning", Text(str(warning), style="yellow"))
+        table.add_row("warning", Text(text(warning), style="yellow"))
     return table
 
 
@@ -111,8 +111,16 @@ def _model_calls(totals: Summary) -> tuple[str, str]:
     return "LLM calls", count(totals.llm_calls)
 
 
+_NAME_CHARS = 80
+"""Longest span name shown among the dropped spans."""
+
+
 def dropped_line(trace: AgentTrace) -> str | None:
-    """`3 not agent steps (GET ×2, SELECT ×1)`: the spans an adapter left out, when any."""
+    """`3 not agent steps (GET ×2, SELECT ×1)`: the spans an adapter left out, when any.
+
+    The span names come from the trace: shown as every trace string is (`text`: one line,
+    controls escaped, secrets redacted).
+    """
     meta = trace.metadata or {}
     dropped = meta.get("dropped_spans")
     if not isinstance(dropped, int) or dropped <= 0:
@@ -121,7 +129,7 @@ def dropped_line(trace: AgentTrace) -> str | None:
     shown = ""
     if isinstance(names, dict) and names:
         top = sorted(names.items(), key=lambda kv: (-int(kv[1]), str(kv[0])))
-        parts = [f"{name} ×{n}" for name, n in top[:5]]
+        parts = [f"{text(name, _NAME_CHARS)} ×{n}" for name, n in top[:5]]
         more = len(top) - 5
         shown = f" ({', '.join(parts)}{f', +{more} more' if more > 0 else ''})"
     return f"{dropped} not agent steps{shown}"

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from agentdiff.diff import compare
 from agentdiff.errors import AgentDiffError
 from agentdiff.models.trace import AgentTrace
+from agentdiff.redact import redacted
 from agentdiff.render.options import RenderOptions
 from agentdiff.suite.load import load_runs
 from agentdiff.suite.refs import RunRef
@@ -66,9 +67,13 @@ def deciding_pages(
 
 
 def page_files(scenarios: list[str]) -> dict[str, str]:
-    """Scenario → its page's path in a results folder (numbered in the order given)."""
+    """Scenario → its page's path in a results folder (numbered in the order given).
+
+    Named after the scenario with its credentials redacted: the name is a link in the report
+    and a file name on disk (a scenario named after a token is still told apart by its number).
+    """
     return {
-        key: f"{PAGES_DIR}/{number:03d}-{_UNSAFE.sub('_', key)[:60]}.html"
+        key: f"{PAGES_DIR}/{number:03d}-{_UNSAFE.sub('_', redacted(key))[:60]}.html"
         for number, key in enumerate(scenarios, 1)
     }
 
