@@ -21,11 +21,11 @@ def _delta(base: float, cand: float) -> Delta:
 
 
 def _number(shown: str) -> float:
-    """What a reader takes a shown value for (`12.6 ms`, `10.0 s`, `$-0.25`, `+1,200`)."""
-    found = re.fullmatch(r"\+?\$?(-?[\d,]+(?:\.\d+)?)( ms| s)?", shown)
+    """What a reader takes a shown value for (`12.6 ms`, `10.0 s`, `-$0.25`, `+1,200`)."""
+    found = re.fullmatch(r"\+?(-?)\$?([\d,]+(?:\.\d+)?)( ms| s)?", shown)
     assert found, shown
-    value = float(found[1].replace(",", ""))
-    return value * 1000 if found[2] == " s" else value
+    value = float(found[1] + found[2].replace(",", ""))
+    return value * 1000 if found[3] == " s" else value
 
 
 def test_latencies_that_round_alike_get_the_decimals_their_change_needs():
@@ -74,3 +74,13 @@ def test_every_renderer_shows_the_latency_change_consistently(fmt):
     shown = render(_latency_pair(), fmt, width=200, color=False)
     assert "13 ms → 13 ms" not in shown and "+1 ms" not in shown
     assert re.search(r"12\.6 ms\W+(?:\w+\W+)?13\.4 ms", shown)
+
+
+def test_a_cost_that_fell_reads_minus_dollars():
+    assert format_delta(_delta(0.000039, 0.0000195), usd)[:3] == (
+        "$0.0000390",
+        "$0.0000195",
+        "-$0.0000195",
+    )
+    assert format_delta(_delta(3.5, 1.25), usd)[2] == "-$2.25"
+    assert format_delta(_delta(1.25, 3.5), usd)[2] == "+$2.25"

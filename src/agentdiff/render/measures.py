@@ -43,10 +43,11 @@ def count(value: float, places: int = 0) -> str:
 
 
 def usd(value: float, places: int = 0) -> str:
-    """Dollars: six decimals under a dollar, cents above."""
+    """Dollars: six decimals under a dollar, cents above; the sign before the `$` (`-$0.25`)."""
+    sign = "-" if value < 0 else ""
     if abs(value) < 1:
-        return f"${value:.{6 + places}f}"
-    return f"${value:,.{2 + places}f}"
+        return f"{sign}${abs(value):.{6 + places}f}"
+    return f"{sign}${abs(value):,.{2 + places}f}"
 
 
 def ms(value: float, places: int = 0) -> str:
@@ -115,7 +116,7 @@ def _signed(shown: str) -> str:
 
 
 def _number(shown: str) -> float:
-    """The number a formatter showed (`1,200 ms`, `12.5 s` → 12500, `$-0.25`)."""
+    """The number a formatter showed (`1,200 ms`, `12.5 s` → 12500, `-$0.25`)."""
     digits = shown.replace("$", "").replace(",", "").replace("+", "")
     if digits.endswith(" ms"):
         return float(digits[:-3])
