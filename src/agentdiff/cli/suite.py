@@ -211,7 +211,11 @@ def suite(
         str | None, typer.Option("--results", help="Write suite.json and the result tables here.")
     ] = None,
     fail_fast: Annotated[
-        bool, typer.Option("--fail-fast", help="Stop at the first failure.")
+        bool,
+        typer.Option(
+            "--fail-fast",
+            help="Stop at the first error or regression no other scenario can change.",
+        ),
     ] = False,
     allow_missing: Annotated[
         bool | None,

@@ -75,10 +75,12 @@ def _run_suite(
         results=options.results and _absolute(options.results),
         stats=options.stats,
         fail_fast=options.fail_fast,
+        decisive_p=options.stats.fdr / max(1, len(jobs)),
     )
     batches = make_batches(jobs, context, backend.workers, options.batch_seconds)
     planned = time.perf_counter()
-    rows, results = _collect(backend.map(run_batch, batches), len(jobs), options, progress)
+    stream = backend.map(run_batch, batches)
+    rows, results = _collect(stream, len(jobs), options, progress, context.decisive_p)
     ran = time.perf_counter()
     rows.sort(key=lambda row: row.scenario)
     own = {job.scenario: job.stats for job in jobs if job.stats is not None}
@@ -163,7 +165,11 @@ def _judge_statistics(
 
 
 def _collect(
-    stream: object, total: int, options: SuiteOptions, progress: Progress | None
+    stream: object,
+    total: int,
+    options: SuiteOptions,
+    progress: Progress | None,
+    decisive_p: float,
 ) -> tuple[list[RowOut], list[BatchResult]]:
     rows: list[RowOut] = []
     results: list[BatchResult] = []
@@ -172,7 +178,7 @@ def _collect(
         for result in iterator:
             results.append(result)
             rows.extend(result.rows)
-            failed = any(fails_fast(r) for r in result.rows)
+            failed = any(fails_fast(r, decisive_p) for r in result.rows)
             result.rows = []
             if progress is not None:
                 progress(len(rows), total)

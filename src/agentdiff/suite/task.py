@@ -11,10 +11,13 @@ files there itself (the client never holds step rows).
 from __future__ import annotations
 
 import gc
+import math
 import time
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Literal, NamedTuple
+
+import orjson
 
 from agentdiff.diff import CompareOptions
 from agentdiff.diff.fold import fold_framework_steps
@@ -92,7 +95,10 @@ class TaskContext:
     """How scenarios with several runs on a side are tested (the verdict is settled across
     scenarios by `run_suite`)."""
     fail_fast: bool = False
-    """A batch stops at its first scenario that errors or regresses."""
+    """A batch stops at its first scenario that errors or regresses (`fails_fast`)."""
+    decisive_p: float = 0.0
+    """With `fail_fast`: the largest p at which an N-vs-M scenario's regression stops the suite
+    (`fails_fast`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +169,27 @@ FAILING = frozenset({"error", "regressed"})
 """The verdicts `--fail-fast` stops at (and a run that could not be loaded: `fails_fast`)."""
 
 
-def fails_fast(row: RowOut) -> bool:
-    """Whether `--fail-fast` stops at `row`: an error, a regression or a run not loaded."""
-    return row.verdict in FAILING or row.unloaded > 0
+def fails_fast(row: RowOut, decisive_p: float = 0.0) -> bool:
+    """Whether `--fail-fast` stops at `row`: an error, a regression or a run not loaded.
+
+    An N-vs-M scenario's verdict is a draft until every scenario is in (Tarone and
+    Benjamini–Hochberg across them, `scenario.judge`): its regression stops the suite only when
+    its p is at most `decisive_p`, the false discovery rate over every scenario planned
+    (Bonferroni). Such a p is regressed whatever the other scenarios find; a weaker one, or a
+    regression by a hard finding, is settled with the rest. Stopping never changes a verdict.
+    """
+    if row.unloaded > 0 or row.verdict == "error":
+        return True
+    if row.verdict not in FAILING:
+        return False
+    return not row.multi_run or _draft_p(row) <= decisive_p
+
+
+def _draft_p(row: RowOut) -> float:
+    """An N-vs-M row's p as `judge` reads it: the smallest adjusted p of a test that got worse."""
+    tests = orjson.loads(row.json).get("stats", {}).get("tests") or []
+    worse = [t["adjusted_p"] for t in tests if t.get("effect_worse")]
+    return min(worse, default=math.inf)
 
 
 def run_batch(batch: Batch) -> BatchResult:
@@ -188,7 +212,7 @@ def run_batch(batch: Batch) -> BatchResult:
             out = RowOut(row.scenario, row.verdict, multi, row_json(row), runs, len(row.errors))
             result.rows.append(out)
             result.pairs += len(reports)
-            if ctx.fail_fast and fails_fast(out):
+            if ctx.fail_fast and fails_fast(out, ctx.decisive_p):
                 break
         if writer is not None:
             writer.close()
