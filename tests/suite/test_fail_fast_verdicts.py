@@ -80,3 +80,21 @@ def test_fail_fast_still_stops_at_a_decisive_regression(tmp_path):
     assert not fast.passed
     assert _verdicts(fast) == {"a_bad": "regressed"}
     assert fast.unjudged == 3
+
+
+def test_no_test_says_regressed_inside_a_scenario_the_correction_did_not_find_regressed(tmp_path):
+    """Alone, 5 all-detouring runs give p = 1/252 and draft 'regressed' tests; among 6
+    scenarios none can reach the corrected threshold: the scenario and its tests read
+    'inconclusive'. A decisive scenario keeps its 'regressed' tests."""
+    sets = _suite(
+        tmp_path / "weak",
+        {"alldetour": (5, 5), "detour": (5, 2), **{f"same{i}": (5, 0) for i in range(4)}},
+    )
+    rows = {row.scenario: row for row in run_suite(*sets, SuiteOptions(backend="in-process")).rows}
+    weak = rows["alldetour"]
+    assert weak.verdict == "inconclusive"
+    assert weak.stats.tests and {t.verdict.value for t in weak.stats.tests} == {"inconclusive"}
+    strong_sets = _suite(tmp_path / "strong", {"a_bad": (10, 10), "b_same": (5, 0)})
+    strong = run_suite(*strong_sets, SuiteOptions(backend="in-process")).rows[0]
+    assert strong.verdict == "regressed"
+    assert "regressed" in {t.verdict.value for t in strong.stats.tests}

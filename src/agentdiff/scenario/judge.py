@@ -15,7 +15,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from agentdiff.scenario.report import Needs, RunsReport, ScenarioReport, Verdict
+from agentdiff.scenario.report import Needs, RunsReport, ScenarioReport, StatTest, Verdict
 from agentdiff.stats import min_p, tarone_bh
 from agentdiff.stats_options import StatsOptions
 
@@ -101,7 +101,29 @@ def _settle(
         update["reasons"] = _test_reasons(s, worse=False, level=max(alpha, fdr))
     else:
         update["verdict"] = Verdict.PASS
+    upheld = {
+        Verdict.REGRESSED: p is not None and q is not None and q <= fdr,
+        Verdict.IMPROVED: p_better is not None and q_better is not None and q_better <= fdr,
+    }
+    update["tests"] = _settled_tests(s.tests, upheld, update["verdict"])
     return s.model_copy(update=update)
+
+
+def _settled_tests(
+    tests: list[StatTest], upheld: dict[Verdict, bool], verdict: object
+) -> list[StatTest]:
+    """The tests with the verdicts the correction across scenarios upholds.
+
+    A test is drafted `regressed` (or `improved`) at its scenario's own level; when that
+    direction did not survive the correction across scenarios it reads as its scenario does
+    (`inconclusive` when no test could reach the corrected threshold, else `pass`), so no test
+    says `regressed` inside a scenario the statistics did not find regressed.
+    """
+    fallback = Verdict.INCONCLUSIVE if verdict is Verdict.INCONCLUSIVE else Verdict.PASS
+    return [
+        t if upheld.get(t.verdict, True) else t.model_copy(update={"verdict": fallback})
+        for t in tests
+    ]
 
 
 def _untested(s: ScenarioReport) -> ScenarioReport:

@@ -128,7 +128,7 @@ def _run_suite(
     return report
 
 
-_SETTLED = {"verdict", "p", "q", "p_better", "q_better", "needs", "reasons"}
+_SETTLED = {"verdict", "p", "q", "p_better", "q_better", "needs", "reasons", "tests"}
 """The fields of a scenario's statistics that `judge` settles (everything else stays)."""
 _UNJUDGED = frozenset({"routes", "noise_floor", "nearest", "runs", "invariants"})
 """The bulk of a scenario's statistics, which `judge` never reads (left out when it judges)."""
