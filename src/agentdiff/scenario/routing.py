@@ -83,7 +83,7 @@ def route_scenario(
                 note=f"exact up to {EXACT_SPLITS:,} split patterns" if energy.exact else None,
             )
         )
-    new_route = _new_route_rate(routes, n, m)
+    new_route = _new_route_rate(matrix, (b_var, c_var), (own, near), stats.route_threshold)
     if new_route is not None:
         tests.append(new_route)
     unexplained = (
@@ -115,15 +115,29 @@ def _nearest(row: Sequence[float], base: Sequence[int], skip: int | None) -> int
     return where
 
 
-def _new_route_rate(routes: RouteMap, n: int, m: int) -> Draft | None:
-    """Runs on a route no baseline run takes (a baseline run: no *other* baseline run takes)."""
-    if n < 2 or not m:  # noqa: PLR2004
+def _new_route_rate(
+    matrix: Sequence[Sequence[float]],
+    variants: tuple[list[int], list[int]],
+    nearest: tuple[list[int | None], list[int]],
+    threshold: float,
+) -> Draft | None:
+    """Runs farther than the route threshold from every baseline run (or every other one).
+
+    A baseline run counts when it is that far from every *other* baseline run. The same rule
+    as the routes' footnote ("k/M candidate runs are farther than 0.2 from every baseline
+    run"): by distance, not by cluster, since average linkage can put a run in a cluster of no
+    baseline run while one is within the threshold (or the reverse).
+    """
+    (b_var, c_var), (own, near) = variants, nearest
+    if len(b_var) < 2 or not c_var:  # noqa: PLR2004
         return None
-    cluster = routes.cluster_of
-    base_clusters = [cluster[i] for i in range(n)]
-    alone = sum(1 for i in range(n) if base_clusters.count(base_clusters[i]) == 1)
-    fresh = sum(1 for j in range(n, n + m) if cluster[j] not in base_clusters)
-    return rate_test("runs on a new route", alone, n, fresh, m)
+    alone = sum(
+        1
+        for i, v in enumerate(b_var)
+        if (k := own[i]) is not None and matrix[v][b_var[k]] > threshold
+    )
+    fresh = sum(1 for j, v in enumerate(c_var) if matrix[v][b_var[near[j]]] > threshold)
+    return rate_test("runs on a new route", alone, len(b_var), fresh, len(c_var))
 
 
 def describe_routes(
