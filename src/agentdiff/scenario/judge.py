@@ -19,7 +19,7 @@ from agentdiff.scenario.report import Needs, RunsReport, ScenarioReport, StatTes
 from agentdiff.stats import min_p, tarone_bh
 from agentdiff.stats_options import StatsOptions
 
-__all__ = ["judge", "runs_needed"]
+__all__ = ["judge", "runs_needed", "scenario_p"]
 
 _MAX_RUNS = 10_000
 
@@ -37,8 +37,8 @@ def judge(
     """
     own = own or {}
     testable = [i for i, s in enumerate(scenarios) if s.verdict is not Verdict.ERROR and s.tests]
-    worse = [_scenario_p(scenarios[i], worse=True) for i in testable]
-    better = [_scenario_p(scenarios[i], worse=False) for i in testable]
+    worse = [scenario_p(scenarios[i], worse=True) for i in testable]
+    better = [scenario_p(scenarios[i], worse=False) for i in testable]
     floors = [scenarios[i].min_p for i in testable]
     fdr_worse = tarone_bh([p if p is not None else 1.0 for p in worse], floors, stats.fdr)
     fdr_better = tarone_bh([p if p is not None else 1.0 for p in better], floors, stats.fdr)
@@ -61,7 +61,11 @@ def judge(
     )
 
 
-def _scenario_p(scenario: ScenarioReport, *, worse: bool) -> float | None:
+def scenario_p(scenario: ScenarioReport, *, worse: bool) -> float | None:
+    """The scenario's p in one direction (None: no test whose effect passes the threshold).
+
+    The smallest Holm-adjusted p of a test whose effect passes the practical threshold.
+    """
     values = [
         t.adjusted_p if worse else t.adjusted_p_better
         for t in scenario.tests

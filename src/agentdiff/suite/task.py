@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Literal, NamedTuple
 
-import orjson
-
 from agentdiff.diff import CompareOptions
 from agentdiff.diff.fold import fold_framework_steps
 from agentdiff.diff.totals import memoized_totals, trace_totals
@@ -28,6 +26,7 @@ from agentdiff.gcpause import no_gc_pauses
 from agentdiff.models.report import DiffReport, Op, Summary
 from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.analyze import analyze_profiles
+from agentdiff.scenario.judge import scenario_p
 from agentdiff.scenario.pairs import PairComparer
 from agentdiff.scenario.profile import RunProfile, profile_run
 from agentdiff.stats_options import StatsOptions
@@ -122,6 +121,8 @@ class RowOut(NamedTuple):
     """The runs loaded on each side (a file of several traces holds several runs)."""
     unloaded: int = 0
     """Runs that could not be loaded (listed in the row's `errors`)."""
+    draft_p: float = math.inf
+    """An N-vs-M row's draft p in the worse direction (`judge.scenario_p`; inf: none)."""
 
 
 @dataclass
@@ -182,14 +183,7 @@ def fails_fast(row: RowOut, decisive_p: float = 0.0) -> bool:
         return True
     if row.verdict not in FAILING:
         return False
-    return not row.multi_run or _draft_p(row) <= decisive_p
-
-
-def _draft_p(row: RowOut) -> float:
-    """An N-vs-M row's p as `judge` reads it: the smallest adjusted p of a test that got worse."""
-    tests = orjson.loads(row.json).get("stats", {}).get("tests") or []
-    worse = [t["adjusted_p"] for t in tests if t.get("effect_worse")]
-    return min(worse, default=math.inf)
+    return not row.multi_run or row.draft_p <= decisive_p
 
 
 def run_batch(batch: Batch) -> BatchResult:
@@ -209,7 +203,16 @@ def run_batch(batch: Batch) -> BatchResult:
             row, reports = _scenario(job, ctx, writer)
             runs = (row.baseline_runs, row.candidate_runs)
             multi = row.stats is not None
-            out = RowOut(row.scenario, row.verdict, multi, row_json(row), runs, len(row.errors))
+            drafted = scenario_p(row.stats, worse=True) if row.stats is not None else None
+            out = RowOut(
+                row.scenario,
+                row.verdict,
+                multi,
+                row_json(row),
+                runs,
+                len(row.errors),
+                math.inf if drafted is None else drafted,
+            )
             result.rows.append(out)
             result.pairs += len(reports)
             if ctx.fail_fast and fails_fast(out, ctx.decisive_p):
