@@ -136,3 +136,21 @@ def test_sessions_listing_keeps_every_column_beside_a_long_name(evil_home: Path)
     assert header.split() == ["reference", "project", "started", "steps", "tokens", "cost"]
     assert row.split()[-3:] == ["11", "47,533", "$0.0512"], row
     _clean(outcome.stdout, OPENAI)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("compare", "--format", OPENAI, "a.json", "b.json"),  # an option's value
+        ("compare", "a.json", "b.json", f"{EVIL}{OPENAI}"),  # an extra argument
+        (f"{OPENAI}{EVIL}",),  # a command
+        ("compare", f"--{GITHUB}", "a.json", "b.json"),  # an option's name
+        ("suite", "--jobs", "2", "--format", GITHUB, "x"),
+    ],
+)
+def test_a_usage_error_redacts_what_was_typed(args: tuple[str, ...]) -> None:
+    outcome = cli(*args)
+    assert outcome.code == 2, outcome
+    _clean(outcome.stdout + outcome.stderr, OPENAI, GITHUB)
+    assert "Error: " in outcome.stderr
+    assert "[redacted:" in outcome.stderr

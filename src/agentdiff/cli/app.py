@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from agentdiff import __version__
-from agentdiff.cli.errors import state
+from agentdiff.cli.errors import RedactingGroup, state
 from agentdiff.gcpause import no_gc_pauses
 
 __all__ = ["COMMANDS", "app", "build_app", "main"]  # noqa: F822 - `app` is built on first use
@@ -63,6 +63,7 @@ def build_app(names: Sequence[str] | None = None) -> typer.Typer:
     """The `agentdiff` typer app with the commands `names` (default: all of them)."""
     built = typer.Typer(
         name="agentdiff",
+        cls=RedactingGroup,
         help="Tell exactly how and where an AI agent's behaviour changed between two runs.",
         no_args_is_help=True,
         add_completion=False,

@@ -7,9 +7,10 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from agentdiff.errors import AgentDiffError
 from agentdiff.redact import DEFAULT_REDACTOR, Redactor
@@ -20,6 +21,7 @@ __all__ = [
     "EXIT_INPUT",
     "EXIT_INTERNAL",
     "EXIT_OK",
+    "RedactingGroup",
     "handle_errors",
     "redact_messages",
     "say",
@@ -105,3 +107,41 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(EXIT_INTERNAL) from None
 
     return run
+
+
+class RedactingGroup(TyperGroup):
+    """The command group: a usage error quotes what was typed, so it is neutralized first.
+
+    A token pasted as an option's value (`--format sk-…`) or as an extra argument was echoed
+    whole by click's "Invalid value" / "unexpected extra argument" lines, and click escapes C0
+    and C1 controls but not bidi overrides. The message is redacted and escaped as every other
+    message on stderr is (`_one_line`); click's usage line and hint around it stay.
+    """
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        """Parse the root options (a usage error redacted)."""
+        try:
+            return super().make_context(*args, **kwargs)
+        except _CLICK_ERROR as exc:
+            raise _redacted(exc) from None
+
+    def invoke(self, ctx: Any) -> Any:
+        """Resolve, parse and run the subcommand (a usage error redacted)."""
+        try:
+            return super().invoke(ctx)
+        except _CLICK_ERROR as exc:
+            raise _redacted(exc) from None
+
+
+_CLICK_ERROR: type[Exception] = next(
+    kind for kind in typer.BadParameter.__mro__ if kind.__name__ == "ClickException"
+)
+"""click's error base (typer vendors click from 0.22 on, so it is found, not imported)."""
+
+
+def _redacted(exc: Exception) -> Exception:
+    """`exc` with its message (what `show` prints) redacted and escaped."""
+    message = getattr(exc, "message", None)
+    if isinstance(message, str):
+        exc.message = _one_line(message)  # type: ignore[attr-defined]
+    return exc
