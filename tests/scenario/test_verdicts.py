@@ -13,7 +13,8 @@ from agentdiff.scenario.analyze import analyze_profiles
 from agentdiff.scenario.api import compare_runs, compare_scenarios
 from agentdiff.scenario.judge import judge, runs_needed
 from agentdiff.scenario.profile import RunProfile
-from agentdiff.scenario.report import Verdict
+from agentdiff.scenario.report import StatTest, Verdict
+from agentdiff.stats import min_p
 from agentdiff.stats_options import StatsOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -113,11 +114,28 @@ def test_identical_runs_pass_with_nothing_to_test() -> None:
     assert "nothing to test" in report.reasons[0]
 
 
+def _metric_test(n: int, m: int) -> StatTest:
+    floor = min_p(n, m)
+    return StatTest(
+        name="cost_usd",
+        method="mann-whitney (exact)",
+        p=0.5,
+        p_better=0.5,
+        adjusted_p=1.0,
+        adjusted_p_better=1.0,
+        min_p=floor,
+        effect_worse=True,
+        effect_better=False,
+        verdict=Verdict.INCONCLUSIVE,
+    )
+
+
 def test_runs_needed_reaches_the_threshold() -> None:
-    needs = runs_needed(3, 1, 8, 0.05)
+    needs = runs_needed(3, 1, [_metric_test(3, 1)] * 8, 0.05)
     assert needs.baseline >= 3
     assert needs.candidate >= 1
-    assert runs_needed(10, 10, 8, 0.05).baseline == 10
+    assert 8 * min_p(needs.baseline, needs.candidate) <= 0.05
+    assert runs_needed(10, 10, [_metric_test(10, 10)] * 8, 0.05).baseline == 10
 
 
 def test_compare_scenarios_is_deterministic() -> None:

@@ -79,7 +79,7 @@ def analyze_profiles(
     n, m = len(b_prof), len(c_prof)
     routing = route_scenario(b_prof, c_prof, stats)
     nearest: list[NearestRun] = []
-    drafts = _metric_drafts(b_prof, c_prof, stats)
+    drafts, untested = _metric_drafts(b_prof, c_prof, stats)
     drafts += _rate_drafts(b_prof, c_prof, stats)
     if traces is not None and n:
         baseline, candidate = traces
@@ -117,6 +117,7 @@ def analyze_profiles(
         reasons=findings,
         min_p=min(1.0, len(tests) * min((t.min_p for t in tests), default=1.0)),
         tests=tests,
+        untested=untested,
         invariants=invariants,
         all_clean=clean,
         routes=routing.section,
@@ -166,17 +167,42 @@ def _gate_rate(
 
 def _metric_drafts(
     base: Sequence[RunProfile], cand: Sequence[RunProfile], stats: StatsOptions
-) -> list[Draft]:
-    drafts = []
+) -> tuple[list[Draft], list[str]]:
+    """The metrics' tests, and why a metric some runs know was not tested (see `_untested`)."""
+    drafts, untested = [], []
     for name in METRICS:
         b = [v for v in (r.metric(name) for r in base) if v is not None]
         c = [v for v in (r.metric(name) for r in cand) if v is not None]
-        if len(b) != len(base) or len(c) != len(cand):
-            continue  # unknown for some runs: not comparable as a distribution
+        if len(b) != len(base) or len(c) != len(cand):  # not comparable as a distribution
+            note = _untested(name, base, cand)
+            if note is not None:
+                untested.append(note)
+            continue
         draft = metric_test(name, b, c, stats)
         if draft is not None:
             drafts.append(draft)
-    return drafts
+    return drafts, untested
+
+
+def _untested(
+    name: str, base: Sequence[RunProfile], cand: Sequence[RunProfile]
+) -> str | None:
+    """`cost_usd not tested: 6 of 6 candidate runs price only some of their model turns`.
+
+    None when no run knows the metric even in part (a trace format without it says nothing).
+    """
+    if all(r.metric(name) is None and name not in r.partly for r in (*base, *cand)):
+        return None
+    partly = "report tokens for" if name == "total_tokens" else "price"
+    parts = []
+    for side, runs in (("baseline", base), ("candidate", cand)):
+        some = sum(name in r.partly for r in runs)
+        unknown = sum(r.metric(name) is None for r in runs) - some
+        if some:
+            parts.append(f"{some} of {len(runs)} {side} runs {partly} only some model turns")
+        if unknown:
+            parts.append(f"{unknown} of {len(runs)} {side} runs do not report it")
+    return f"{name} not tested: {'; '.join(parts)}"
 
 
 def _rate_drafts(
@@ -205,6 +231,12 @@ def _rate_drafts(
 
 
 def _corrected(drafts: list[Draft], stats: StatsOptions) -> list[StatTest]:
+    """Holm across the scenario's tests; each test's verdict at the scenario's level.
+
+    A test that could not reach `alpha` after Holm whatever its runs showed (its smallest p
+    times the number of tests is above it) is `inconclusive`, not `pass`: "0/6 → 3/6 runs
+    fail, pass" read as if the candidate's failures had been weighed and found normal.
+    """
     worse = holm([d.p for d in drafts])
     better = holm([d.p_better for d in drafts])
     tests = []
@@ -213,6 +245,8 @@ def _corrected(drafts: list[Draft], stats: StatsOptions) -> list[StatTest]:
             verdict = Verdict.REGRESSED
         elif adjusted_better <= stats.alpha and draft.better_enough:
             verdict = Verdict.IMPROVED
+        elif draft.min_p * len(drafts) > stats.alpha:
+            verdict = Verdict.INCONCLUSIVE
         else:
             verdict = Verdict.PASS
         tests.append(

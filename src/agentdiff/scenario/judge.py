@@ -15,8 +15,15 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from agentdiff.scenario.report import Needs, RunsReport, ScenarioReport, StatTest, Verdict
-from agentdiff.stats import min_p, tarone_bh
+from agentdiff.scenario.report import (
+    Needs,
+    Rate,
+    RunsReport,
+    ScenarioReport,
+    StatTest,
+    Verdict,
+)
+from agentdiff.stats import fisher_rates, min_p, tarone_bh
 from agentdiff.stats_options import StatsOptions
 
 __all__ = ["judge", "runs_needed", "scenario_p"]
@@ -93,7 +100,7 @@ def _settle(
     if s.reasons:
         update["verdict"] = Verdict.REGRESSED
     elif q is None:
-        needs = runs_needed(s.n_baseline, s.n_candidate, len(s.tests), threshold)
+        needs = runs_needed(s.n_baseline, s.n_candidate, s.tests, threshold)
         update["verdict"] = Verdict.INCONCLUSIVE
         update["needs"] = needs
         update["reasons"] = [_inconclusive_reason(s, needs)]
@@ -133,16 +140,43 @@ def _settled_tests(
 def _untested(s: ScenarioReport) -> ScenarioReport:
     if s.reasons:
         return s.model_copy(update={"verdict": Verdict.REGRESSED})
-    reason = "every run agrees on every metric and on its route: nothing to test"
+    metrics = "every metric tested (see below)" if s.untested else "every metric"
+    reason = f"every run agrees on {metrics} and on its route: nothing to test"
     return s.model_copy(update={"verdict": Verdict.PASS, "reasons": [reason]})
 
 
-def runs_needed(n: int, m: int, tests: int, threshold: float) -> Needs:
-    """The fewest runs per side (growing both to at least k) whose tests could reach it."""
+def runs_needed(n: int, m: int, tests: Sequence[StatTest], threshold: float) -> Needs:
+    """The fewest runs per side (growing both to at least k) whose tests could reach it.
+
+    With the runs there are, a test reaches no lower than its own `min_p` (a rate's Fisher
+    floor is set by its counts: 3 of 6 candidate runs failing against none of 6 baseline runs
+    cannot go below 0.091), so the N and M that did not suffice are never the answer. With more
+    runs: a metric's or a route's smallest p without ties, a rate's if its rates stay as seen.
+    """
     k = max(n, m, 1)
-    while k < _MAX_RUNS and tests * min_p(max(n, k), max(m, k)) > threshold:
+    while k < _MAX_RUNS and len(tests) * _floor(tests, n, m, k) > threshold:
         k += 1
     return Needs(baseline=max(n, k), candidate=max(m, k), threshold=threshold)
+
+
+def _floor(tests: Sequence[StatTest], n: int, m: int, k: int) -> float:
+    """The smallest p a test could give with `max(n, k)` baseline and `max(m, k)` runs."""
+    nb, mc = max(n, k), max(m, k)
+    if (nb, mc) == (n, m):
+        return min((t.min_p for t in tests), default=1.0)
+    return min((_projected(t, nb, mc) for t in tests), default=1.0)
+
+
+def _projected(test: StatTest, nb: int, mc: int) -> float:
+    """`test`'s smallest p with `nb` and `mc` runs (a rate's counts scaled to them)."""
+    base, cand = test.baseline, test.candidate
+    if not (isinstance(base, Rate) and isinstance(cand, Rate) and base.runs and cand.runs):
+        return min_p(nb, mc)
+    flagged = round(base.count * nb / base.runs) + round(cand.count * mc / cand.runs)
+    if flagged in (0, nb + mc):
+        return 1.0
+    in_cand = min(flagged, mc)
+    return fisher_rates(flagged - in_cand, nb, in_cand, mc).p_greater
 
 
 def _inconclusive_reason(s: ScenarioReport, needs: Needs) -> str:

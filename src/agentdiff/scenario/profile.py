@@ -15,6 +15,7 @@ from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.signatures import Signer
 from agentdiff.diff.totals import memoized_totals
+from agentdiff.models.report import Summary
 from agentdiff.models.trace import AgentTrace
 from agentdiff.routes.route import side_route
 
@@ -53,6 +54,10 @@ class RunProfile:
     route: tuple[str, ...]
     outcome: bool | None
     """The trace's own verdict (`metadata.success` / `passed` / `outcome`), when it has one."""
+    partly: tuple[str, ...] = ()
+    """The metrics the run reports for only some of its model turns (`total_tokens` when a
+    turn gives no tokens, `cost_usd` when one cannot be priced): unknown as totals (None), as
+    `compare` does not judge them, since the sum of the turns that report is not the run's."""
 
     def metric(self, name: str) -> float | None:
         """A continuous metric by name (see `METRICS`)."""
@@ -77,6 +82,7 @@ def profile_run(
         side = prepare(trace, Signer(Normalizer(options.ignore), strict=strict))
     summary = memoized_totals(trace, side, options.prices)[0]  # what compare() reports
     loops = side_loops(side) if options.detect_loops else []
+    partly = _partly(summary)
     return RunProfile(
         run_id=run_id,
         steps=summary.steps,
@@ -84,12 +90,23 @@ def profile_run(
         llm_calls=summary.llm_calls,
         errors=summary.errors,
         retries=summary.retries,
-        total_tokens=summary.total_tokens,
-        cost_usd=summary.cost_usd,
+        total_tokens=None if "total_tokens" in partly else summary.total_tokens,
+        cost_usd=None if "cost_usd" in partly else summary.cost_usd,
         latency_ms=summary.latency_ms,
         loops=tuple(LoopSeen(lp.key, tuple(lp.names), lp.repetitions, lp.kind) for lp in loops),
         route=tuple(side_route(side, strict=strict) if route is None else route),
         outcome=_outcome(trace),
+        partly=partly,
+    )
+
+
+def _partly(summary: Summary) -> tuple[str, ...]:
+    """The totals of `summary` that cover only some of its model turns (see `partly`)."""
+    tokens, cost = summary.token_coverage, summary.cost_coverage
+    return tuple(
+        name
+        for name, coverage in (("total_tokens", tokens), ("cost_usd", cost))
+        if coverage is not None and coverage.partial
     )
 
 

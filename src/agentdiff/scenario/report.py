@@ -250,6 +250,9 @@ class ScenarioReport(_Record):
     q_better: float | None = None
     min_p: float = 1.0
     tests: list[StatTest] = []
+    untested: list[str] = []
+    """Why a metric that some runs report was not tested (unknown or partial in a run):
+    `total_tokens not tested: 6 of 6 candidate runs report tokens for only some model turns`."""
     invariants: list[Invariant] = []
     all_clean: bool = True
     """Every candidate run without errors, loops and per-pair gate failures (pass^k)."""

@@ -119,7 +119,7 @@ def scenario_view(s: ScenarioReport, fdr: float) -> ScenarioView:
         totals = {"baseline": s.n_baseline, "candidate": s.n_candidate}
         view.routes = [route_cells(r, totals) for r in s.routes.clusters]
         view.route_notes = route_notes(s.routes)
-    view.facts = _facts(s, fdr)
+    view.facts = [text(u) for u in s.untested] + _facts(s, fdr)
     view.nearest = [
         text(
             f"{n.candidate_run} vs {n.baseline_run}: divergence {n.divergence:.2f}, "

@@ -165,6 +165,7 @@ def _findings(row: ScenarioRow) -> list[str]:
     if row.stats is not None:
         lines += [clip(text(reason), 300) for reason in row.stats.reasons]
         lines += _route_lines(row)
+        lines += [text(note) for note in row.stats.untested]
         if pair is not None:  # the pair behind the divergence the tables show
             lines.append(f"deciding pair, divergence {pair.divergence:.2f}: {run_pair_text(pair)}")
     if pair is not None and row.stats is None:
