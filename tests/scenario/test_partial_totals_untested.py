@@ -82,6 +82,7 @@ def test_a_total_known_in_every_run_is_still_tested(tmp_path: Path) -> None:
     code, out = _invoke(
         "compare-runs", _folder(tmp_path / "b", base), _folder(tmp_path / "c", cand), "-f", "json"
     )
+    assert code == 1, out
     (scenario,) = orjson.loads(out)["scenarios"]
     assert scenario["verdict"] == "regressed", out
     assert "total_tokens" in {t["name"] for t in scenario["tests"]}
@@ -94,6 +95,7 @@ def test_a_suite_row_says_which_metric_it_did_not_test(tmp_path: Path) -> None:
     _folder(tmp_path / "base" / "sc", base)
     _folder(tmp_path / "cand" / "sc", cand)
     code, out = _invoke("suite", tmp_path / "base", tmp_path / "cand")
+    assert code == 0, out  # inconclusive (see below) passes unless `--inconclusive fail`
     assert "total_tokens not tested: 3 of 6 candidate runs report tokens for only some" in out
 
 
@@ -106,6 +108,7 @@ def test_inconclusive_never_asks_for_the_runs_it_has(tmp_path: Path) -> None:
     _folder(tmp_path / "base" / "sc", base)
     _folder(tmp_path / "cand" / "sc", cand)
     code, out = _invoke("suite", tmp_path / "base", tmp_path / "cand", "-f", "json")
+    assert code == 0, out
     (row,) = orjson.loads(out)["scenarios"]
     stats = row["stats"]
     assert stats["verdict"] == "inconclusive"

@@ -184,9 +184,7 @@ def _metric_drafts(
     return drafts, untested
 
 
-def _untested(
-    name: str, base: Sequence[RunProfile], cand: Sequence[RunProfile]
-) -> str | None:
+def _untested(name: str, base: Sequence[RunProfile], cand: Sequence[RunProfile]) -> str | None:
     """`cost_usd not tested: 6 of 6 candidate runs price only some of their model turns`.
 
     None when no run knows the metric even in part (a trace format without it says nothing).
@@ -296,7 +294,8 @@ def _beyond_range(base: Sequence[RunProfile], cand: RunProfile, stats: StatsOpti
             continue
         if beyond_range(values, value, threshold):
             out.append(
-                f"{name} {value:g} is beyond every baseline run (max {max(values):g}) by more "
+                f"{name} {_plain(value)} is beyond every baseline run "
+                f"(max {_plain(max(values))}) by more "
                 f"than {threshold:g} % (one run: false-alarm rate up to 1/{len(base) + 1})"
             )
     return out
@@ -317,3 +316,8 @@ def _run_row(side: str, run: RunProfile, route: str) -> RunRow:
         loops=len(run.loops),
         outcome=run.outcome,
     )
+
+
+def _plain(value: float) -> str:
+    """`1,600,000`, `0.0000195`: a metric's value as the tables show it, not `1.6e+06`."""
+    return f"{value:,.9f}".rstrip("0").rstrip(".")

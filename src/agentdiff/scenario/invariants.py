@@ -26,31 +26,36 @@ def _known(baseline: Sequence[RunProfile]) -> dict[tuple[str, ...], int]:
 
 
 def new_loops(baseline: Sequence[RunProfile], candidate: Sequence[RunProfile]) -> list[Invariant]:
-    """One finding per loop key that candidate runs show beyond every baseline run."""
+    """One finding per loop key that candidate runs show beyond every baseline run.
+
+    Its repetitions are a range when its runs differ (`×3 to ×5 in 2/5 runs`): the most
+    beside every run that shows the loop at all would claim ×5 of a run that repeats it 3×.
+    """
     known = _known(baseline)
-    found: dict[tuple[str, ...], tuple[tuple[str, ...], int, list[str]]] = {}
+    found: dict[tuple[str, ...], tuple[tuple[str, ...], dict[str, int]]] = {}
     for run in candidate:
         for loop in run.loops:
             if loop.repetitions <= known.get(loop.key, 0):
                 continue
-            names, reps, runs = found.get(loop.key, (loop.names, 0, []))
-            if run.run_id not in runs:
-                runs.append(run.run_id)
-            found[loop.key] = (names, max(reps, loop.repetitions), runs)
+            names, reps = found.setdefault(loop.key, (loop.names, {}))
+            reps[run.run_id] = max(reps.get(run.run_id, 0), loop.repetitions)
     out = []
-    for key, (names, reps, runs) in sorted(found.items(), key=lambda kv: (-len(kv[1][2]), kv[0])):
+    for key, (names, reps) in sorted(found.items(), key=lambda kv: (-len(kv[1][1]), kv[0])):
         label = " → ".join(names)
         seen = known.get(key, 0)
         where = f"baseline runs repeat it at most {seen}×" if seen else "in no baseline run"
-        frequency = f"{len(runs)}/{len(candidate)} runs"
+        frequency = f"{len(reps)}/{len(candidate)} runs"
+        most, fewest = max(reps.values()), min(reps.values())
+        times = f"×{most}" if most == fewest else f"×{fewest} to ×{most}"
         out.append(
             Invariant(
                 rule="new_loop",
                 names=list(names),
-                repetitions=reps,
-                runs=runs,
+                repetitions=most,
+                fewest_repetitions=None if most == fewest else fewest,
+                runs=list(reps),
                 frequency=frequency,
-                message=f"loop {label} ×{reps} in {frequency} ({where})",
+                message=f"loop {label} {times} in {frequency} ({where})",
             )
         )
     return out

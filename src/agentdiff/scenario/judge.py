@@ -183,7 +183,8 @@ def _inconclusive_reason(s: ScenarioReport, needs: Needs) -> str:
     text = (
         f"inconclusive — add runs: with {s.n_baseline} baseline and {s.n_candidate} candidate "
         f"runs no test can reach p ≤ {needs.threshold:.3g} after correcting for "
-        f"{len(s.tests)} tests (smallest possible {s.min_p:.3g}); "
+        f"{len(s.tests)} test{'s' if len(s.tests) != 1 else ''} "
+        f"(smallest possible {s.min_p:.3g}); "
         f"{needs.baseline} baseline and {needs.candidate} candidate runs would suffice"
     )
     if s.n_candidate == 1:

@@ -119,6 +119,9 @@ class Invariant(_Record):
     rule: str
     names: list[str]
     repetitions: int
+    """The most repetitions a run shows."""
+    fewest_repetitions: int | None = None
+    """The fewest a run of `runs` shows (None: every run shows `repetitions`)."""
     runs: list[str]
     """Candidate run ids that show it."""
     frequency: str
@@ -152,6 +155,10 @@ class RouteRow(_Record):
     cost_median: float | None
     departure: Departure | None
     """Where its medoid first leaves the main route (None: it is the main route)."""
+    side_routes: dict[str, str] = {}
+    """A side none of whose runs here take the medoid's route: the route most of them take
+    (a cluster holds routes within the threshold of each other, so "R1 5/5 → 5/5" may be two
+    routes, one per side)."""
 
 
 class TrieNode(_Record):

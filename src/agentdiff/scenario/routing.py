@@ -6,6 +6,7 @@ baseline runs take. Route distances are computed once, between distinct routes.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import median
@@ -186,6 +187,7 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
                 runs_with_loops=sum(1 for r in members if r.loops),
                 runs_with_errors=sum(1 for r in members if r.errors),
                 cost_median=median(costs) if costs else None,
+                side_routes=_side_routes(cluster.medoid, members, [sides[i] for i in cluster.runs]),
                 departure=None
                 if departure is None
                 else Departure(
@@ -208,3 +210,18 @@ def _trie(routes: RouteMap, sides: Sequence[str]) -> TrieNode:
     # the whole tree read off the dataclass nodes' same-named fields in one validation (not
     # one model per node from Python: a 10 v 10 scenario's trie has ~80 nodes)
     return TrieNode.model_validate(trie, from_attributes=True)
+
+
+def _side_routes(
+    medoid: Sequence[str], members: Sequence[RunProfile], sides: Sequence[str]
+) -> dict[str, str]:
+    """Each side of a cluster none of whose runs take its medoid's route: their most common."""
+    taken: dict[str, Counter[tuple[str, ...]]] = {}
+    for run, side in zip(members, sides, strict=True):
+        taken.setdefault(side, Counter())[run.route] += 1
+    target = tuple(medoid)
+    return {
+        side: skeleton(routes.most_common(1)[0][0])
+        for side, routes in taken.items()
+        if target not in routes
+    }

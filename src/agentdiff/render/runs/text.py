@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agentdiff.render.markdown import md
+from agentdiff.render.measures import plural
 from agentdiff.render.runs.view import (
     TEST_HEADER,
     caveat,
@@ -82,8 +83,10 @@ def render_routes_terminal(report: RoutesReport) -> str:
     out = []
     for name, section in route_sections(report):
         out.append(
-            f"{name} · {section.runs} runs · {section.distinct} distinct routes · "
-            f"{len(section.clusters)} clusters (threshold {section.threshold:g}, {section.method})"
+            f"{name} · {plural(section.runs, 'run')} · "
+            f"{plural(section.distinct, 'distinct route')} · "
+            f"{plural(len(section.clusters), 'cluster')} "
+            f"(threshold {section.threshold:g}, {section.method})"
         )
         totals = {"runs": section.runs}
         rows = [route_cells(r, totals) for r in section.clusters]
@@ -97,7 +100,8 @@ def render_routes_markdown(report: RoutesReport) -> str:
     """The route clusters of each scenario, as markdown tables."""
     out = ["## AgentDiff: routes", ""]
     for name, section in route_sections(report):
-        out.append(f"### {md(name)} · {section.runs} runs · {len(section.clusters)} route clusters")
+        clusters = plural(len(section.clusters), "route cluster")
+        out.append(f"### {md(name)} · {plural(section.runs, 'run')} · {clusters}")
         totals = {"runs": section.runs}
         rows = [route_cells(r, totals) for r in section.clusters]
         out += [*_md_table(route_header(totals), rows), ""]

@@ -40,6 +40,7 @@ __all__ = [
     "route_notes",
     "route_sections",
     "scenario_view",
+    "side_route_notes",
     "summary_line",
     "trie_view",
 ]
@@ -194,6 +195,7 @@ def route_notes(section: RouteSection) -> list[str]:
     """Where each route departs from the main one; runs no baseline route explains."""
     notes = []
     for row in section.clusters:
+        notes += side_route_notes(row)
         d = row.departure
         if d is None:
             continue
@@ -208,6 +210,18 @@ def route_notes(section: RouteSection) -> list[str]:
             "every baseline run"
         )
     return notes
+
+
+def side_route_notes(row: RouteRow) -> list[str]:
+    """`R1 holds more than one route: its baseline runs take plan → answer` (see `side_routes`).
+
+    The skeleton shown is the cluster's medoid; a side none of whose runs took it is named with
+    the route most of them took, so "5/5 → 5/5" is not read as one route both sides took.
+    """
+    return [
+        text(f"{row.name} holds more than one route: its {side} runs take {route}")
+        for side, route in row.side_routes.items()
+    ]
 
 
 def route_sections(report: RoutesReport) -> list[tuple[str, RouteSection]]:
