@@ -97,11 +97,14 @@ def _patterns_text(text: str) -> tuple[str, ...]:
 
 def _patterns_value(value: object) -> tuple[str, ...]:
     patterns = _globs_value(value)
-    try:
-        for pattern in patterns:
-            re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(exc) from exc
+    for pattern in patterns:
+        try:
+            compiled = re.compile(pattern, re.DOTALL)
+        except re.error as exc:
+            raise ValueError(exc) from exc
+        if compiled.fullmatch(""):
+            msg = f"{pattern!r} matches the empty string"  # it would redact between characters
+            raise ValueError(msg)
     return patterns
 
 

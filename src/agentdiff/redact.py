@@ -144,6 +144,12 @@ def _marker(secret: str) -> str:
     return f"{shown}…[redacted:{digest}]"
 
 
+def _replaced(match: re.Match[str]) -> str:
+    """A match's marker (an empty match, of a user pattern such as `x*`, stays empty)."""
+    found = match.group()
+    return _marker(found) if found else found
+
+
 @dataclass(frozen=True)
 class Redactor:
     """Redacts strings and JSON-like values; `enabled=False` returns everything as it is."""
@@ -156,9 +162,15 @@ class Redactor:
     _cache: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @cached_property
-    def _pattern(self) -> re.Pattern[str]:
-        parts = [rx for _, rx in CREDENTIAL_PATTERNS] + list(self.patterns)
-        return re.compile("|".join(f"(?:{part})" for part in parts), re.DOTALL)
+    def _patterns(self) -> tuple[re.Pattern[str], ...]:
+        """The built-in patterns as one regex, then each user pattern on its own.
+
+        A user pattern is checked alone (`config_kinds.PATTERNS`), so it is compiled alone:
+        joined to the others, its global flags (`(?i)…`), group names and group numbers (a
+        backreference `\\1`) would break the whole regex or silently match something else.
+        """
+        builtin = "|".join(f"(?:{rx})" for _, rx in CREDENTIAL_PATTERNS)
+        return tuple(re.compile(rx, re.DOTALL) for rx in (builtin, *self.patterns))
 
     @cached_property
     def _keys(self) -> frozenset[str]:
@@ -170,7 +182,9 @@ class Redactor:
             return text
         cached = self._cache.get(text)
         if cached is None:
-            cached = self._pattern.sub(lambda m: _marker(m.group()), text)
+            cached = text
+            for pattern in self._patterns:
+                cached = pattern.sub(_replaced, cached)
             if len(self._cache) < 100_000:  # noqa: PLR2004 - a bound, not a tuning knob
                 self._cache[text] = cached
         return cached
