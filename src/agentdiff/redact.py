@@ -163,11 +163,11 @@ class Redactor:
 
     @cached_property
     def _patterns(self) -> tuple[re.Pattern[str], ...]:
-        """The built-in patterns as one regex, then each user pattern on its own.
+        r"""The built-in patterns as one regex, then each user pattern on its own.
 
         A user pattern is checked alone (`config_kinds.PATTERNS`), so it is compiled alone:
         joined to the others, its global flags (`(?i)…`), group names and group numbers (a
-        backreference `\\1`) would break the whole regex or silently match something else.
+        backreference `\1`) would break the whole regex or silently match something else.
         """
         builtin = "|".join(f"(?:{rx})" for _, rx in CREDENTIAL_PATTERNS)
         return tuple(re.compile(rx, re.DOTALL) for rx in (builtin, *self.patterns))

@@ -85,7 +85,15 @@ def test_counters_and_plain_keys_with_acronyms_are_not(key):
     assert not is_secret_key(key)
 
 
-def test_suite_page_files_are_not_named_after_a_secret(tmp_path):
+@pytest.mark.parametrize("own", [False, True])
+def test_suite_page_files_are_not_named_after_a_secret(tmp_path, monkeypatch, own):
+    """Nor after a match of the user's `redact_patterns` (they named the page, and its link)."""
+    key = "acme-0123456789abcdef" if own else KEY
+    if own:
+        (tmp_path / "agentdiff.toml").write_text(
+            '[report]\nredact_patterns = ["acme-[0-9a-f]{16}"]\n', encoding="utf-8"
+        )
+        monkeypatch.chdir(tmp_path)
     base, cand, results = tmp_path / "b", tmp_path / "c", tmp_path / "res"
     for side, changed in ((base, False), (cand, True)):
         side.mkdir()
@@ -93,15 +101,15 @@ def test_suite_page_files_are_not_named_after_a_secret(tmp_path):
         if changed:
             document["steps"][1]["status"] = "error"
             document["steps"][1]["error_message"] = "boom"
-        write(side / f"{KEY}.json", document)
+        write(side / f"{key}.json", document)
     shown = cli(
         "suite", base, cand, "--format", "html", "--results", results, "--max-new-errors", "0"
     )
     assert shown.code == 1, shown.stderr
-    assert KEY not in shown.stdout
+    assert key not in shown.stdout
     pages = json.loads((results / "pairs" / "index.json").read_text())
-    assert pages and not any(KEY in page for page in pages.values())
-    assert not any(KEY in path.name for path in (results / "pairs").iterdir())
+    assert pages and not any(key in page for page in pages.values())
+    assert not any(key in path.name for path in (results / "pairs").iterdir())
     again = cli("results", results, "--format", "html")
     assert again.code in (0, 1), again.stderr
-    assert KEY not in again.stdout
+    assert key not in again.stdout

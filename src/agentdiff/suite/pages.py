@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from agentdiff.diff import compare
 from agentdiff.errors import AgentDiffError
 from agentdiff.models.trace import AgentTrace
-from agentdiff.redact import redacted
+from agentdiff.redact import DEFAULT_REDACTOR, Redactor
 from agentdiff.render.options import RenderOptions
 from agentdiff.suite.load import load_runs
 from agentdiff.suite.refs import RunRef
@@ -66,14 +66,15 @@ def deciding_pages(
     return pages
 
 
-def page_files(scenarios: list[str]) -> dict[str, str]:
+def page_files(scenarios: list[str], redactor: Redactor = DEFAULT_REDACTOR) -> dict[str, str]:
     """Scenario → its page's path in a results folder (numbered in the order given).
 
-    Named after the scenario with its credentials redacted: the name is a link in the report
-    and a file name on disk (a scenario named after a token is still told apart by its number).
+    Named after the scenario with its credentials redacted by `redactor` (the built-in
+    patterns and the user's `redact_patterns`; never off: the name is a link in the report and
+    a file name on disk, and a scenario named after a token is still told apart by its number).
     """
     return {
-        key: f"{PAGES_DIR}/{number:03d}-{_UNSAFE.sub('_', redacted(key))[:60]}.html"
+        key: f"{PAGES_DIR}/{number:03d}-{_UNSAFE.sub('_', redactor.text(key))[:60]}.html"
         for number, key in enumerate(scenarios, 1)
     }
 

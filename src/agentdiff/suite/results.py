@@ -20,6 +20,7 @@ from agentdiff.errors import ConfigError
 from agentdiff.files import write_atomically
 from agentdiff.limits import MAX_DEPTH, deepest_path, exceeds_depth, short_path
 from agentdiff.reading import read_input
+from agentdiff.redact import DEFAULT_REDACTOR, Redactor
 from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
 from agentdiff.suite.pages import PAGE_LIMIT, PAGES_DIR, PAGES_INDEX, page_files
 from agentdiff.suite.refs import is_url
@@ -55,12 +56,17 @@ def _write(folder: str, name: str, text: str) -> None:
         write_atomically(target, text)
 
 
-def finish_results(report: SuiteReport, folder: str, indexes: list[int]) -> None:
-    """Join the tables, write `suite.json`, the pair reports, Parquet if possible, timings."""
+def finish_results(
+    report: SuiteReport, folder: str, indexes: list[int], names: Redactor = DEFAULT_REDACTOR
+) -> None:
+    """Join the tables, write `suite.json`, the pair reports, Parquet if possible, timings.
+
+    `names` redacts the scenario names the pair reports' files are named after.
+    """
     started = time.perf_counter()
     join_parts(folder, indexes)
     _write(folder, SUITE_FILE, report.to_json() + "\n")
-    _write_pages(report, folder)
+    _write_pages(report, folder, names)
     report.timings["parquet"] = (
         "skipped: remote folder" if is_url(folder) else write_parquet(Path(folder))
     )
@@ -68,9 +74,9 @@ def finish_results(report: SuiteReport, folder: str, indexes: list[int]) -> None
     _write(folder, TIMINGS_FILE, report.timings_json())
 
 
-def _write_pages(report: SuiteReport, folder: str) -> None:
+def _write_pages(report: SuiteReport, folder: str, names: Redactor) -> None:
     """The pair reports as `pairs/NNN-<scenario>.html` and `pairs/index.json` (none: no index)."""
-    files = page_files(list(report.pair_pages))
+    files = page_files(list(report.pair_pages), names)
     for scenario, name in files.items():
         _write(folder, name, report.pair_pages[scenario])
     if files:

@@ -19,6 +19,7 @@ import orjson
 
 from agentdiff.config import COMPARE_SETTINGS, SETTINGS
 from agentdiff.gcpause import no_gc_pauses
+from agentdiff.redact import Redactor
 from agentdiff.scenario.judge import judge
 from agentdiff.scenario.report import ScenarioReport
 from agentdiff.stats_options import StatsOptions
@@ -124,7 +125,8 @@ def _run_suite(
     if context.results:
         from agentdiff.suite.results import finish_results  # noqa: PLC0415 - cycle
 
-        finish_results(report, context.results, [r.index for r in results])
+        names = Redactor(patterns=options.pages.redact_patterns)  # on even with --no-redact
+        finish_results(report, context.results, [r.index for r in results], names)
     return report
 
 
