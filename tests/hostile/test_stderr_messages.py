@@ -154,3 +154,29 @@ def test_a_usage_error_redacts_what_was_typed(args: tuple[str, ...]) -> None:
     _clean(outcome.stdout + outcome.stderr, OPENAI, GITHUB)
     assert "Error: " in outcome.stderr
     assert "[redacted:" in outcome.stderr
+
+
+@pytest.mark.filterwarnings("default::agentdiff.adapters.registry.AdapterPluginWarning")
+def test_a_plugins_warning_is_one_neutralized_line(tmp_path: Path, fresh_registry: object) -> None:
+    """A plugin's failure quoted the trace: Python printed the warning raw (escape sequences
+    and a key) with a source line; it is one `warning:` line like every message."""
+    from agentdiff import BaseAdapter, register_adapter
+
+    @register_adapter("picky")
+    class Picky(BaseAdapter):
+        @classmethod
+        def detect(cls, data: object) -> bool:
+            msg = f"unsupported variant {data.get('format') if isinstance(data, dict) else data}"
+            raise ValueError(msg)
+
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"format": f"v{EVIL}{OPENAI}"}), encoding="utf-8")
+    outcome = cli("convert", path)
+    assert outcome.code == 2, outcome
+    _clean(outcome.stdout + outcome.stderr, OPENAI)
+    (line,) = [x for x in outcome.stderr.splitlines() if x.startswith("warning: ")]
+    assert line.startswith("warning: adapter plugin 'picky' detect() failed: unsupported variant v")
+    assert "\\x1b]0;pwned\\x07" in line
+    assert all(
+        x.startswith(("warning: ", "error: ", "hint: ")) for x in outcome.stderr.splitlines()
+    )

@@ -14,7 +14,7 @@ from agentdiff.redact import Redactor
 
 from .helpers import SPEC, cli, spec, write
 
-SECRET = "acme-0123456789abcdef"
+ACME = "acme-0123456789abcdef"
 
 
 @pytest.mark.parametrize(
@@ -27,8 +27,8 @@ SECRET = "acme-0123456789abcdef"
     ],
 )
 def test_each_user_pattern_redacts_on_its_own(patterns: tuple[str, ...]) -> None:
-    shown = Redactor(patterns=patterns).text(f'token "{SECRET}" and sk-ant-api03-{"x" * 40}')
-    assert SECRET not in shown
+    shown = Redactor(patterns=patterns).text(f'token "{ACME}" and sk-ant-api03-{"x" * 40}')
+    assert ACME not in shown
     assert "0123456789abcdef" not in shown
     assert shown.count("[redacted:") == 2  # the built-in patterns still apply
     assert shown.startswith("token ")
@@ -42,7 +42,7 @@ def _pair(tmp_path: Path) -> tuple[Path, Path]:
     base = tmp_path / "base.json"
     shutil.copy(SPEC, base)
     document = spec()
-    document["steps"][0]["output_payload"] = {"text": f"the key is {SECRET.upper()}"}
+    document["steps"][0]["output_payload"] = {"text": f"the key is {ACME.upper()}"}
     return base, write(tmp_path / "cand.json", document)
 
 

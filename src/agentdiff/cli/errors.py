@@ -6,6 +6,7 @@ import functools
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
@@ -79,6 +80,15 @@ def say(message: str) -> None:
     typer.echo(_one_line(message), err=True)
 
 
+def _show_warning(message: Warning | str, *_: object, **__: object) -> None:
+    """A warning (a plugin's failure quoting the trace) as one neutralized `warning:` line.
+
+    Python prints a warning raw, with a source line: a plugin's exception text carried the
+    trace's escape sequences and credentials to stderr unredacted.
+    """
+    typer.echo(f"warning: {_one_line(str(message))}", err=True)
+
+
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Run `command`: AgentDiffError → exit 2, anything else → exit 3 (traceback: --debug)."""
 
@@ -86,7 +96,9 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
     def run(*args: P.args, **kwargs: P.kwargs) -> R:
         state.messages = DEFAULT_REDACTOR  # a command embedded after another starts afresh
         try:
-            return command(*args, **kwargs)
+            with warnings.catch_warnings():
+                warnings.showwarning = _show_warning
+                return command(*args, **kwargs)
         except (typer.Exit, typer.Abort):
             raise
         except AgentDiffError as exc:

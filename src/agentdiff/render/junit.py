@@ -16,13 +16,18 @@ from agentdiff.models.report import DiffReport
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.view import report_view, text
 
-__all__ = ["render_junit", "render_junit_error"]
+__all__ = ["render_junit", "render_junit_error", "xml_text"]
 
 SUITE = "agentdiff"
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
-def _xml_text(text: str) -> str:
+def xml_text(text: str) -> str:
+    r"""`text` with what XML 1.0 cannot hold shown as escapes (`\xffff`).
+
+    C0 controls but tab and line breaks, U+FFFE and U+FFFF: a JUnit file CI cannot parse loses
+    the gate's report. A whole document may be passed: none of these is ever XML markup.
+    """
     return _XML_INVALID.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
@@ -51,18 +56,18 @@ def render_junit(report: DiffReport, options: RenderOptions) -> str:
         ("baseline", view.sides[0].trace_id),
         ("candidate", view.sides[1].trace_id),
     ):
-        ET.SubElement(properties, "property", name=name, value=_xml_text(value))
+        ET.SubElement(properties, "property", name=name, value=xml_text(value))
     thresholds = [f"thresholds: {line}" for line in view.thresholds]
     for rule in (r.name for r in RULES):
         case = ET.SubElement(suite, "testcase", classname=f"{SUITE}.gate", name=rule)
         broken = [message for name, message in view.violations if name == rule]
         if broken:
             failure = ET.SubElement(case, "failure", type="regression")
-            failure.set("message", _xml_text("; ".join(broken)))
-            failure.text = _xml_text("\n".join([view.verdict, *view.findings, *thresholds]))
+            failure.set("message", xml_text("; ".join(broken)))
+            failure.text = xml_text("\n".join([view.verdict, *view.findings, *thresholds]))
         warned = [message for name, message in view.warnings if name == rule]
         if warned:
-            ET.SubElement(case, "system-out").text = _xml_text("\n".join(warned))
+            ET.SubElement(case, "system-out").text = xml_text("\n".join(warned))
     return _document(suite)
 
 
@@ -72,7 +77,7 @@ def render_junit_error(message: str) -> str:
         "testsuite", {"name": f"{SUITE}.gate", "tests": "1", "failures": "0", "errors": "1"}
     )
     case = ET.SubElement(suite, "testcase", classname=f"{SUITE}.gate", name="load")
-    shown = _xml_text(text(message))
+    shown = xml_text(text(message))
     error = ET.SubElement(case, "error", type="input", message=shown)
     error.text = shown
     return _document(suite)

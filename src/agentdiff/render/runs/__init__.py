@@ -6,6 +6,7 @@ from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
 from agentdiff.render import prepare
+from agentdiff.render.junit import xml_text
 from agentdiff.render.runs.html import render_routes_html, runs_html
 from agentdiff.render.runs.text import (
     render_routes_markdown,
@@ -49,9 +50,8 @@ def runs_junit(report: RunsReport) -> str:
         f'failures="{failures}" errors="{c.get("error", 0)}" '
         f'skipped="{0 if failing else inconclusive_count}">'
     )
-    return (
-        "\n".join(['<?xml version="1.0" encoding="utf-8"?>', head, *cases, "</testsuite>"]) + "\n"
-    )
+    lines = ['<?xml version="1.0" encoding="utf-8"?>', head, *cases, "</testsuite>"]
+    return xml_text("\n".join(lines)) + "\n"  # names and reasons may hold U+FFFF
 
 
 RUNS_RENDERERS: dict[str, Callable[[RunsReport], str]] = {

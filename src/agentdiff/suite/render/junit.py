@@ -14,6 +14,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from agentdiff.render import prepare
+from agentdiff.render.junit import xml_text
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.text import multiline
 from agentdiff.stats_options import inconclusive_fails
@@ -53,7 +54,8 @@ def render_suite_junit(report: SuiteReport, options: RenderOptions | None = None
         root.set(key, suite.get(key, "0"))
     root.append(suite)
     ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+    document = ET.tostring(root, "unicode")  # names and findings may hold U+FFFF: `xml_text`
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + xml_text(document) + "\n"
 
 
 def _outcome(case: ET.Element, row: ScenarioRow, text: str, failing: bool) -> None:
