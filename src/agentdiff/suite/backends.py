@@ -15,7 +15,11 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from itertools import islice
+from multiprocessing.process import BaseProcess
 from typing import Protocol, TypeVar
+
+from agentdiff.errors import ConfigError
 
 __all__ = ["Backend", "InProcess", "ProcessPool", "cpu_count"]
 
@@ -70,23 +74,47 @@ class ProcessPool:
         self.workers = jobs or cpu_count()
 
     def map(self, task: Callable[[T], R], batches: Iterable[T]) -> Iterator[R]:
-        """Results as each batch finishes."""
+        """Results as each batch finishes.
+
+        No more processes than the first batches need (`-j 400` over 3 batches starts 3). When
+        the system refuses a process (a pids limit: `fork` fails with EAGAIN), the ones started
+        are stopped and it is a `ConfigError` naming `--jobs`: the pool's own shutdown would
+        wait forever for workers that never get their stop signal.
+        """
         method = "fork" if threading.active_count() == 1 else "forkserver"
         context = multiprocessing.get_context(method)
-        pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=gc.freeze)
-        pending: set[Future[R]] = set()
         todo = iter(batches)
+        first = list(islice(todo, 2 * self.workers))
+        workers = max(1, min(self.workers, len(first)))
+        before = set(multiprocessing.active_children())
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=gc.freeze)
+        pending: set[Future[R]] = set()
+
+        def submit(batch: T) -> Future[R]:
+            try:
+                return pool.submit(task, batch)
+            except OSError as exc:  # the fork (or the fork server) failed: EAGAIN, ENOMEM
+                _stop_started(before)
+                msg = f"cannot start {workers} worker processes: {exc.strerror or exc}"
+                raise ConfigError(msg, hint="lower --jobs (or the suite's jobs setting)") from None
+
         try:
-            for batch in todo:
-                pending.add(pool.submit(task, batch))
-                if len(pending) >= 2 * self.workers:
-                    break
+            pending = {submit(batch) for batch in first}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     yield future.result()
                     nxt = next(todo, None)
                     if nxt is not None:
-                        pending.add(pool.submit(task, nxt))
+                        pending.add(submit(nxt))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _stop_started(before: set[BaseProcess]) -> None:
+    """Stop the processes started since `before` (a pool's workers, waiting for work)."""
+    started = set(multiprocessing.active_children()) - before
+    for process in started:
+        process.terminate()
+    for process in started:
+        process.join()

@@ -1,0 +1,62 @@
+"""A process the system refuses (a pids limit: `fork` fails with EAGAIN) is a clean error naming
+`--jobs`, with no worker left behind: the pool's shutdown waited forever for the workers it had
+started (a reviewer ran `suite -j 100` under `prlimit --nproc=40`: exit-3 message, then a hang)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+import pytest
+
+from agentdiff.errors import ConfigError
+from agentdiff.suite.backends import ProcessPool
+from agentdiff.suite.options import SuiteOptions
+from agentdiff.suite.run import run_suite
+
+
+def _double(x: int) -> int:
+    return 2 * x
+
+
+@pytest.fixture
+def forks_refused_after_two(monkeypatch: pytest.MonkeyPatch) -> None:
+    real, made = os.fork, []
+
+    def fork() -> int:
+        if len(made) >= 2:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        made.append(1)
+        return real()
+
+    monkeypatch.setattr(os, "fork", fork)
+
+
+@pytest.mark.usefixtures("forks_refused_after_two")
+def test_a_refused_worker_stops_the_pool_and_names_jobs() -> None:
+    before = set(multiprocessing.active_children())
+    with pytest.raises(ConfigError, match="cannot start 6 worker processes") as raised:
+        list(ProcessPool(6).map(_double, range(20)))
+    assert "--jobs" in (raised.value.hint or "")
+    assert set(multiprocessing.active_children()) == before  # none left waiting
+
+
+def test_no_more_workers_than_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    real, made = os.fork, []
+
+    def fork() -> int:
+        made.append(1)
+        return real()
+
+    monkeypatch.setattr(os, "fork", fork)
+    before = set(multiprocessing.active_children())
+    assert sorted(ProcessPool(50).map(_double, range(3))) == [0, 2, 4]
+    assert len(made) == 3  # `-j 50` over 3 batches: 3 processes, not 50
+    assert set(multiprocessing.active_children()) == before
+
+
+@pytest.mark.usefixtures("forks_refused_after_two")
+def test_a_suite_whose_pool_is_refused_is_an_input_error(fixture_sets) -> None:
+    options = SuiteOptions(backend="pool", jobs=8, batch_seconds=0.001)
+    with pytest.raises(ConfigError, match="cannot start"):
+        run_suite(*fixture_sets, options)
