@@ -57,12 +57,13 @@ def split_args(text: str, mode: str = "compare") -> list[str]:
     return tokens
 
 
-def error_summary(stderr: str, status: int) -> str:
+def error_summary(stderr: str, status: int, mode: str = "compare") -> str:
     """The job-summary section when agentdiff could not compare (its error lines quoted)."""
     lines = [line for line in stderr.splitlines() if line.strip()][-20:]
     quoted = html.escape("\n".join(lines) or "(no message)")
+    what = "run the suite" if mode == "suite" else "compare the runs"
     return (
-        "## ⚠️ AgentDiff could not compare the runs\n\n"
+        f"## ⚠️ AgentDiff could not {what}\n\n"
         f"`agentdiff` exited with {status} (bad input or configuration):\n\n"
         f"<pre>{quoted}</pre>\n"
     )
@@ -89,7 +90,8 @@ def main(argv: list[str]) -> int:
         return 0
     if command == "error":
         with open(argv[2], encoding="utf-8", errors="replace") as file:  # noqa: PTH123
-            sys.stdout.write(error_summary(file.read(), int(argv[3])))
+            mode = os.environ.get("INPUT_MODE") or "compare"
+            sys.stdout.write(error_summary(file.read(), int(argv[3]), mode))
         return 0
     if command == "outputs":
         sys.stdout.write(outputs(argv[2], int(argv[3])))

@@ -16,18 +16,16 @@
 results="${INPUT_RESULTS:-$work/results}"
 
 "$agentdiff" suite "$baseline" "$candidate" ${extra[@]+"${extra[@]}"} \
-  --results "$results" --format markdown --output "$work/suite.md" --no-progress
+  --results "$results" --format markdown --output "$work/suite.md" --no-progress \
+  2> "$work/stderr"
 status=$?
 
-if [ ! -s "$results/suite.json" ]; then
-  {
-    echo "## ⚠️ AgentDiff could not run the suite"
-    echo
-    echo "\`agentdiff suite\` exited with $status (bad input or configuration); see the step log."
-  } >> "$summary"
-  echo "passed=false" >> "$outputs"
-  exit "$status"
+# The report of this run is in the fresh $work: a suite.json left in a kept results folder by an
+# earlier run must not stand in for one that failed (its outputs would say passed=true).
+if [ ! -s "$work/suite.md" ]; then
+  input_error "$([ "$status" -gt 1 ] && echo "$status" || echo 2)"  # its lines in the summary
 fi
+cat "$work/stderr" >&2
 
 cat "$work/suite.md" >> "$summary"
 cat "$work/suite.md"

@@ -46,6 +46,23 @@ def test_suite_mode_bad_input_is_reported(tmp_path, fixture_suite):
     assert outputs == {"passed": "false"}
 
 
+def test_suite_mode_puts_the_error_in_the_summary_not_a_stale_results_folder(
+    tmp_path, fixture_suite
+):
+    """A kept `results` folder held the last run's suite.json: a run that failed on a bad flag
+    reported its counts (`passed=true`) and no error in the summary."""
+    base, cand = fixture_suite
+    done, _, outputs = run_action(tmp_path, base, cand, "--layout files --only */reworded")
+    assert done.returncode == 0 and outputs["passed"] == "true"
+    (tmp_path / "summary.md").write_text("")
+    (tmp_path / "outputs.txt").write_text("")
+    done, summary, outputs = run_action(tmp_path, base, cand, "--max-divergence banana")
+    assert done.returncode == 2, done.stderr
+    assert "could not run the suite" in summary
+    assert "max_divergence must be a number or &#x27;off&#x27;" in summary  # the error itself
+    assert outputs == {"passed": "false"}
+
+
 def test_action_yml_has_the_suite_inputs_and_outputs():
     text = (ROOT / "action.yml").read_text()
     for name in ("mode", "results"):
