@@ -2,8 +2,11 @@
 """Post or update the one sticky AgentDiff comment on a pull request (GitHub REST API).
 
 Standard library only (the action runs it before anything else is needed). The comment is found
-again by a hidden marker, `<!-- agentdiff:KEY -->` (KEY: the `comment-key` input, so two AgentDiff
-steps keep two comments), and edited in place; a new one is created only when none has it. A
+again by a hidden marker it starts with, `<!-- agentdiff:KEY -->` (KEY: the `comment-key` input,
+so two AgentDiff steps keep two comments), and edited in place; a new one is created only when
+none has it. Only a comment the token's own account wrote counts (`GET /user`; the Actions token,
+which may not read it, posts as `github-actions[bot]`): anyone may write the marker in a comment
+of theirs, and the report must not land in a comment its author can edit afterwards. A
 report longer than GitHub's 65,536-character limit is cut at a line, with a note and a link to
 the job summary, which always has the full report.
 
@@ -60,15 +63,20 @@ def fit(report: str, head: str, link: str | None) -> str:
     return f"{head}\n{kept}{note}"
 
 
+ACTIONS_BOT = "github-actions[bot]"
+"""Who the Actions token (`GITHUB_TOKEN`) comments as; it may not read `GET /user`."""
+
+
 class GitHub:
     def __init__(self, api: str, repository: str, token: str) -> None:
-        self.base = f"{api.rstrip('/')}/repos/{repository}"
+        self.api = api.rstrip("/")
+        self.base = f"{self.api}/repos/{repository}"
         self.token = token
 
-    def request(self, method: str, path: str, payload: Any = None) -> Any:
+    def request(self, method: str, path: str, payload: Any = None, *, root: bool = False) -> Any:
         data = None if payload is None else json.dumps(payload).encode()
         request = urllib.request.Request(
-            self.base + path,
+            (self.api if root else self.base) + path,
             data=data,
             method=method,
             headers={
@@ -82,12 +90,25 @@ class GitHub:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
             return json.loads(response.read() or b"null")
 
+    def login(self) -> str:
+        """The account this token comments as."""
+        try:
+            return str(self.request("GET", "/user", root=True)["login"])
+        except urllib.error.HTTPError as exc:
+            if exc.code in (401, 403, 404):  # an installation token: it posts as the Actions bot
+                return ACTIONS_BOT
+            raise
+
     def find(self, number: int, tag: str) -> int | None:
-        page = 1
+        """Our comment that starts with `tag` (its author is asked for only once one does)."""
+        page, author = 1, None
         while True:
             comments = self.request("GET", f"/issues/{number}/comments?per_page={PAGE}&page={page}")
             for comment in comments:
-                if tag in (comment.get("body") or ""):
+                if not (comment.get("body") or "").startswith(tag):
+                    continue
+                author = author or self.login()
+                if (comment.get("user") or {}).get("login") == author:
                     return int(comment["id"])
             if len(comments) < PAGE:
                 return None

@@ -32,20 +32,28 @@ class FakeGitHub:
         self.requests: list[tuple[str, str, dict]] = []
         self.next_id = 1000
         self.status: int | None = None  # force an error status
+        self.login: str | None = None  # the token's account (None: an Actions token, 403)
         for i in range(unrelated):
-            self._add(f"unrelated comment {i}")
+            self._add(f"unrelated comment {i}", "someone")
 
-    def _add(self, body: str) -> dict:
+    def _add(self, body: str, login: str) -> dict:
         self.next_id += 1
-        self.comments[self.next_id] = {"id": self.next_id, "body": body}
-        return self.comments[self.next_id]
+        comment = {"id": self.next_id, "body": body, "user": {"login": login}}
+        self.comments[self.next_id] = comment
+        return comment
 
-    def handle(self, method: str, url: str, headers, body: bytes) -> tuple[int, object]:
-        self.requests.append((method, url, {k.lower(): v for k, v in headers.items()}))
+    def _refused(self, headers) -> tuple[int, object] | None:
         if self.status:
             return self.status, {"message": "Resource not accessible by integration"}
         if headers.get("Authorization") != f"Bearer {TOKEN}":
             return 401, {"message": "Bad credentials"}
+        return None
+
+    def handle(self, method: str, url: str, headers, body: bytes) -> tuple[int, object]:
+        self.requests.append((method, url, {k.lower(): v for k, v in headers.items()}))
+        refused = self._refused(headers)
+        if refused is not None:
+            return refused
         parsed = urlparse(url)
         path = parsed.path
         if method == "GET" and path == f"/repos/{REPO}/issues/{PR}/comments":
@@ -53,8 +61,10 @@ class FakeGitHub:
             per_page, page = int(query["per_page"][0]), int(query["page"][0])
             items = list(self.comments.values())
             return 200, items[(page - 1) * per_page : page * per_page]
+        if method == "GET" and path == "/user":  # an Actions token may not read it
+            return (403, {"message": "no"}) if self.login is None else (200, {"login": self.login})
         if method == "POST" and path == f"/repos/{REPO}/issues/{PR}/comments":
-            return 201, self._add(json.loads(body)["body"])
+            return 201, self._add(json.loads(body)["body"], self.login or "github-actions[bot]")
         prefix = f"/repos/{REPO}/issues/comments/"
         if method == "PATCH" and path.startswith(prefix):
             comment = self.comments[int(path.removeprefix(prefix))]
@@ -143,9 +153,27 @@ def test_the_action_creates_the_comment_then_updates_the_same_one(tmp_path, gith
     assert "updated comment 1131" in second.stdout
     [comment] = github.marked()
     assert comment["body"].startswith("<!-- agentdiff:report -->\n## ✅ AgentDiff: PASSED")
-    assert [m for m, _, _ in github.requests] == ["GET", "GET", "PATCH"]
+    assert [m for m, _, _ in github.requests] == ["GET", "GET", "GET", "PATCH"]  # + GET /user
     assert urlparse(github.requests[-1][1]).path == f"/repos/{REPO}/issues/comments/1131"
     assert len(github.comments) == 131
+
+
+@pytest.mark.parametrize("login", [None, "ci-bot"])  # the Actions token; a personal token
+def test_a_comment_someone_else_wrote_with_the_marker_is_never_taken_over(tmp_path, github, login):
+    """Anyone may paste the marker into a comment of theirs: the report must not land there
+    (its author could edit it to read PASSED)."""
+    github.login = login
+    planted = github._add("<!-- agentdiff:report -->\nnice PR", "outsider")
+    quoted = github._add("looks good\n<!-- agentdiff:report -->", login or "github-actions[bot]")
+    run_action(tmp_path, github, "loop")
+    assert planted["body"] == "<!-- agentdiff:report -->\nnice PR"
+    assert quoted["body"] == "looks good\n<!-- agentdiff:report -->"  # not starting with it
+    ours = [c for c in github.marked() if c["id"] not in (planted["id"], quoted["id"])]
+    assert [c["user"]["login"] for c in ours] == [login or "github-actions[bot]"]
+    run_action(tmp_path, github, "identical")
+    again = [c for c in github.marked() if c["id"] not in (planted["id"], quoted["id"])]
+    assert [c["id"] for c in again] == [ours[0]["id"]]  # its own comment, updated in place
+    assert again[0]["body"].startswith("<!-- agentdiff:report -->\n## ✅ AgentDiff: PASSED")
 
 
 def test_another_comment_key_keeps_its_own_comment(tmp_path, github):
