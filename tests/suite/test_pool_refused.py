@@ -5,7 +5,8 @@ started (a reviewer ran `suite -j 100` under `prlimit --nproc=40`: exit-3 messag
 from __future__ import annotations
 
 import multiprocessing
-import os
+import threading
+from multiprocessing.process import BaseProcess
 
 import pytest
 
@@ -21,34 +22,43 @@ def _double(x: int) -> int:
 
 @pytest.fixture
 def forks_refused_after_two(monkeypatch: pytest.MonkeyPatch) -> None:
-    real, made = os.fork, []
+    """Process starts fail as `fork` does under a pids limit (whichever start method runs)."""
+    real, made = BaseProcess.start, []
 
-    def fork() -> int:
+    def start(process: BaseProcess) -> None:
         if len(made) >= 2:
             raise BlockingIOError(11, "Resource temporarily unavailable")
         made.append(1)
-        return real()
+        real(process)
 
-    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(BaseProcess, "start", start)
 
 
 @pytest.mark.usefixtures("forks_refused_after_two")
-def test_a_refused_worker_stops_the_pool_and_names_jobs() -> None:
+@pytest.mark.parametrize("threaded", [False, True])  # fork; a fork server (a thread runs)
+def test_a_refused_worker_stops_the_pool_and_names_jobs(threaded: bool) -> None:
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    if threaded:
+        other.start()
     before = set(multiprocessing.active_children())
-    with pytest.raises(ConfigError, match="cannot start 6 worker processes") as raised:
-        list(ProcessPool(6).map(_double, range(20)))
+    try:
+        with pytest.raises(ConfigError, match="cannot start 6 worker processes") as raised:
+            list(ProcessPool(6).map(_double, range(20)))
+    finally:
+        stop.set()
     assert "--jobs" in (raised.value.hint or "")
     assert set(multiprocessing.active_children()) == before  # none left waiting
 
 
 def test_no_more_workers_than_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    real, made = os.fork, []
+    real, made = BaseProcess.start, []
 
-    def fork() -> int:
+    def start(process: BaseProcess) -> None:
         made.append(1)
-        return real()
+        real(process)
 
-    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(BaseProcess, "start", start)
     before = set(multiprocessing.active_children())
     assert sorted(ProcessPool(50).map(_double, range(3))) == [0, 2, 4]
     assert len(made) == 3  # `-j 50` over 3 batches: 3 processes, not 50
