@@ -150,7 +150,19 @@ def _error(f: Finding, report: DiffReport) -> str:
         outcome = outcome.replace("retried", "retried with other arguments", 1)
     said = f': "{text(f.message, ERROR_CHARS)}"' if f.message else ""
     back = _way_back(f.back_after, _ended_at(report, f.rows))
-    return f"error in {name} ({_rows(f.rows)}): {outcome}; {back}{said}"
+    return f"error in {name} ({_rows(f.rows)}{_failed_before(f, report)}): {outcome}; {back}{said}"
+
+
+def _failed_before(f: Finding, report: DiffReport) -> str:
+    """`, failed in the baseline too` when the error's row pairs it with a failed baseline step.
+
+    The error finding is the candidate's: without this, an error both runs had read as new.
+    """
+    rows = [report.alignment[r - 1] for r in f.rows if 0 < r <= len(report.alignment)]
+    paired = [row.baseline for row in rows if row.baseline is not None]
+    if paired and all(ref.status in (StepStatus.ERROR, StepStatus.RETRY) for ref in paired):
+        return ", failed in the baseline too"
+    return ""
 
 
 def _content(f: Finding, _: DiffReport) -> str:
