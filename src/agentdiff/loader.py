@@ -52,7 +52,7 @@ from agentdiff.reading import content_lines, iter_lines, open_trace_file, read_a
 if TYPE_CHECKING:
     from agentdiff.adapters.openinference import OpenInferenceAdapter
 
-__all__ = ["load_trace", "parse_trace_data", "read_document", "reading_ahead"]
+__all__ = ["input_files", "load_trace", "parse_trace_data", "read_document", "reading_ahead"]
 
 _BOM = b"\xef\xbb\xbf"
 STEPS_HINT = "raise the limit with --max-steps N or AGENTDIFF_MAX_STEPS"
@@ -402,6 +402,24 @@ class _Head:
             except AgentDiffError:
                 self.claimed = False
         return self.claimed
+
+
+def input_files(paths: Sequence[Path]) -> list[Path]:
+    """`paths` and the files an adapter reads beside them (`BaseAdapter.companions`).
+
+    What `-o` must never write over: a Claude Code session's sub-agent transcripts are read with
+    it (`<session>/subagents/agent-*.jsonl`). Asked before the inputs are read, of a JSON Lines
+    document (`[]`); a plugin's `companions` that needs the data itself is passed over.
+    """
+    adapters = [get_adapter(name) for name in detection_order()]
+    out = list(paths)
+    for path in paths:
+        for adapter in adapters:
+            try:
+                out += adapter.companions(path, [])
+            except Exception:  # noqa: BLE001, S112, PERF203 - a plugin's, given no data
+                continue
+    return out
 
 
 def parse_trace_data(

@@ -48,7 +48,9 @@ _KINDS = frozenset({"session_meta", "response_item", "event_msg", "turn_context"
 _CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
 _CLI_TEXT = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
-_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+_EXIT = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d{1,10})(?!\d)")
+"""The exit code an output's header gives (longer digit runs are no exit code: unknown)."""
+_MAX_EXIT = 2**31
 _USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
 _SNIFF = 5
 _MAX_ERROR = 500
@@ -177,10 +179,10 @@ def _on_output(builder: _Builder, item: dict[str, Any], when: datetime | None) -
 
 def _exit_code(output: Any, text: str) -> int | None:
     """The exit code from structured metadata (older CLIs) or the output's own header line."""
-    if isinstance(output, dict):
-        code = (output.get("metadata") or {}).get("exit_code")
-        if isinstance(code, int):
-            return code
+    meta = output.get("metadata") if isinstance(output, dict) else None
+    code = meta.get("exit_code") if isinstance(meta, dict) else None
+    if isinstance(code, int) and not isinstance(code, bool) and abs(code) <= _MAX_EXIT:
+        return code
     match = _EXIT.search(text)
     return int(match.group(1)) if match else None
 

@@ -23,7 +23,7 @@ from agentdiff.cli.options import AdapterOpt, TraceIdOpt
 from agentdiff.cli.settings import resolved_options, setting_flags
 from agentdiff.diff import compare as compare_traces
 from agentdiff.files import check_output_path
-from agentdiff.loader import load_trace
+from agentdiff.loader import input_files, load_trace
 from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
 from agentdiff.provenance import Provenance
@@ -60,7 +60,7 @@ def approve_from_report(
     if blockers and not force:
         say("hint: fix the candidate, or add --force to approve it anyway")
         return False
-    inputs = [candidate_path] if candidate_path is not None else []
+    inputs = input_files([candidate_path]) if candidate_path is not None else []
     record = save_baseline(
         path, candidate, via=via, reason=reason, candidate=candidate_path, inputs=inputs
     )
@@ -87,8 +87,9 @@ def approve(
     flags: Mapping[str, object],
 ) -> None:
     """Compare CANDIDATE with the baseline and make it the new baseline, with provenance."""
-    check_output_path(Path(os.path.realpath(baseline)), [candidate])  # fail before comparing
-    options = resolved_options(flags).options
+    check_output_path(Path(os.path.realpath(baseline)), input_files([candidate]))  # before compare
+    config = resolved_options(flags)
+    options = config.options
     cand = load_trace(candidate, adapter, trace_id=trace_id)
     replaced_provenance(baseline)  # refuse a multi-trace file before comparing
     if not baseline.exists():
@@ -97,7 +98,8 @@ def approve(
         say(_describe(baseline, record))
         return
     report = compare_traces(load_trace(baseline), cand, options=options)
-    typer.echo(render(report, "terminal", RenderOptions(width=100)))
+    shown = RenderOptions(width=100, **config.redaction())  # the user's patterns and keys too
+    typer.echo(render(report, "terminal", shown))
     if not approve_from_report(
         baseline,
         cand,

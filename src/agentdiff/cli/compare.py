@@ -37,7 +37,7 @@ from agentdiff.diff import compare as compare_traces
 from agentdiff.errors import AgentDiffError, TraceFileError
 from agentdiff.files import check_output_path
 from agentdiff.limits import Limits
-from agentdiff.loader import load_trace, reading_ahead
+from agentdiff.loader import input_files, load_trace, reading_ahead
 from agentdiff.provenance import stale_warning
 from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render_output
 from agentdiff.render.verdict import verdict_line
@@ -63,9 +63,9 @@ def _render_options(
 def _check_outputs(
     targets: list[Target], baseline: Path, candidate: Path, update_baseline: bool
 ) -> None:
-    check_targets(targets, [baseline, candidate])
+    check_targets(targets, input_files([baseline, candidate]))
     if update_baseline:
-        check_output_path(Path(os.path.realpath(baseline)), [candidate])
+        check_output_path(Path(os.path.realpath(baseline)), input_files([candidate]))
 
 
 def _input_files(baseline: Path, candidate: Path, update_baseline: bool) -> tuple[Path, Path]:
@@ -125,7 +125,7 @@ def compare(
     """Compare two runs; exit 1 when the gate fails, 2 on bad input or config."""
     baseline, candidate = _input_files(baseline, candidate, update_baseline)
     targets = parse_targets(output, str(fmt.value), RENDERERS)
-    inputs = [baseline, candidate]
+    inputs = input_files([baseline, candidate])  # with the sub-agent transcripts they hold
     _check_outputs(targets, baseline, candidate, update_baseline)
     try:
         config = resolved_options(flags)

@@ -17,7 +17,7 @@ from agentdiff.cli.options import (
     TraceIdOpt,
 )
 from agentdiff.limits import Limits
-from agentdiff.loader import load_trace
+from agentdiff.loader import input_files, load_trace
 from agentdiff.sessions import resolve_path
 
 __all__ = ["convert"]
@@ -41,7 +41,7 @@ def convert(
 
     file = resolve_path(file)
     if output is not None and not to_stdout(output):
-        check_output_path(output, [file])
+        check_output_path(output, input_files([file]))
     limits = Limits.resolve(max_input_size, max_steps)
     trace = load_trace(file, adapter, trace_id=trace_id, limits=limits)
-    write_output(canonical_json(trace, redact=redact), output, [file])
+    write_output(canonical_json(trace, redact=redact), output, input_files([file]))

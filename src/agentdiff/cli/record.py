@@ -36,6 +36,11 @@ def _describe(run: RecordedRun) -> str:
     return f"{run.path}: {steps} ({_SOURCES[run.source]}{outcome})"
 
 
+MAX_RUNS = 10_000
+"""The most runs one `record` makes (each file is checked before the first run: a typo such
+as `--runs 1000000000` would otherwise fill memory with paths before anything runs)."""
+
+
 @handle_errors
 def record(
     target: Annotated[
@@ -45,7 +50,10 @@ def record(
         str | None,
         typer.Option("--input", "-i", help="JSON passed to the callable, or @FILE holding it."),
     ] = None,
-    runs: Annotated[int, typer.Option("--runs", "-n", min=1, help="How many runs.")] = 1,
+    runs: Annotated[
+        int,
+        typer.Option("--runs", "-n", min=1, max=MAX_RUNS, help="How many runs (at most 10,000)."),
+    ] = 1,
     output: Annotated[
         Path, typer.Option("--output", "-o", help="Folder for <n>.json (one file per run).")
     ] = Path("runs"),

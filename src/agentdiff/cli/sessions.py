@@ -55,18 +55,33 @@ def _row(info: SessionInfo) -> list[str]:
 
 
 def _json(info: SessionInfo) -> dict[str, object]:
+    r"""A session's JSON row; a name that is no valid Unicode shows its bytes (`q\xfe`)."""
     return {
-        "reference": f"{info.agent}:{info.session_id}",
+        "reference": _unicode(f"{info.agent}:{info.session_id}"),
         "agent": info.agent,
-        "session_id": info.session_id,
-        "path": str(info.path),
-        "project": info.project,
-        "started_at": info.started_at,
+        "session_id": _unicode(info.session_id),
+        "path": _unicode(str(info.path)),
+        "project": _unicode(info.project),
+        "started_at": _unicode(info.started_at),
         "steps": info.steps,
         "total_tokens": info.total_tokens,
         "cost_usd": info.cost_usd,
-        "error": info.error,
+        "error": _unicode(info.error),
     }
+
+
+def _unicode(value: str | None) -> str | None:
+    r"""`value` as JSON can hold it (orjson refuses a lone surrogate).
+
+    A file name's undecodable bytes (`os.fsdecode`) show as `\xfe`, another lone surrogate (a
+    JSON string's own) as `\ud800`.
+    """
+    if value is None:
+        return None
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @handle_errors
