@@ -6,12 +6,15 @@ retries; its row said 0 retries where the run had one.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import orjson
+from typer.testing import CliRunner
 
 from agentdiff import compare
+from agentdiff.cli.app import app
 from agentdiff.diff.totals import trace_totals
 from agentdiff.loader import load_trace
 from agentdiff.scenario.profile import profile_run
@@ -51,3 +54,34 @@ def test_every_run_row_has_the_totals_compare_reports(tmp_path: Path) -> None:
             assert row[column] == getattr(expected, column), (row["run_id"], column)
     retried = next(r for r in rows if r["side"] == "baseline" and r["run_id"].endswith("retried"))
     assert retried["retries"] == 1
+
+
+def test_a_step_without_total_tokens_is_written_to_the_step_table(tmp_path) -> None:
+    """prompt and completion tokens but no total: `suite --results` (which the Action always
+    passes) crashed with exit 3 on `int(None)`; the table counts their sum, as the totals do."""
+    steps = [
+        {
+            "step_id": "1",
+            "step_index": 0,
+            "step_type": "llm_call",
+            "name": "plan",
+            "tokens": {"prompt_tokens": 10, "completion_tokens": 5},
+        },
+        {
+            "step_id": "2",
+            "step_index": 1,
+            "step_type": "llm_call",
+            "name": "plan",
+            "tokens": {"prompt_tokens": 10},
+        },
+    ]
+    for side in ("b", "c"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "s.json").write_text(
+            json.dumps({"trace_id": "t", "agent_name": "a", "steps": steps})
+        )
+    args = [str(tmp_path / "b"), str(tmp_path / "c"), "--results", str(tmp_path / "r")]
+    result = CliRunner().invoke(app, ["suite", *args, "--no-progress"])
+    assert result.exit_code == 0, result.output
+    rows = [orjson.loads(x) for x in (tmp_path / "r" / "steps.jsonl").read_bytes().splitlines()]
+    assert [r["candidate_tokens"] for r in rows] == [15, None]

@@ -125,6 +125,15 @@ class TokenUsage(_Model):
             )
         )
 
+    @property
+    def known_total(self) -> int | None:
+        """`total_tokens`, else prompt + completion when both are known (as the totals count)."""
+        if self.total_tokens is not None:
+            return self.total_tokens
+        if self.prompt_tokens is not None and self.completion_tokens is not None:
+            return self.prompt_tokens + self.completion_tokens
+        return None
+
 
 class TraceStep(_Model):
     """One node of the trajectory DAG."""

@@ -16,7 +16,7 @@ from typing import IO, Any
 import orjson
 
 from agentdiff.models.report import DiffReport, Summary
-from agentdiff.models.trace import AgentTrace
+from agentdiff.models.trace import AgentTrace, TraceStep
 from agentdiff.suite.columns import TABLES
 from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.refs import is_url
@@ -188,10 +188,10 @@ def _latency(step: Any) -> float | None:
     return None if step is None else step.latency_ms
 
 
-def _tokens(step: Any) -> int | None:
+def _tokens(step: TraceStep | None) -> int | None:
     if step is None or step.tokens is None:
         return None
-    return int(step.tokens.total_tokens)
+    return step.tokens.known_total  # a step may give prompt and completion tokens only
 
 
 def join_parts(folder: str, indexes: list[int]) -> dict[str, str]:
