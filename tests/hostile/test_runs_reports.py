@@ -4,9 +4,11 @@ and bidi overrides escaped, their secrets redacted and (in markdown) their marku
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from .helpers import cli, run_folder
+from .helpers import cli, run_folder, spec, write
 from .test_control_chars import RAW
 
 EVIL = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202eevil\r"
@@ -69,3 +71,18 @@ def test_no_redact_keeps_the_token_but_still_neutralizes(folders):
     outcome = cli("compare-runs", *folders, "--format", "terminal", "--no-redact", env=WIDE)
     assert TOKEN in outcome.stdout
     assert not RAW.findall(outcome.stdout)
+
+
+@pytest.mark.parametrize("command", ["compare-runs", "routes"])
+def test_every_runs_html_page_has_the_strict_csp(tmp_path: Path, command: str) -> None:
+    """compare-runs and routes HTML had no Content-Security-Policy (the pair and suite pages do)."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for k in range(2):
+        write(folder / f"{k}.json", spec())
+    args = (folder, folder) if command == "compare-runs" else (folder,)
+    outcome = cli(command, *args, "-f", "html")
+    assert outcome.code == 0, outcome.stderr
+    head = outcome.stdout.split("</head>")[0]
+    csp = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+    assert f'<meta http-equiv="Content-Security-Policy" content="{csp}">' in head
