@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from agentdiff.render import RenderOptions, render
 from agentdiff.render.markdown import md
 
@@ -32,9 +34,26 @@ def test_trace_strings_cannot_break_tables_or_inject_html():
             assert len(unescaped) in (4, 6, 9), header
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("notify @octocat @acme/security-team", "notify @\u200boctocat @\u200bacme/security-team"),
+        ("fixes #1 and acme/infra#42", "fixes #\u200b1 and acme/infra#\u200b42"),
+        ("# not a heading", "#\u200b not a heading"),
+        ("login at https://evil.example/x", "login at https:\u200b//evil.example/x"),
+        ("or www.evil.example", "or www\u200b.evil.example"),
+        (":white_check_mark: PASSED", ":\u200bwhite\\_check\\_mark: PASSED"),
+    ],
+)
+def test_md_pings_nobody_and_links_nothing(text, shown):
+    """GitHub finds mentions, issue references, autolinks and emoji in the rendered HTML,
+    where `&#64;` and `\\#` are plain `@` and `#` again: a zero-width space breaks each."""
+    assert md(text) == shown
+
+
 def test_md_escapes_every_special_character():
     assert md("a|b") == "a\\|b"
     assert md("<b>") == "&lt;b&gt;"
     assert md("`x`") == "&#96;x&#96;"
-    assert md("[link](http://x)") == "\\[link\\](http://x)"
+    assert md("[link](http://x)") == "\\[link\\](http:\u200b//x)"  # no autolink either
     assert md("line\\nbreak") == "line\\\\nbreak"  # the view escaped the line break

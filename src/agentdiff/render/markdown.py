@@ -2,8 +2,9 @@
 
 Verdict first, a short findings list, then the gate details and the step table inside
 collapsible `<details>`. Every string from a trace goes through `md()`: table pipes, HTML
-angle brackets, backticks, emphasis, link and math (`$`) characters and `@mentions` are
-escaped, so a name can neither break the table nor inject markup, nor ping anyone.
+angle brackets, backticks, emphasis, link and math (`$`) characters are escaped, and `@`, `#`,
+URLs and emoji shortcodes get a zero-width space, so a name can neither break the table nor
+inject markup, nor ping anyone, reference an issue, or show a link or an emoji.
 """
 
 from __future__ import annotations
@@ -21,8 +22,17 @@ __all__ = ["md", "render_markdown"]
 CHANGES_PER_ROW = 5
 WINDOW = 60
 """Characters of a changed value shown around its first difference."""
-_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;", "@": "&#64;", "|": "\\|"}
+_ZWSP = "\u200b"
+_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "`": "&#96;", "|": "\\|"}
+_ENTITIES |= {"@": "@" + _ZWSP, "#": "#" + _ZWSP}
+"""`@` and `#` are followed by a zero-width space: GitHub finds mentions and issue references
+in the rendered HTML, where `&#64;` and `\\#` are plain `@` and `#` again (`#` + a zero-width
+space is no heading either)."""
 _SPECIAL = re.compile(r"[&<>`@|\\*_\[\]~#$]")
+_LINKS = re.compile(r"(?i)\b(?:https?|ftp|mailto):|\bwww(?=\.)|:(?=[\w+\\-]+:)")
+"""Where a zero-width space stops GitHub's autolinks (`https://…`, `www.…`) and emoji
+shortcodes (`:white_check_mark:`) in trace text: a link or a ✅ in a bot's comment that the
+trace put there."""
 
 
 def md(text: str, limit: int = 2000) -> str:
@@ -32,7 +42,11 @@ def md(text: str, limit: int = 2000) -> str:
         char = match.group()
         return _ENTITIES.get(char, "\\" + char)
 
-    return _SPECIAL.sub(escape, clip(text, limit))
+    return _LINKS.sub(_broken, _SPECIAL.sub(escape, clip(text, limit)))
+
+
+def _broken(match: re.Match[str]) -> str:
+    return match.group() + _ZWSP
 
 
 def render_markdown(report: DiffReport, options: RenderOptions) -> str:
