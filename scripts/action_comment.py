@@ -24,6 +24,8 @@ import os
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,20 +44,41 @@ def _size(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def fit(report: str, head: str, link: str | None) -> str:
-    """`head` + `report`, cut at a line (fences and <details> closed) to fit the limit."""
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+@dataclass(frozen=True)
+class Limit:
+    """How much GitHub keeps of a text, how it counts it, and what the cut's note calls it."""
+
+    budget: int
+    size: Callable[[str], int]
+    words: str
+    full: str | None = None
+    """Where the whole report is (None: the job summary, linked)."""
+
+
+COMMENT = Limit(BUDGET, _size, "GitHub's 65,536-character comment limit")
+SUMMARY = Limit(1_000_000, _bytes, "GitHub's 1 MiB job-summary limit", "the step log")
+"""A step summary over 1 MiB is dropped whole ("upload aborted"): a huge report showed none."""
+
+
+def fit(report: str, head: str, link: str | None, limit: Limit | None = None) -> str:
+    """`head` + `report`, cut at a line (fences and <details> closed) to fit `limit`."""
+    limit = limit or COMMENT
     body = f"{head}\n{report}"
-    if _size(body) <= BUDGET:
+    if limit.size(body) <= limit.budget:
         return body
-    where = f"the [job summary]({link})" if link else "the job summary"
+    where = limit.full or (f"the [job summary]({link})" if link else "the job summary")
     note = (
-        f"\n\n---\n✂️ Details cut to fit GitHub's 65,536-character comment limit "
+        f"\n\n---\n✂️ Details cut to fit {limit.words} "
         f"(the report has {len(report):,} characters); the full report is in {where}.\n"
     )
-    room = BUDGET - _size(head) - _size(note) - 64
+    room = limit.budget - limit.size(head) - limit.size(note) - 64
     kept = report
-    while _size(kept) > room:
-        kept = kept[: max(0, len(kept) - max(_size(kept) - room, 256))]
+    while limit.size(kept) > room:
+        kept = kept[: max(0, len(kept) - max(limit.size(kept) - room, 256))]
     kept = kept[: kept.rfind("\n")] if "\n" in kept else kept
     if kept.count("```") % 2:
         kept += "\n```"

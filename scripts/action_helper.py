@@ -7,6 +7,8 @@ action_helper.py split           INPUT_ARGS split like a shell would (quotes; a 
 action_helper.py error STDERR    the Markdown job-summary section for an input error,
                                  quoting agentdiff's own error lines
 action_helper.py outputs REPORT  `passed=` and `divergence=` (rounded) from the JSON report
+action_helper.py summary REPORT  the Markdown report as the job summary keeps it (cut under
+                                 GitHub's 1 MiB limit, past which it shows none of it)
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import json
 import os
 import shlex
 import sys
+from pathlib import Path
 
 REFUSED = {
     "--update-baseline": "the action never writes over your baseline; run `agentdiff compare "
@@ -92,6 +95,12 @@ def main(argv: list[str]) -> int:
         with open(argv[2], encoding="utf-8", errors="replace") as file:  # noqa: PTH123
             mode = os.environ.get("INPUT_MODE") or "compare"
             sys.stdout.write(error_summary(file.read(), int(argv[3]), mode))
+        return 0
+    if command == "summary":
+        from action_comment import SUMMARY, fit  # the same cut as the PR comment's (beside it)
+
+        report = Path(argv[2]).read_text(encoding="utf-8")
+        sys.stdout.write(fit(report, "", None, SUMMARY).removeprefix("\n"))
         return 0
     if command == "outputs":
         sys.stdout.write(outputs(argv[2], int(argv[3])))

@@ -63,7 +63,7 @@ if [ "$status" -gt 1 ] || [ ! -s "$work/report.json" ]; then
 fi
 cat "$work/stderr" >&2
 
-cat "$work/report.md" >> "$summary"
+"$python" "$helper" summary "$work/report.md" >> "$summary"
 cat "$work/report.md"
 comment "$work/report.md"
 "$python" "$helper" outputs "$work/report.json" "$status" >> "$outputs"

@@ -27,7 +27,7 @@ if [ ! -s "$work/suite.md" ]; then
 fi
 cat "$work/stderr" >&2
 
-cat "$work/suite.md" >> "$summary"
+"$python" "$helper" summary "$work/suite.md" >> "$summary"
 cat "$work/suite.md"
 comment "$work/suite.md"  # the sticky PR comment (action_run.sh), when asked for
 "$python" - "$results/suite.json" >> "$outputs" <<'PY'

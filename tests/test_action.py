@@ -128,3 +128,38 @@ def test_action_yml_wires_the_script_and_io():
         assert f"${{{{ inputs.{name} }}}}" in text
     for name in ("passed", "divergence"):
         assert f"${{{{ steps.compare.outputs.{name} }}}}" in text
+
+
+def test_a_huge_report_is_cut_to_fit_the_job_summary(tmp_path):
+    """GitHub drops a step summary over 1 MiB whole: a 150 KB trace of long names (each
+    escaped, and shown in several places) made a 1.4 MB report and no summary at all."""
+    import json
+
+    def trace(trace_id: str, failing: bool) -> Path:
+        steps = [
+            {
+                "step_id": f"s{i}",
+                "step_index": i,
+                "step_type": "tool_call",
+                "name": "`" * 2000,
+                "input_payload": {"q": ("`" if failing else "a") * 100},
+                "status": "error" if failing else "success",
+                "error_message": "`" * 300 if failing else None,
+            }
+            for i in range(60)
+        ]
+        path = tmp_path / f"{trace_id}.json"
+        path.write_text(json.dumps({"trace_id": trace_id, "agent_name": "a", "steps": steps}))
+        return path
+
+    base, cand = trace("b", failing=False), trace("c", failing=True)
+    env = action_env(tmp_path, INPUT_BASELINE=str(base), INPUT_CANDIDATE=str(cand))
+    done = run_script(tmp_path, env)
+    summary, outputs = summary_and_outputs(tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert len(done.stdout.encode()) > 1_000_000  # the whole report, in the step log
+    assert len(summary.encode()) <= 1_000_000
+    assert summary.startswith("## ❌ AgentDiff: FAILED")
+    assert "✂️ Details cut to fit GitHub's 1 MiB job-summary limit" in summary
+    assert summary.count("<details") == summary.count("</details>")
+    assert outputs["passed"] == "false"
