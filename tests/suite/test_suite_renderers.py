@@ -7,13 +7,16 @@ divergence, the error a scenario really had, every finding, the JUnit verdict CI
 
 from __future__ import annotations
 
+import json
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from agentdiff import compare, load_trace
+from agentdiff.cli.app import app
 from agentdiff.render import render
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.rows import first_index
@@ -251,3 +254,19 @@ def test_a_multi_run_row_shows_its_deciding_pairs_divergence_in_every_format(poo
     which = f"deciding pair, divergence {pair.divergence:.2f}: baseline {pair.baseline.run} ("
     for fmt in ("terminal", "markdown", "html", "junit"):
         assert which in render_suite(pool_runs, fmt), fmt
+
+
+def test_markdown_lists_added_scenarios_escaped_outside_a_code_span(tmp_path):
+    """Escapes inside a code span are shown as typed: `new\\_&#64;octocat` on GitHub."""
+    trace = {
+        "trace_id": "t",
+        "agent_name": "a",
+        "steps": [{"step_id": "1", "step_index": 0, "step_type": "tool_call", "name": "x"}],
+    }
+    for side, names in (("b", ["ok"]), ("c", ["ok", "new_@octocat"])):
+        (tmp_path / side).mkdir()
+        for name in names:
+            (tmp_path / side / f"{name}.json").write_text(json.dumps(trace))
+    args = ["suite", str(tmp_path / "b"), str(tmp_path / "c"), "-f", "markdown", "--no-progress"]
+    out = CliRunner().invoke(app, args).stdout
+    assert "**Only in the candidate** (1): new\\_@\u200boctocat" in out

@@ -60,7 +60,7 @@ def render_suite_markdown(report: SuiteReport, options: RenderOptions | None = N
     for group, title in (("added", "Only in the candidate"), ("removed", "Only in the baseline")):
         if views[group]:
             listed = views[group][:_LISTED]
-            names = ", ".join(f"`{_cell(v.row.scenario)}`" for v in listed)
+            names = ", ".join(_cell(v.row.scenario) for v in listed)  # escaped: no code span
             more = f" and {len(views[group]) - _LISTED} more" if len(views[group]) > _LISTED else ""
             parts += [f"**{title}** ({len(views[group])}): {names}{more}", ""]
     return "\n".join(parts) + "\n"
