@@ -19,7 +19,15 @@ from agentdiff.stats import conformal_p, fisher_rates, mann_whitney, shift_effec
 from agentdiff.stats.mannwhitney import exact_for
 from agentdiff.stats_options import StatsOptions
 
-__all__ = ["Draft", "band", "metric_test", "rate_band", "rate_test", "threshold_for"]
+__all__ = [
+    "Draft",
+    "band",
+    "fisher_floor",
+    "metric_test",
+    "rate_band",
+    "rate_test",
+    "threshold_for",
+]
 
 _THRESHOLD_KEY = {
     "cost_usd": "min_cost_effect",
@@ -125,20 +133,29 @@ def rate_band(count: int, runs: int) -> Rate:
     return Rate(count=count, runs=runs, low=low, high=high)
 
 
+def fisher_floor(flagged: int, n_base: int, n_cand: int) -> float:
+    """The smallest one-sided p Fisher's test can give when `flagged` runs in all show it.
+
+    Its margins fixed, every flagged run a candidate run as far as they go; 1 when none or all.
+    """
+    if flagged <= 0 or flagged >= n_base + n_cand:
+        return 1.0
+    in_cand = min(flagged, n_cand)
+    return fisher_rates(flagged - in_cand, n_base, in_cand, n_cand).p_greater
+
+
 def rate_test(name: str, k_base: int, n_base: int, k_cand: int, n_cand: int) -> Draft | None:
     """Fisher's exact test of a rate of runs (None when no run on either side shows it)."""
     flagged = k_base + k_cand
     if not n_base or not n_cand or flagged == 0 or flagged == n_base + n_cand:
         return None
     result = fisher_rates(k_base, n_base, k_cand, n_cand)
-    in_cand = min(flagged, n_cand)
-    extreme = fisher_rates(flagged - in_cand, n_base, in_cand, n_cand).p_greater
     return Draft(
         name=name,
         method="fisher exact",
         p=result.p_greater,
         p_better=result.p_less,
-        min_p=extreme,
+        min_p=fisher_floor(flagged, n_base, n_cand),
         baseline=rate_band(k_base, n_base),
         candidate=rate_band(k_cand, n_cand),
         worse_enough=k_cand / n_cand > k_base / n_base,

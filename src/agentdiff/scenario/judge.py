@@ -15,6 +15,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from agentdiff.scenario.checks import fisher_floor
 from agentdiff.scenario.report import (
     Needs,
     Rate,
@@ -23,7 +24,7 @@ from agentdiff.scenario.report import (
     StatTest,
     Verdict,
 )
-from agentdiff.stats import fisher_rates, min_p, tarone_bh
+from agentdiff.stats import min_p, tarone_bh
 from agentdiff.stats_options import StatsOptions
 
 __all__ = ["judge", "runs_needed", "scenario_p"]
@@ -173,10 +174,7 @@ def _projected(test: StatTest, nb: int, mc: int) -> float:
     if not (isinstance(base, Rate) and isinstance(cand, Rate) and base.runs and cand.runs):
         return min_p(nb, mc)
     flagged = round(base.count * nb / base.runs) + round(cand.count * mc / cand.runs)
-    if flagged in (0, nb + mc):
-        return 1.0
-    in_cand = min(flagged, mc)
-    return fisher_rates(flagged - in_cand, nb, in_cand, mc).p_greater
+    return fisher_floor(flagged, nb, mc)
 
 
 def _inconclusive_reason(s: ScenarioReport, needs: Needs) -> str:
