@@ -61,11 +61,17 @@ def _render_options(
 
 
 def _check_outputs(
-    targets: list[Target], baseline: Path, candidate: Path, update_baseline: bool
+    targets: list[Target], baseline: Path, inputs: tuple[list[Path], list[Path]], update: bool
 ) -> None:
-    check_targets(targets, input_files([baseline, candidate]))
-    if update_baseline:
-        check_output_path(Path(os.path.realpath(baseline)), input_files([candidate]))
+    """Refuse bad outputs before any work.
+
+    `inputs`: the baseline's and the candidate's files (`input_files`); `--update-baseline`
+    replaces the baseline, never a file of the candidate.
+    """
+    baseline_files, candidate_files = inputs
+    check_targets(targets, [*baseline_files, *candidate_files])
+    if update:
+        check_output_path(Path(os.path.realpath(baseline)), candidate_files)
 
 
 def _input_files(baseline: Path, candidate: Path, update_baseline: bool) -> tuple[Path, Path]:
@@ -125,8 +131,9 @@ def compare(
     """Compare two runs; exit 1 when the gate fails, 2 on bad input or config."""
     baseline, candidate = _input_files(baseline, candidate, update_baseline)
     targets = parse_targets(output, str(fmt.value), RENDERERS)
-    inputs = input_files([baseline, candidate])  # with the sub-agent transcripts they hold
-    _check_outputs(targets, baseline, candidate, update_baseline)
+    files = input_files([baseline]), input_files([candidate])  # with sub-agent transcripts
+    inputs = [*files[0], *files[1]]
+    _check_outputs(targets, baseline, files, update_baseline)
     try:
         config = resolved_options(flags)
         options = config.options

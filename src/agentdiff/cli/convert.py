@@ -40,8 +40,9 @@ def convert(
     from agentdiff.files import check_output_path  # noqa: PLC0415
 
     file = resolve_path(file)
+    inputs = input_files([file])  # with the sub-agent transcripts it holds
     if output is not None and not to_stdout(output):
-        check_output_path(output, input_files([file]))
+        check_output_path(output, inputs)
     limits = Limits.resolve(max_input_size, max_steps)
     trace = load_trace(file, adapter, trace_id=trace_id, limits=limits)
-    write_output(canonical_json(trace, redact=redact), output, input_files([file]))
+    write_output(canonical_json(trace, redact=redact), output, inputs)
