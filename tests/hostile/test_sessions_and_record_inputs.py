@@ -118,3 +118,21 @@ def test_record_refuses_more_runs_than_it_allows(tmp_path: Path) -> None:
     assert outcome.code == 2
     assert "10000" in outcome.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_sessions_terminal_shows_an_undecodable_file_name_as_json_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    folder = tmp_path / ".claude" / "projects" / "q\udcfe"  # the bytes q\xfe, as os.fsdecode
+    folder.mkdir(parents=True)
+    shutil.copy(
+        REAL / "claude_code" / "identical" / "baseline.session.jsonl", folder / "s\udcff.jsonl"
+    )
+    outcome = cli("sessions")
+    assert outcome.code == 0, outcome.stderr
+    assert "claude:s\\xff" in outcome.stdout
+    assert "udcff" not in outcome.stdout

@@ -34,7 +34,12 @@ _OTHER_COLUMNS = 70
 
 
 def _reference(info: SessionInfo) -> str:
-    return text(f"{info.agent}:{info.session_id}")
+    return _shown(f"{info.agent}:{info.session_id}")
+
+
+def _shown(value: str) -> str:
+    r"""`value` redacted and escaped for the terminal, undecodable bytes as in JSON (`\xfe`)."""
+    return text(_unicode(value) or "")
 
 
 def _row(info: SessionInfo) -> list[str]:
@@ -42,11 +47,11 @@ def _row(info: SessionInfo) -> list[str]:
     tokens = "?" if info.total_tokens is None else f"{info.total_tokens:,}"
     cost = "?" if info.cost_usd is None else f"${info.cost_usd:.4f}"
     if info.error:
-        return [_reference(info), "-", "-", "-", "-", "-", text(info.error)]
+        return [_reference(info), "-", "-", "-", "-", "-", _shown(info.error)]
     return [
         _reference(info),
-        text(info.project or "-"),
-        text((info.started_at or "-")[:16].replace("T", " ")),
+        _shown(info.project or "-"),
+        _shown((info.started_at or "-")[:16].replace("T", " ")),
         str(info.steps),
         tokens,
         cost,
