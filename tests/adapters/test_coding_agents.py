@@ -200,3 +200,130 @@ def test_a_resumed_and_compacted_claude_session_is_one_chronological_trace() -> 
     assert trace.final_output == {"text": facts["final_output"]}
     started = [str((s.metadata or {}).get("started_at")) for s in trace.steps]
     assert started == sorted(started)
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def _write(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+_BOOKKEEPING = [
+    {
+        "type": "file-history-snapshot",
+        "messageId": "m-0",
+        "snapshot": {"messageId": "m-0", "trackedFileBackups": {}, "timestamp": "x"},
+        "isSnapshotUpdate": False,
+    },
+    {"type": "permission-mode", "permissionMode": "default"},
+    {"type": "custom-title", "customTitle": "fix the config"},
+    *[{"type": "summary", "summary": f"earlier {i}", "leafUuid": f"u-{i}"} for i in range(9)],
+]
+
+
+@pytest.mark.parametrize("count", [1, len(_BOOKKEEPING)])
+def test_claude_transcript_opening_with_bookkeeping_records_is_recognised(
+    tmp_path: Path, count: int
+) -> None:
+    """Real transcripts open with records that carry no sessionId (file snapshots, titles, …)."""
+    records = _records(SOURCES["claude_code"].path("session", "identical", "baseline"))
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "kept").mkdir()
+    plain = _write(tmp_path / "plain" / "session.jsonl", records)
+    kept = _write(tmp_path / "kept" / "session.jsonl", [*_BOOKKEEPING[:count], *records])
+    trace = load_trace(kept)
+    assert trace.metadata["source_format"] == "claude_code"
+    assert [(s.step_type, s.name) for s in trace.steps] == [
+        (s.step_type, s.name) for s in load_trace(plain).steps
+    ]
+
+
+def _api_error(record: dict[str, Any]) -> dict[str, Any]:
+    """`record` (an assistant record) as the CLI writes it once its API retries are used up."""
+    text = 'API Error: 529 {"type":"error","error":{"type":"overloaded_error"}}'
+    return {
+        **record,
+        "isApiErrorMessage": True,
+        "error": "server_error",
+        "apiErrorStatus": 529,
+        "message": {
+            "id": "msg-api-error",
+            "type": "message",
+            "role": "assistant",
+            "model": "<synthetic>",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "stop_sequence",
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        },
+    }
+
+
+def test_claude_api_error_is_a_failed_model_call_and_no_answer(tmp_path: Path) -> None:
+    source = SOURCES["claude_code"]
+    path = source.path("session", "identical", "candidate")
+    records = _records(path)
+    last = max(i for i, r in enumerate(records) if r.get("type") == "assistant")
+    records[last] = _api_error(records[last])
+    failed = load_trace(_write(tmp_path / "session.jsonl", records))
+    original = source.load("session", "identical", "candidate")
+    turn = _llm(failed)[-1]
+    assert turn.status is StepStatus.ERROR
+    assert turn.error_message is not None
+    assert turn.error_message.startswith("API Error: 529")
+    assert turn.name == _llm(original)[-1].name  # the model the CLI was calling
+    assert (turn.metadata or {})["api_error_status"] == 529
+    assert turn.tokens is not None
+    assert turn.tokens.total_tokens == 0
+    assert failed.final_output != {"text": turn.error_message}
+    report = compare(original, failed)
+    assert report.candidate.errors == report.baseline.errors + 1
+    (row,) = [e for e in report.alignment if e.candidate and e.candidate.step_id == turn.step_id]
+    assert row.candidate is not None
+    assert row.candidate.error_message == turn.error_message
+    coverage = report.candidate.cost_coverage
+    assert coverage is not None
+    assert coverage.priced == coverage.turns  # priced at $0 (no tokens), not left unknown
+
+
+def _codex_patch_failure(records: list[dict[str, Any]], *, verdict_first: bool) -> str:
+    """The apply_patch call's output as a patch that did not apply; its item marked failed."""
+    call = next(
+        r["payload"]["call_id"]
+        for r in records
+        if r.get("type") == "response_item" and r["payload"].get("name") == "apply_patch"
+    )
+    words = "apply_patch verification failed: Failed to find expected lines in app/config.py"
+    for r in records:
+        payload = r.get("payload", {})
+        if payload.get("type") == "custom_tool_call_output" and payload.get("call_id") == call:
+            payload["output"] = words
+        item = payload.get("item") if payload.get("type") == "item_completed" else None
+        if isinstance(item, dict) and item.get("id") == call:
+            item["status"] = "failed"
+    if not verdict_first:  # the CLI's verdict after the output
+        verdict = next(
+            i
+            for i, r in enumerate(records)
+            if r.get("payload", {}).get("type") == "item_completed"
+            and r["payload"]["item"].get("id") == call
+        )
+        records.append(records.pop(verdict))
+    return words
+
+
+@pytest.mark.parametrize("verdict_first", [True, False])
+def test_codex_call_the_cli_marks_failed_is_an_error_without_an_exit_code(
+    tmp_path: Path, verdict_first: bool
+) -> None:
+    path = SOURCES["codex"].path("rollout", "identical", "candidate")
+    records = _records(path)
+    words = _codex_patch_failure(records, verdict_first=verdict_first)
+    trace = load_trace(_write(tmp_path / "rollout.jsonl", records))
+    (patch,) = [s for s in tool_steps(trace) if s.name == "apply_patch"]
+    assert patch.status is StepStatus.ERROR
+    assert patch.error_message == words
+    others = [s for s in tool_steps(trace) if s.name != "apply_patch"]
+    assert all(s.status is StepStatus.SUCCESS for s in others)

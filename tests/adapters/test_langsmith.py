@@ -232,3 +232,49 @@ def test_malformed_document_names_the_json_path(
         load_trace(path, adapter_name="langsmith")
     assert where in str(info.value)
     assert "broken.json" in str(info.value)
+
+
+_VALIDATION = (
+    "1 validation error for get_weather\nlat\n  Field required [type=missing, "
+    "input_value={'lon': 2.35}, input_type=dict]\n    For further information visit "
+    "https://errors.pydantic.dev/2.11/v/missing"
+)
+
+
+_PYDANTIC = (  # a multi-line exception message (pydantic's), as LangChain's tracer writes it
+    f"{_VALIDATION}Traceback (most recent call last):\n\n\n"
+    '  File "/app/tools/base.py", line 1099, in run\n'
+    "    response = context.run(self._run, *tool_args)\n"
+    "               ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n\n\n"
+    f"pydantic_core._pydantic_core.ValidationError: {_VALIDATION}"
+)
+_PYDANTIC_MESSAGE = (
+    "pydantic_core._pydantic_core.ValidationError: 1 validation error for get_weather "
+    "lat Field required [type=missing, input_value={'lon': 2.35}, input_type=dict] "
+    "For further information visit https://errors.pydantic.dev/2.11/v/missing"
+)
+_CHAINED = (  # the last exception is the message
+    "RuntimeError('wrapped')Traceback (most recent call last):\n"
+    "  File \"a.py\", line 1, in f\n    g()\nKeyError: 'lat'\n\n"
+    "The above exception was the direct cause of the following exception:\n\n"
+    'Traceback (most recent call last):\n  File "a.py", line 3, in h\n    f()\n'
+    "RuntimeError: wrapped"
+)
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (_PYDANTIC, _PYDANTIC_MESSAGE),
+        (_CHAINED, "RuntimeError: wrapped"),
+        ("ValueError('no traceback here')", "ValueError('no traceback here')"),
+        ("1 validation error\nlat\n  Field required", "1 validation error lat Field required"),
+    ],
+)
+def test_failed_run_message_is_the_whole_exception(error: str, message: str) -> None:
+    tree = _tree("error_retry", "candidate")
+    failed = next(r for r in _runs(tree) if r.get("error"))
+    failed["error"] = error
+    trace = parse_trace_data(tree, adapter_name="langsmith")
+    (step,) = [s for s in trace.steps if s.step_id == str(failed["id"])]
+    assert step.error_message == message

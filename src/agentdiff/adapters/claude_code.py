@@ -14,6 +14,9 @@ Mapping:
 - a `thinking` block → thought under its llm_call;
 - a `tool_use` block → tool_call named by the tool (`Bash`, `Read`, `Edit`, `Agent`,
   `mcp__server__tool`, …) under its llm_call, `metadata["turn_id"]` = the message id;
+- an API error the CLI wrote in the model's place (`isApiErrorMessage`: its retries used up)
+  → a failed llm_call of the lane's latest model, the CLI's text as its message, no tokens
+  (`metadata["api_error"]`, `["api_error_status"]`); never the final answer;
 - a `tool_result` block → that call's output; `is_error` → status error with the result text
   (one line) as the message;
 - sub-agent records (`isSidechain`) → nested under the `Agent` / `Task` call that started them
@@ -54,7 +57,12 @@ _CLI_TEXT = ("<command-name>", "<local-command-", "<command-message>")
 """Slash commands (`/compact`, …) and their output, echoed into the transcript by the CLI."""
 _SUB_TOOLS = frozenset({"Agent", "Task"})
 _PROMPT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-_SNIFF = 8
+_SYNTHETIC = "<synthetic>"
+"""The model the CLI names in a message it wrote itself (an interruption note, an API error)."""
+_SNIFF = 64
+"""Records looked at to recognise a transcript: every one up to the first conversation record
+is a typed record (bookkeeping before it, such as `file-history-snapshot`, `permission-mode`,
+`custom-title` or a resumed session's `summary` lines, carries no `sessionId`)."""
 _MAX_ERROR = 500
 
 
@@ -81,6 +89,8 @@ class _Builder(StepList):
     prompt_id: str | None = None
     prompts: list[str] = field(default_factory=list)
     last_time: dict[str, datetime | None] = field(default_factory=dict)
+    models: dict[str, str] = field(default_factory=dict)
+    """Each lane's latest model (what a request the CLI gave up on was calling)."""
     final_text: str | None = None
     where: str = ""
     """The JSON path of the record being read (`[12]`: the 13th line of the transcript)."""
@@ -206,6 +216,9 @@ def _on_assistant(builder: _Builder, record: dict[str, Any], when: datetime | No
     message = record.get("message")
     if not isinstance(message, dict):
         message = {}
+    if record.get("isApiErrorMessage") is True:
+        _on_api_error(builder, record, message, lane, when)
+        return
     key = f"{lane}:{message.get('id') or record.get('uuid')}"
     llm = builder.messages.get(key)
     if llm is None:
@@ -220,6 +233,47 @@ def _on_assistant(builder: _Builder, record: dict[str, Any], when: datetime | No
             _on_block(builder, block, llm, message, when)
 
 
+def _on_api_error(
+    builder: _Builder,
+    record: dict[str, Any],
+    message: dict[str, Any],
+    lane: str,
+    when: datetime | None,
+) -> None:
+    """The CLI gave up on a model request (its retries used up) and wrote why in the model's place.
+
+    A failed llm_call of the model the lane last called (so it prices at $0: no tokens were
+    billed), with the CLI's text as its message; its text is no answer.
+    """
+    words = " ".join(_text_of(message.get("content")).split())
+    started = builder.last_time.get(lane)
+    metadata: dict[str, Any] = {
+        "message_id": message.get("id"),
+        **timing_metadata(started, when),
+        "api_error": record.get("error"),
+    }
+    status = record.get("apiErrorStatus")
+    if isinstance(status, int) and not isinstance(status, bool):
+        metadata["api_error_status"] = status
+    model = builder.models.get(lane)
+    if model:
+        metadata["model"] = model
+    if lane != "main":
+        metadata["agent_id"] = lane
+    builder.add(
+        message.get("id") or record.get("uuid"),
+        StepType.LLM_CALL,
+        model or "assistant",
+        _parent_for(builder, lane),
+        output_payload={},
+        status=StepStatus.ERROR,
+        error_message=(words or f"API error {record.get('error') or ''}".strip())[:_MAX_ERROR],
+        tokens=TokenUsage(prompt_tokens=0, completion_tokens=0, total_tokens=0),
+        latency_ms=duration_ms(started, when),
+        metadata=metadata,
+    )
+
+
 def _new_turn(
     builder: _Builder,
     message: dict[str, Any],
@@ -232,6 +286,8 @@ def _new_turn(
     metadata: dict[str, Any] = {"message_id": message.get("id"), **timing_metadata(started, when)}
     if model:
         metadata["model"] = model
+        if model != _SYNTHETIC:
+            builder.models[lane] = model
     if detail:
         metadata["usage"] = detail
     if lane != "main":
@@ -408,20 +464,18 @@ class ClaudeCodeAdapter(BaseAdapter):
 
     @classmethod
     def detect(cls, data: Any) -> bool:
-        """A list whose first records carry `sessionId` and a transcript record type."""
+        """A list of typed records with a conversation record among the first `_SNIFF`.
+
+        A conversation record carries `sessionId` and a transcript record type.
+        """
         if not isinstance(data, list) or not data:
             return False
-        head = [item for item in data[:_SNIFF] if isinstance(item, dict)]
-        return (
-            bool(head)
-            and any(_is_record(item) for item in head)
-            and all(
-                "sessionId" in item
-                or item.get("type") in _KINDS | {"last-prompt", "atis-latch"}
-                or str(item.get("type", "")).startswith("api-request")
-                for item in head
-            )
-        )
+        for item in data[:_SNIFF]:
+            if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+                return False
+            if _is_record(item):
+                return True
+        return False
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:

@@ -17,7 +17,8 @@ Mapping:
   tool_call under its llm_call, `metadata["turn_id"]` = the llm step;
 - `function_call_output` / `custom_tool_call_output` → that call's output; a non-zero exit code
   (structured `metadata.exit_code`, or the output's own `Process exited with code N` line) →
-  error with the command's output as the message;
+  error with the command's output as the message; so is a call the CLI's `item_completed`
+  event marks `failed` or `declined` (an `apply_patch` that did not apply has no exit code);
 - `event_msg` `error` → thought `error` with status error;
 - `event_msg` `token_count` → the usage of the response it closes: the difference of the
   cumulative `total_token_usage` from the previous one (never a sum of totals).
@@ -54,6 +55,8 @@ _MAX_EXIT = 2**31
 _USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
 _SNIFF = 5
 _MAX_ERROR = 500
+_FAILED_ITEMS = ("failed", "declined")
+"""`item_completed` statuses of a call that did not succeed."""
 
 
 @dataclass
@@ -61,6 +64,10 @@ class _Builder(StepList):
     """Steps in rollout order, the open response and what the rollout said so far."""
 
     calls: dict[str, tuple[int, datetime | None]] = field(default_factory=dict)
+    answered: dict[str, tuple[int, str, int | None]] = field(default_factory=dict)
+    """Each answered call's id → its step's position, its output text and exit code."""
+    failed_items: set[str] = field(default_factory=set)
+    """Ids of the items the CLI marked failed (`item_completed`) before their output came."""
     turn: int | None = None
     turn_start: datetime | None = None
     last_time: datetime | None = None
@@ -162,10 +169,12 @@ def _on_output(builder: _Builder, item: dict[str, Any], when: datetime | None) -
     if found is None:
         return
     index, started = found
+    call_id = str(item.get("call_id"))
     output = parse_json_string(item.get("output"))
     text = output.get("output") if isinstance(output, dict) else output
     code = _exit_code(output, str(text))
-    failed = code is not None and code != 0
+    builder.answered[call_id] = (index, str(text), code)
+    failed = (code is not None and code != 0) or call_id in builder.failed_items
     step = builder.steps[index]
     builder.update(
         index,
@@ -188,8 +197,28 @@ def _exit_code(output: Any, text: str) -> int | None:
 
 
 def _error_text(text: str, code: int | None) -> str:
-    body = text.split("Output:", 1)[-1]
-    return f"exit code {code}: {' '.join(body.split())}"[:_MAX_ERROR]
+    body = " ".join(text.split("Output:", 1)[-1].split())
+    return (body if code is None or code == 0 else f"exit code {code}: {body}")[:_MAX_ERROR]
+
+
+def _on_item_completed(builder: _Builder, payload: dict[str, Any]) -> None:
+    """The CLI's own verdict on an item: a call it marks `failed` or `declined` failed.
+
+    Some failures carry no exit code (`apply_patch verification failed: ...`); this record may
+    come before or after the call's output.
+    """
+    item = payload.get("item")
+    if not isinstance(item, dict) or item.get("status") not in _FAILED_ITEMS:
+        return
+    call_id = str(item.get("id"))
+    answered = builder.answered.get(call_id)
+    if answered is None:
+        builder.failed_items.add(call_id)
+        return
+    index, words, code = answered
+    if builder.steps[index].status is not StepStatus.ERROR:
+        message = _error_text(words, code) or str(item["status"])
+        builder.update(index, status=StepStatus.ERROR, error_message=message)
 
 
 def _on_token_count(builder: _Builder, payload: dict[str, Any]) -> None:
@@ -226,6 +255,8 @@ def _on_event(builder: _Builder, payload: dict[str, Any], when: datetime | None)
     kind = payload.get("type")
     if kind == "token_count":
         _on_token_count(builder, payload)
+    elif kind == "item_completed":
+        _on_item_completed(builder, payload)
     elif kind in ("error", "stream_error"):
         message = str(payload.get("message") or kind)
         builder.add(

@@ -202,14 +202,32 @@ def _tokens(run: Run) -> TokenUsage | None:
 
 
 def _error(value: Any) -> tuple[str, str] | None:
-    """(one-line message, full text) of a run's `error`; the last traceback line is the message."""
+    """(one-line message, full text) of a run's `error`.
+
+    LangChain writes `repr(exception)` and then the traceback; the message is the traceback's
+    exception, every line of it (a pydantic `ValidationError` spans several), else the repr.
+    """
     if not value:
         return None
     text = str(value)
     head, _, trace = text.partition(_TRACEBACK)
-    lines = [line.strip() for line in trace.splitlines() if line.strip()]
-    message = lines[-1] if lines else (head.strip().splitlines() or [text])[0]
+    message = _raised(trace.splitlines()) or " ".join(head.split()) or text
     return message, text
+
+
+def _raised(lines: list[str]) -> str:
+    """The exception a traceback ends with, on one line: from its `Type: message` line on.
+
+    That line is the first unindented one after the last frame (`  File ...` and its source
+    lines); a traceback of another layout gives its last line.
+    """
+    frames = [i for i, line in enumerate(lines) if line.startswith("  File ")]
+    after = lines[frames[-1] + 1 :] if frames else []
+    start = next((i for i, line in enumerate(after) if line[:1].strip()), None)
+    if start is not None:
+        return " ".join(" ".join(after[start:]).split())
+    rest = [line.strip() for line in lines if line.strip()]
+    return rest[-1] if rest else ""
 
 
 # ---------------------------------------------------------------- steps and the trace
