@@ -28,40 +28,50 @@ LoadedRun = tuple[str, str | None, AgentTrace]
 """(run id, trace id picked from the file or None, the trace)."""
 
 
-def load_runs(ref: RunRef, root: str) -> list[LoadedRun]:
-    """Every run `ref` stands for; an `AgentDiffError` names the file (or URL)."""
+def load_runs(ref: RunRef, root: str, limits: Limits | None = None) -> list[LoadedRun]:
+    """Every run `ref` stands for; an `AgentDiffError` names the file (or URL).
+
+    `limits` bounds each input (default: `Limits.resolve()`, this process's environment; a
+    suite's tasks pass the limits the client resolved, so a worker's own environment never
+    changes a verdict).
+    """
+    limits = limits or Limits.resolve()
     location = join_source(root, ref.source)
     try:
-        with local_copy(location) as path:
+        with local_copy(location, limits) as path:
             try:
-                trace = load_trace(path, ref.adapter, trace_id=ref.trace_id)
+                trace = load_trace(path, ref.adapter, trace_id=ref.trace_id, limits=limits)
             except MultipleTracesError:
-                return _each_trace(ref, read_document(path))
+                return _each_trace(ref, read_document(path, limits), limits)
             return [(ref.run_id, ref.trace_id, trace)]
     except AgentDiffError as exc:
         exc.source = None
         raise exc.with_source(location) from exc.__cause__
 
 
-def _each_trace(ref: RunRef, document: Any) -> list[LoadedRun]:
+def _each_trace(ref: RunRef, document: Any, limits: Limits) -> list[LoadedRun]:
     """One run per trace of a file that holds several (`load_trace` would not pick one)."""
     adapter = get_adapter(ref.adapter) if ref.adapter else detect_adapter(document)
     if adapter is None:  # pragma: no cover - load_trace detected one just now
         msg = "no adapter recognizes this file"
         raise AgentDiffError(msg)
     return [
-        (f"{ref.run_id}#{tid}", tid, parse_trace_data(document, adapter.name, trace_id=tid))
+        (
+            f"{ref.run_id}#{tid}",
+            tid,
+            parse_trace_data(document, adapter.name, trace_id=tid, limits=limits),
+        )
         for tid in adapter.trace_ids(document)
     ]
 
 
 @contextmanager
-def local_copy(location: str) -> Iterator[Path]:
-    """`location` as a local path: itself, or a temporary copy of a URL's bytes."""
+def local_copy(location: str, limits: Limits | None = None) -> Iterator[Path]:
+    """`location` as a local path: itself, or a temporary copy of a URL's bytes (`open_url`)."""
     if not is_url(location):
         yield Path(location)
         return
-    data = open_url(location)
+    data = open_url(location, limits)
     name = location.rstrip("/").rsplit("/", 1)[-1] or "trace.json"
     with tempfile.TemporaryDirectory(prefix="agentdiff-") as folder:
         path = Path(folder) / name
@@ -69,14 +79,14 @@ def local_copy(location: str) -> Iterator[Path]:
         yield path
 
 
-def open_url(location: str) -> bytes:
+def open_url(location: str, limits: Limits | None = None) -> bytes:
     """The bytes at an fsspec URL; a clear error when fsspec is missing or the read fails.
 
-    At most the input limit is read (`Limits.resolve()`): a larger object is an error, never
-    held whole in memory.
+    At most the input limit is read (`limits`, default `Limits.resolve()`): a larger object is
+    an error, never held whole in memory.
     """
     fsspec = fsspec_module()
-    limits = Limits.resolve()
+    limits = limits or Limits.resolve()
     try:
         with fsspec.open(location, "rb") as handle:
             data: bytes = handle.read(limits.max_input_size + 1)

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 from agentdiff.diff import compare
 from agentdiff.errors import AgentDiffError
+from agentdiff.limits import Limits
 from agentdiff.models.trace import AgentTrace
 from agentdiff.redact import DEFAULT_REDACTOR, Redactor
 from agentdiff.render.options import RenderOptions
@@ -57,8 +58,8 @@ def deciding_pages(
             continue
         pair = row.pairs[row.deciding]
         try:
-            base = _trace(job.baseline, pair.baseline, context.baseline_root)
-            cand = _trace(job.candidate, pair.candidate, context.candidate_root)
+            base = _trace(job.baseline, pair.baseline, context.baseline_root, context.limits)
+            cand = _trace(job.candidate, pair.candidate, context.candidate_root, context.limits)
         except AgentDiffError:
             continue
         diff = compare(base, cand, options=job_options(job, context.options))
@@ -79,10 +80,10 @@ def page_files(scenarios: list[str], redactor: Redactor = DEFAULT_REDACTOR) -> d
     }
 
 
-def _trace(refs: tuple[RunRef, ...], where: RunLocation, root: str) -> AgentTrace:
+def _trace(refs: tuple[RunRef, ...], where: RunLocation, root: str, limits: Limits) -> AgentTrace:
     for ref in refs:
         if ref.source == where.source:
-            for run_id, _, trace in load_runs(ref, root):
+            for run_id, _, trace in load_runs(ref, root, limits):
                 if run_id == where.run:
                     return trace
     raise AgentDiffError("the run is no longer there", source=where.source)

@@ -19,6 +19,7 @@ import orjson
 
 from agentdiff.config import COMPARE_SETTINGS, SETTINGS
 from agentdiff.gcpause import no_gc_pauses
+from agentdiff.limits import Limits
 from agentdiff.redact import Redactor
 from agentdiff.scenario.judge import judge
 from agentdiff.scenario.report import ScenarioReport
@@ -77,6 +78,7 @@ def _run_suite(
         stats=options.stats,
         fail_fast=options.fail_fast,
         decisive_p=options.stats.fdr / max(1, len(jobs)),
+        limits=Limits.resolve(),  # here, in the client: never a worker's own environment
     )
     batches = make_batches(jobs, context, backend.workers, options.batch_seconds)
     planned = time.perf_counter()

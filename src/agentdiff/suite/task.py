@@ -23,6 +23,7 @@ from agentdiff.diff.totals import memoized_totals, trace_totals
 from agentdiff.errors import AgentDiffError
 from agentdiff.gate import GateThresholds
 from agentdiff.gcpause import no_gc_pauses
+from agentdiff.limits import Limits
 from agentdiff.models.report import DiffReport, Op, Summary
 from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.analyze import analyze_profiles
@@ -98,6 +99,10 @@ class TaskContext:
     decisive_p: float = 0.0
     """With `fail_fast`: the largest p at which an N-vs-M scenario's regression stops the suite
     (`fails_fast`)."""
+    limits: Limits = field(default_factory=Limits.resolve)
+    """The input limits, resolved once where the context is made (the client, from its
+    environment): a worker never reads its own `AGENTDIFF_MAX_*`, so the verdict is the same
+    wherever a batch runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,8 +235,8 @@ def _scenario(
 ) -> tuple[ScenarioRow, list[DiffReport]]:
     errors: list[RunError] = []
     strict = ctx.options.strict_tool_signatures
-    base = _load_side(job.baseline, "baseline", ctx.baseline_root, errors)
-    cand = _load_side(job.candidate, "candidate", ctx.candidate_root, errors)
+    base = _load_side(job.baseline, "baseline", ctx.baseline_root, ctx.limits, errors)
+    cand = _load_side(job.candidate, "candidate", ctx.candidate_root, ctx.limits, errors)
     options = job_options(job, ctx.options)
     pairs: list[PairSummary] = []
     reports: list[DiffReport] = []
@@ -362,12 +367,12 @@ def _nearest(run: _Run, base: list[_Run], known: _Distances) -> int:
 
 
 def _load_side(
-    refs: tuple[RunRef, ...], side: Side, root: str, errors: list[RunError]
+    refs: tuple[RunRef, ...], side: Side, root: str, limits: Limits, errors: list[RunError]
 ) -> list[_Run]:
     runs = []
     for ref in refs:
         try:
-            loaded = load_runs(ref, root)
+            loaded = load_runs(ref, root, limits)
         except AgentDiffError as exc:
             # the loader names the file by its full path: the row names it as the suite does
             # (relative to the root), so suite.json reads the same wherever the roots are
