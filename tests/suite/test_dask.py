@@ -175,3 +175,18 @@ def test_a_scheduler_that_is_no_address_exits_2(fixture_suite):
     result = CliRunner().invoke(app, ["suite", str(base), str(cand), "--scheduler", "notaurl"])
     assert result.exit_code == 2, result.output
     assert "cannot reach the Dask scheduler at notaurl" in result.output
+
+
+def test_a_local_cluster_starts_no_more_workers_than_batches(monkeypatch):
+    from agentdiff.suite import cluster as cluster_module
+
+    sizes: list[int] = []
+
+    def counted(workers: int):
+        made = local_cluster(workers)
+        sizes.append(len(made.workers))
+        return made
+
+    monkeypatch.setattr(cluster_module, "local_cluster", counted)
+    assert sorted(DaskBackend(workers=8).map(abs, [-1, 2])) == [1, 2]
+    assert sizes == [2]  # as the process pool: `-j 8` over 2 batches starts 2

@@ -13,7 +13,7 @@ import gc
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sized
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from itertools import islice
 from multiprocessing.process import BaseProcess
@@ -21,7 +21,7 @@ from typing import Protocol, TypeVar
 
 from agentdiff.errors import ConfigError
 
-__all__ = ["Backend", "InProcess", "ProcessPool", "cpu_count"]
+__all__ = ["Backend", "InProcess", "ProcessPool", "cpu_count", "workers_needed"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -44,6 +44,14 @@ def cpu_count() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def workers_needed(workers: int, first: Sized) -> int:
+    """How many of `workers` to start for the `first` batches: no more than they need.
+
+    `-j 400` over 3 batches starts 3 (every backend that starts its own workers asks this).
+    """
+    return max(1, min(workers, len(first)))
 
 
 class InProcess:
@@ -85,7 +93,7 @@ class ProcessPool:
         context = multiprocessing.get_context(method)
         todo = iter(batches)
         first = list(islice(todo, 2 * self.workers))
-        workers = max(1, min(self.workers, len(first)))
+        workers = workers_needed(self.workers, first)
         before = set(multiprocessing.active_children())
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=gc.freeze)
         pending: set[Future[R]] = set()

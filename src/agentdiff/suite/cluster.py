@@ -1,7 +1,8 @@
 """`DaskBackend`: the suite's tasks on a Dask cluster (`pip install 'agentdiff[dask]'`).
 
 `DaskBackend()` starts a `LocalCluster` of worker processes with one thread each (`workers`
-of them, default: the CPUs this process may use) and closes it when the map is done;
+of them, default: the CPUs this process may use, and no more than there are batches, as the
+process pool) and closes it when the map is done;
 `DaskBackend("tcp://host:8786")` attaches to a running scheduler and leaves it running;
 `DaskBackend(client)` uses a `distributed.Client` you already have. Tasks are the same pure
 function the other backends run, submitted with `client.map(..., pure=False)` and collected
@@ -16,7 +17,7 @@ from contextlib import ExitStack
 from typing import Any, TypeVar
 
 from agentdiff.errors import ConfigError
-from agentdiff.suite.backends import cpu_count
+from agentdiff.suite.backends import cpu_count, workers_needed
 
 __all__ = ["DaskBackend", "local_cluster"]
 
@@ -62,16 +63,18 @@ class DaskBackend:
     def map(self, task: Callable[[T], R], batches: Iterable[T]) -> Iterator[R]:
         """Results as each batch finishes on the cluster."""
         distributed = _distributed()
+        listed = list(batches)
         with ExitStack() as stack:
-            client = self._client(distributed, stack)
-            futures = client.map(task, list(batches), pure=False)
+            client = self._client(distributed, stack, workers_needed(self.workers, listed))
+            futures = client.map(task, listed, pure=False)
             try:
                 for future in distributed.as_completed(futures):
                     yield future.result()
             finally:
                 client.cancel(futures)
 
-    def _client(self, distributed: Any, stack: ExitStack) -> Any:
+    def _client(self, distributed: Any, stack: ExitStack, workers: int) -> Any:
+        """The client to submit to; a `LocalCluster` of `workers` when no scheduler is given."""
         if isinstance(self._scheduler, distributed.Client):
             return self._scheduler
         if isinstance(self._scheduler, str):
@@ -80,5 +83,5 @@ class DaskBackend:
             except (OSError, ValueError) as exc:  # ValueError: not an address at all
                 msg = f"cannot reach the Dask scheduler at {self._scheduler}: {exc}"
                 raise ConfigError(msg, hint="is `dask scheduler` running there?") from None
-        cluster = stack.enter_context(local_cluster(self.workers))
+        cluster = stack.enter_context(local_cluster(workers))
         return stack.enter_context(distributed.Client(cluster))
