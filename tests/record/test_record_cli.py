@@ -62,7 +62,10 @@ def run(task):
 
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(tmp_path), "COLUMNS": "120"}
+    # the agent's folder first, then the path this test run imports agentdiff from (if set)
+    given = filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))
+    path = os.pathsep.join([str(tmp_path), *map(os.path.abspath, given)])
+    env = {**os.environ, "PYTHONPATH": path, "COLUMNS": "120"}
     return subprocess.run(
         [sys.executable, "-m", "agentdiff", "record", *args],
         cwd=tmp_path,
@@ -176,3 +179,63 @@ def test_a_file_path_target(tmp_path, monkeypatch):
     )
     assert result.exit_code == 0, result.output
     assert load_trace(tmp_path / "runs" / "1.json").final_output == {"value": "sunny in Lima"}
+
+
+SECRET = "sk-proj-AAAABBBBCCCCDDDDEEEEFFFFGGGGHHHH1234"  # noqa: S105 - a fake key to redact
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("import sys\nsys.exit(3)\n", "importing exits_agent raised SystemExit: 3"),
+        ("import sys\nsys.exit()\n", "importing exits_agent raised SystemExit"),
+        (
+            f"import sys\nsys.exit('\\x1b[31mRED {SECRET} \\u202e')\n",
+            "importing exits_agent raised SystemExit: \\x1b[31mRED",
+        ),
+        (
+            "class Stop(BaseException):\n    pass\nraise Stop('stop')\n",
+            "importing exits_agent raised Stop: stop",
+        ),
+    ],
+)
+def test_a_module_that_exits_on_import_is_a_one_line_exit_2(tmp_path, source, message):
+    (tmp_path / "exits_agent.py").write_text(source)
+    done = cli(tmp_path, "exits_agent:run", "--no-otel")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(f"error: {message}"), done.stderr
+    assert len(done.stderr.splitlines()) == 1
+    assert "\x1b" not in done.stderr and "\u202e" not in done.stderr
+    assert "AAAABBBB" not in done.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+BASE_EXCEPTIONS = f"""
+import asyncio
+
+class Stop(BaseException):
+    pass
+
+async def cancelled():
+    raise asyncio.CancelledError()
+
+def stops():
+    raise Stop("\\x1b[31m{SECRET}")
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "error"),
+    [("cancelled", "CancelledError"), ("stops", "Stop: \\x1b[31msk-")],
+)
+def test_a_base_exception_from_the_agent_is_an_errored_run(tmp_path, target, error):
+    (tmp_path / "base_agent.py").write_text(BASE_EXCEPTIONS)
+    done = cli(tmp_path, f"base_agent:{target}", "--no-otel", "-n", "2")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "\x1b" not in done.stderr and "AAAABBBB" not in done.stderr
+    assert "recorded 2 runs into runs, 2 errored" in done.stderr
+    assert f"error: {error}" in done.stderr
+    for number in (1, 2):
+        trace = load_trace(tmp_path / "runs" / f"{number}.json")
+        assert trace.steps[-1].status is StepStatus.ERROR

@@ -5,7 +5,8 @@ captured by a `FileSpanExporter` (`agentdiff.otel.capture`). Run `n` is written 
 `<folder>/<n>.json`: the recorder's trace when the agent recorded steps with `agentdiff.record`,
 else the OTLP/JSON file of its spans when it is OpenTelemetry-instrumented, else the recorder's
 (empty or errored) trace. An exception from the callable, or its `sys.exit()`, is recorded as an
-errored run and the loop goes on; `async def` callables are awaited.
+errored run and the loop goes on (any `BaseException` but Ctrl-C's: an `asyncio.CancelledError`
+escaping an async agent too); `async def` callables are awaited.
 """
 
 from __future__ import annotations
@@ -78,15 +79,22 @@ def load_callable(target: str) -> Callable[..., Any]:
 
 
 def _import(name: str) -> Any:
+    """The user's module `name` (a dotted name or a `.py` path), imported.
+
+    Whatever it raises while importing (even `sys.exit(3)`, or another `BaseException`) is an
+    `AgentDiffError` naming it: exit 2 with one redacted, escaped line, never the exit code or
+    the raw message of the user's code. Ctrl-C still stops the command (130).
+    """
     if str(Path.cwd()) not in sys.path:
         sys.path.insert(0, str(Path.cwd()))
     try:
         return _import_file(name) if name.endswith(".py") else importlib.import_module(name)
     except (ImportError, FileNotFoundError) as exc:
         raise AgentDiffError(f"cannot import {name}: {exc}") from None
-    except Exception as exc:  # noqa: BLE001 - the user's module failed while importing
-        msg = f"importing {name} raised {type(exc).__name__}: {exc}"
-        raise AgentDiffError(msg) from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the user's module failed while importing
+        raise AgentDiffError(f"importing {name} raised {describe_error(exc)}") from None
 
 
 def _import_file(name: str) -> Any:
@@ -195,7 +203,9 @@ def _record_one(
         try:
             with run:
                 run.final_output = _call(fn, task_input)
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - recorded; the loop goes on
+        except KeyboardInterrupt:
+            raise  # Ctrl-C stops the command (130), keeping the runs already written
+        except BaseException as exc:  # noqa: BLE001 - recorded (CancelledError too); go on
             if run.trace is None:  # the recording itself failed (a step set to a wrong value)
                 msg = f"run {number} could not be recorded: {describe_error(exc)}"
                 raise AgentDiffError(msg) from None
