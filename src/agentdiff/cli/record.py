@@ -64,8 +64,19 @@ def record(
         bool,
         typer.Option("--otel/--no-otel", help="Capture OpenTelemetry spans when installed."),
     ] = True,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            "--replace",
+            help="Remove the numbered <n>.json runs DIR already holds (only those) first.",
+        ),
+    ] = False,
 ) -> None:
-    """Run an agent callable with recording on; write DIR/1.json ... DIR/N.json."""
+    """Run an agent callable with recording on; write DIR/1.json ... DIR/N.json.
+
+    DIR is one recording: a folder that already holds <n>.json runs is refused (exit 2), so two
+    recordings are never mixed; --replace removes those runs before the first call.
+    """
     fn = load_callable(target)
     task_input = parse_input(input_text)
     agent_name = name or str(getattr(fn, "__name__", target))
@@ -78,6 +89,7 @@ def record(
         task_input=task_input,
         otel=otel,
         inputs=[given] if given is not None else [],
+        replace=replace,
     )
     console = Console(stderr=True)
     errored = 0

@@ -15,6 +15,7 @@ import asyncio
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, ExitStack, nullcontext
@@ -158,16 +159,61 @@ def record_repeatedly(
     task_input: Any = NO_INPUT,
     otel: bool = True,
     inputs: Sequence[Path] = (),
+    replace: bool = False,
 ) -> Iterator[RecordedRun]:
     """Call `fn` `runs` times, yielding each run once its file `<folder>/<n>.json` is written.
 
     Every `<n>.json` is checked here, before the first call (`check_output_path`: never one of
     `inputs`, a directory, a FIFO or a read-only file), so a bad target costs no agent run.
+    A folder that already holds run files of an earlier recording is refused: a run folder is
+    one recording (`suite` and `compare-runs` judge every run in it). With `replace`, those
+    numbered files (only they) are removed first, so the folder holds this recording alone.
     """
     paths = [folder / f"{number}.json" for number in range(1, runs + 1)]
     for path in paths:
         check_output_path(path, inputs)
+    _clear_earlier(folder, inputs, replace=replace)
     return _recording(fn, agent_name, paths, task_input, otel, inputs)
+
+
+_RUN_FILE = re.compile(r"[1-9][0-9]*\.json")
+"""The name of a file `record` writes: `<n>.json`."""
+
+
+def _recorded_runs(folder: Path) -> list[Path]:
+    """The run files `<n>.json` in `folder` (by number; none when it is no folder)."""
+    if not folder.is_dir():
+        return []
+    found = [
+        path
+        for path in folder.iterdir()
+        if _RUN_FILE.fullmatch(path.name) and (path.is_symlink() or not path.is_dir())
+    ]
+    return sorted(found, key=lambda path: int(path.stem))
+
+
+def _clear_earlier(folder: Path, inputs: Sequence[Path], *, replace: bool) -> None:
+    """Refuse `folder`'s earlier run files, or (`replace`) remove them; see `record_repeatedly`."""
+    earlier = _recorded_runs(folder)
+    if not earlier:
+        return
+    if not replace:
+        held = f"{len(earlier)} run file{'s' if len(earlier) > 1 else ''}"
+        msg = f"already holds {held} ({earlier[0].name} … {earlier[-1].name}) of a recording"
+        hint = "--replace removes them (only the numbered <n>.json files), or choose another -o"
+        raise AgentDiffError(msg, hint=hint, source=folder)
+    for path in earlier:  # all checked before any is removed
+        check_output_path(path, inputs)
+    for path in earlier:
+        _remove(path)
+
+
+def _remove(path: Path) -> None:
+    """Remove the file (or link) `path`, or an `AgentDiffError` saying why it cannot be."""
+    try:
+        path.unlink()
+    except OSError as exc:
+        raise AgentDiffError(f"cannot remove: {exc.strerror or exc}", source=path) from None
 
 
 def _recording(
