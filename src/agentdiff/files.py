@@ -25,7 +25,14 @@ from typing import BinaryIO, TypeAlias
 
 from agentdiff.errors import OutputPathError
 
-__all__ = ["Data", "check_output_path", "make_folder", "write_atomically", "write_output_file"]
+__all__ = [
+    "Data",
+    "check_folder",
+    "check_output_path",
+    "make_folder",
+    "write_atomically",
+    "write_output_file",
+]
 
 Data: TypeAlias = str | bytes | Iterable[bytes | memoryview]
 """What a file gets: text (written as UTF-8), bytes, or bytes in parts (written in order)."""
@@ -87,8 +94,11 @@ def check_output_path(path: Path, inputs: Sequence[Path] = ()) -> os.stat_result
     return info
 
 
-def make_folder(path: Path) -> None:
-    """Create the folder `path` goes in (with its parents), or say exactly why it cannot be."""
+def check_folder(path: Path) -> None:
+    """Raise `OutputPathError` when the folder `path` goes in cannot be made (checked only).
+
+    On its way is something that is not a folder; `make_folder` checks this, then creates it.
+    """
     folder = path.parent
     if not str(folder) or folder.is_dir():
         return
@@ -96,6 +106,14 @@ def make_folder(path: Path) -> None:
     if ancestor is not None and not ancestor.is_dir():
         msg = f"cannot create the folder {folder}: {ancestor} exists and is not a folder"
         raise OutputPathError(msg, hint="choose another output path", source=path)
+
+
+def make_folder(path: Path) -> None:
+    """Create the folder `path` goes in (with its parents), or say exactly why it cannot be."""
+    folder = path.parent
+    if not str(folder) or folder.is_dir():
+        return
+    check_folder(path)
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

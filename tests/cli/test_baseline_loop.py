@@ -355,3 +355,14 @@ def test_approve_picks_one_trace_of_a_multi_trace_candidate(tmp_path):
     picked = cli("approve", str(both), "--baseline", str(baseline), "--trace-id", first)
     assert picked.exit_code == 0, picked.output
     assert load_trace(baseline).trace_id == first
+
+
+def test_init_checks_every_target_before_writing_any(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".github").write_text("mine")
+    result = cli("init", "-C", str(project))
+    assert result.exit_code == 2, result.output
+    assert ".github exists and is not a folder" in result.output
+    assert "wrote" not in result.output
+    assert sorted(p.name for p in project.iterdir()) == [".github"]

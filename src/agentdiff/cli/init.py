@@ -10,7 +10,7 @@ import typer
 
 from agentdiff.cli.errors import handle_errors
 from agentdiff.errors import AgentDiffError
-from agentdiff.files import make_folder
+from agentdiff.files import check_folder, make_folder
 from agentdiff.render.text import one_line
 from agentdiff.scaffold import Scaffold, ci_files, config_file, sh
 
@@ -59,6 +59,8 @@ def init(
     """Write agentdiff.toml and a CI job (GitHub Actions or GitLab) for the baseline loop."""
     scaffold = Scaffold(agent=agent, task_input=task_input, baseline=baseline, action=action)
     files = [config_file(directory), *ci_files(ci.value, scaffold, directory)]
+    for path, _ in files:  # every target first: a bad one leaves nothing written
+        check_folder(path)
     for path, text in files:
         if _write_new(path, text):
             typer.echo(one_line(f"wrote {path}"))
