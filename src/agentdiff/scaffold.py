@@ -2,7 +2,8 @@
 
 The config file is generated from `agentdiff.config.SETTINGS` and the models' own defaults, so it
 always lists every setting with its current default (and never drifts from the gate table). The
-CI files run `agentdiff record` for the candidate, then compare it with the approved baseline:
+CI files run `agentdiff record` for the candidate (with the task file its `--input @FILE` names,
+written as `{}` when missing), then compare it with the approved baseline:
 GitHub through the AgentDiff action (sticky PR comment, job summary), GitLab as a job whose JUnit
 report shows in the merge request.
 """
@@ -30,6 +31,7 @@ __all__ = [
     "config_file",
     "config_toml",
     "sh",
+    "task_file",
     "yaml_text",
 ]
 
@@ -98,6 +100,11 @@ class Scaffold:
         """`pip install` of AgentDiff from the action's own repository and ref."""
         repository, _, ref = self.action.partition("@")
         return f'"agentdiff @ git+https://github.com/{repository}{"@" + ref if ref else ""}"'
+
+    @property
+    def task_path(self) -> str | None:
+        """The file `--input @FILE` names (read as `record --input` reads it), if any."""
+        return self.task_input[1:] if self.task_input.startswith("@") else None
 
     @property
     def candidate(self) -> str:
@@ -205,6 +212,23 @@ def ci_files(ci: str, scaffold: Scaffold, root: Path) -> list[tuple[Path, str]]:
     main = root / ".gitlab-ci.yml"
     target = root / ".gitlab" / "agentdiff.yml" if main.exists() else main
     return [(target, _gitlab(scaffold))]
+
+
+_TASK_PLACEHOLDER = "{}\n"
+"""What `init` writes into the task file the job names when there is none: an empty JSON object
+(the agent's input; the user puts the task there)."""
+
+
+def task_file(scaffold: Scaffold, root: Path) -> list[tuple[Path, str]]:
+    """(path, text) of the task file the CI job's `--input @FILE` reads, when it is relative.
+
+    The job runs at the project root, so it needs the file there; without it the first CI run
+    fails with "file not found". An absolute path is the user's own and is left alone.
+    """
+    name = scaffold.task_path
+    if name is None or Path(name).is_absolute():
+        return []
+    return [(root / name, _TASK_PLACEHOLDER)]
 
 
 def config_file(root: Path) -> tuple[Path, str]:

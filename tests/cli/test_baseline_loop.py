@@ -366,3 +366,19 @@ def test_init_checks_every_target_before_writing_any(tmp_path):
     assert ".github exists and is not a folder" in result.output
     assert "wrote" not in result.output
     assert sorted(p.name for p in project.iterdir()) == [".github"]
+
+
+def test_the_default_ci_job_records_as_written_on_a_fresh_project(tmp_path, monkeypatch):
+    result = cli("init", "--agent", "echo_agent:run")
+    assert result.exit_code == 0, result.output
+    assert "wrote agentdiff/task.json" in result.output
+    assert "next: put your agent's input in agentdiff/task.json, agentdiff record" in result.output
+    (tmp_path / "echo_agent.py").write_text("def run(task):\n    return {'got': task}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    workflow = yaml.safe_load((tmp_path / ".github/workflows/agentdiff.yml").read_text())
+    [record] = _commands(workflow["jobs"]["agentdiff"]["steps"][2]["run"])
+    done = cli(*record[1:], "--no-otel")  # the job's command, as CI runs it at the root
+    assert done.exit_code == 0, done.output
+    assert load_trace(tmp_path / "runs/candidate/1.json").final_output == {"got": {}}
+    again = cli("init", "--agent", "echo_agent:run")
+    assert "kept agentdiff/task.json: it exists" in again.output

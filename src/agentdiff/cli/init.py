@@ -12,7 +12,7 @@ from agentdiff.cli.errors import handle_errors
 from agentdiff.errors import AgentDiffError
 from agentdiff.files import check_folder, make_folder
 from agentdiff.render.text import one_line
-from agentdiff.scaffold import Scaffold, ci_files, config_file, sh
+from agentdiff.scaffold import Scaffold, ci_files, config_file, sh, task_file
 
 __all__ = ["init"]
 
@@ -58,7 +58,8 @@ def init(
 ) -> None:
     """Write agentdiff.toml and a CI job (GitHub Actions or GitLab) for the baseline loop."""
     scaffold = Scaffold(agent=agent, task_input=task_input, baseline=baseline, action=action)
-    files = [config_file(directory), *ci_files(ci.value, scaffold, directory)]
+    task = task_file(scaffold, directory)
+    files = [config_file(directory), *task, *ci_files(ci.value, scaffold, directory)]
     for path, _ in files:  # every target first: a bad one leaves nothing written
         check_folder(path)
     for path, text in files:
@@ -69,7 +70,8 @@ def init(
     job = files[-1][0].relative_to(directory)
     if ci is CI.gitlab and job.name != ".gitlab-ci.yml":
         typer.echo(f"add to .gitlab-ci.yml:  include: {{local: {job.as_posix()}}}")
+    edit = f"put your agent's input in {sh(scaffold.task_path or '')}, " if task else ""
     typer.echo(
-        f"next: {scaffold.record}, then agentdiff approve {scaffold.candidate} "
+        f"next: {edit}{scaffold.record}, then agentdiff approve {scaffold.candidate} "
         f"--baseline {sh(baseline)} --reason 'first baseline'"
     )
