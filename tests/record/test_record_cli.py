@@ -241,18 +241,18 @@ def test_a_base_exception_from_the_agent_is_an_errored_run(tmp_path, target, err
         assert trace.steps[-1].status is StepStatus.ERROR
 
 
-def test_a_folder_of_an_earlier_recording_is_refused_unless_replaced(agent_dir):
+def test_an_earlier_recording_is_replaced_or_with_no_replace_refused(agent_dir):
     done = cli(agent_dir, "weather_agent:no_args", "-n", "3", "-o", "out", "--no-otel")
     assert done.returncode == 0, done.stderr
     (agent_dir / "out" / "notes.txt").write_text("mine")
     earlier = {p.name: p.read_bytes() for p in (agent_dir / "out").iterdir()}
     again = ("weather_agent:run", "-i", '{"city": "Oslo"}', "-n", "2", "-o", "out", "--no-otel")
-    done = cli(agent_dir, *again)
+    done = cli(agent_dir, *again, "--no-replace")
     assert done.returncode == 2, done.stderr
     assert "out: already holds 3 run files (1.json … 3.json) of a recording" in done.stderr
-    assert "--replace" in done.stderr
+    assert "--no-replace" in done.stderr
     assert {p.name: p.read_bytes() for p in (agent_dir / "out").iterdir()} == earlier
-    done = cli(agent_dir, *again, "--replace")
+    done = cli(agent_dir, *again)
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (agent_dir / "out").iterdir()) == [
         "1.json",
@@ -265,7 +265,7 @@ def test_a_folder_of_an_earlier_recording_is_refused_unless_replaced(agent_dir):
 def test_replace_never_removes_the_input(agent_dir):
     assert cli(agent_dir, "weather_agent:no_args", "-n", "3", "-o", "out").returncode == 0
     (agent_dir / "out" / "3.json").write_text('{"city": "Oslo"}')
-    done = cli(agent_dir, "weather_agent:run", "-i", "@out/3.json", "-o", "out", "--replace")
+    done = cli(agent_dir, "weather_agent:run", "-i", "@out/3.json", "-o", "out")
     assert done.returncode == 2, done.stderr
     assert "out/3.json: is an input of this command" in done.stderr
     assert sorted(p.name for p in (agent_dir / "out").iterdir()) == ["1.json", "2.json", "3.json"]

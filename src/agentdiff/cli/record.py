@@ -67,15 +67,16 @@ def record(
     replace: Annotated[
         bool,
         typer.Option(
-            "--replace",
-            help="Remove the numbered <n>.json runs DIR already holds (only those) first.",
+            "--replace/--no-replace",
+            help="Remove the numbered <n>.json runs of an earlier recording in DIR (only those) "
+            "first; --no-replace refuses such a folder.",
         ),
-    ] = False,
+    ] = True,
 ) -> None:
     """Run an agent callable with recording on; write DIR/1.json ... DIR/N.json.
 
-    DIR is one recording: a folder that already holds <n>.json runs is refused (exit 2), so two
-    recordings are never mixed; --replace removes those runs before the first call.
+    DIR is one recording: the <n>.json runs of an earlier recording there are removed before the
+    first call (only those), so two recordings are never mixed; --no-replace refuses (exit 2).
     """
     fn = load_callable(target)
     task_input = parse_input(input_text)

@@ -159,15 +159,15 @@ def record_repeatedly(
     task_input: Any = NO_INPUT,
     otel: bool = True,
     inputs: Sequence[Path] = (),
-    replace: bool = False,
+    replace: bool = True,
 ) -> Iterator[RecordedRun]:
     """Call `fn` `runs` times, yielding each run once its file `<folder>/<n>.json` is written.
 
     Every `<n>.json` is checked here, before the first call (`check_output_path`: never one of
     `inputs`, a directory, a FIFO or a read-only file), so a bad target costs no agent run.
-    A folder that already holds run files of an earlier recording is refused: a run folder is
-    one recording (`suite` and `compare-runs` judge every run in it). With `replace`, those
-    numbered files (only they) are removed first, so the folder holds this recording alone.
+    A run folder is one recording (`suite` and `compare-runs` judge every run in it): the run
+    files of an earlier recording there (the numbered files, only they) are removed first, so
+    the folder holds this recording alone; `replace=False` refuses such a folder instead.
     """
     paths = [folder / f"{number}.json" for number in range(1, runs + 1)]
     for path in paths:
@@ -200,7 +200,7 @@ def _clear_earlier(folder: Path, inputs: Sequence[Path], *, replace: bool) -> No
     if not replace:
         held = f"{len(earlier)} run file{'s' if len(earlier) > 1 else ''}"
         msg = f"already holds {held} ({earlier[0].name} … {earlier[-1].name}) of a recording"
-        hint = "--replace removes them (only the numbered <n>.json files), or choose another -o"
+        hint = "without --no-replace they are removed (only the numbered <n>.json files)"
         raise AgentDiffError(msg, hint=hint, source=folder)
     for path in earlier:  # all checked before any is removed
         check_output_path(path, inputs)
