@@ -14,7 +14,7 @@ loop               hard      allow_loops            a new or grown loop fails (`
 divergence         hard      max_divergence         > 0.5 fails; steps inserted or deleted
                                                     within budget are a soft "alternate route"
 changed_calls      soft      max_changed_calls      calls on the same route with other
-                                                    arguments or status warn, naming them
+                                                    arguments, status or model warn, naming them
                                                     (``N``: more than N fail)
 cost               hard      max_cost_increase      > 25 % fails when known on both sides
                                                     (0 → more fails too); unknown or partly
@@ -36,7 +36,7 @@ tool_repeats       hard      max_tool_repeats       off (``N``: a tool called > 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import attrgetter, is_
@@ -46,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentdiff.models.compact import shared_store
 from agentdiff.models.report import (
+    Aligned,
     CostCoverage,
     Delta,
     DiffReport,
@@ -56,7 +57,16 @@ from agentdiff.models.report import (
 )
 from agentdiff.models.trace import FAILED, MAX_COUNT
 
-__all__ = ["RULES", "GateThresholds", "Rule", "changed_calls_words", "evaluate_gate", "verdict"]
+__all__ = [
+    "CHANGE_WORDS",
+    "RULES",
+    "GateThresholds",
+    "Rule",
+    "changed_calls_words",
+    "changed_kinds",
+    "evaluate_gate",
+    "verdict",
+]
 
 
 class GateThresholds(BaseModel):
@@ -125,7 +135,35 @@ def _divergence(report: DiffReport, t: GateThresholds) -> Findings:
 
 
 _OP = attrgetter("op")
-_CHANGED = (("argument", "arguments"), ("status", "status"), ("content", "content"))
+CHANGE_WORDS = {"argument": "arguments", "status": "status", "model": "model", "content": "content"}
+"""Each kind of change (`Change.kind`) as the reports name it, in this order."""
+
+
+def changed_kinds(report: DiffReport, entries: Iterable[Aligned]) -> list[str]:
+    """The kinds of change (`CHANGE_WORDS` order) the entries made; content only when it counted.
+
+    Content listed on a row that changed its arguments or status did not make it a change
+    unless content counts (`--compare-content`); the content finding says which.
+    """
+    kinds = {c.kind for e in entries for c in e.changes}
+    if "content" in kinds and not _content_counted(report):
+        kinds.discard("content")
+    return [kind for kind in CHANGE_WORDS if kind in kinds]
+
+
+def _content_counted(report: DiffReport) -> bool:
+    """Content changes counted as behaviour: the content finding says so.
+
+    Before the findings are made (the gate reads the report first), a row changed by its
+    content alone says so: only counted content makes one.
+    """
+    for finding in report.findings:
+        if finding.kind == "content":
+            return bool(finding.counted)
+    return any(
+        e.op is Op.CHANGE and e.changes and all(c.kind == "content" for c in e.changes)
+        for e in report.alignment
+    )
 
 
 def changed_calls_words(report: DiffReport) -> str | None:
@@ -135,8 +173,7 @@ def changed_calls_words(report: DiffReport) -> str | None:
         return None
     # picked at C speed: half the cost of a comprehension over a 100,000-entry alignment
     changed = list(compress(alignment, map(is_, map(_OP, alignment), repeat(Op.CHANGE))))
-    kinds = {c.kind for e in changed for c in e.changes}
-    what = " or ".join(words for kind, words in _CHANGED if kind in kinds)
+    what = " or ".join(CHANGE_WORDS[kind] for kind in changed_kinds(report, changed))
     names = [e.candidate.name for e in changed if e.candidate is not None]
     count = len(changed)
     noun = "call" if count == 1 else "calls"
@@ -313,7 +350,7 @@ RULES: tuple[Rule, ...] = (
         "soft",
         "max_changed_calls",
         "int",
-        "Fail when more than N calls change arguments or status (default: warn).",
+        "Fail when more than N calls change arguments, status or model (default: warn).",
         _changed_calls,
         None,
         "Calls changed, not blocking.",

@@ -18,6 +18,7 @@ from tests.realdata import (
 
 from agentdiff.adapters.langfuse import LangfuseAdapter
 from agentdiff.adapters.langfuse.observations import usage_details, usage_extra
+from agentdiff.diff import compare
 from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import StepType
@@ -245,3 +246,35 @@ def test_fixtures_hold_no_machine_paths() -> None:
         text = path.read_text(encoding="utf-8")
         assert str(Path(__file__).parents[3]) not in text
         assert "/home/" not in text
+
+
+def _generations(document: Any) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    if isinstance(document, dict):
+        if document.get("type") == "GENERATION":
+            found.append(document)
+        for value in document.values():
+            found += _generations(value)
+    elif isinstance(document, list):
+        for value in document:
+            found += _generations(value)
+    return found
+
+
+def test_a_generation_that_called_another_model_is_a_change_of_model() -> None:
+    """The live run's model swapped in the file: its row says so (the step name is no model)."""
+    path = LANGFUSE.path("json", "detour", "baseline")
+    document = read_document(path)
+    swapped = copy.deepcopy(document)
+    first = _generations(swapped)[0]
+    before = first["model"]
+    first["model"] = "gpt-4o-2024-08-06"
+    report = compare(parse_trace_data(document), parse_trace_data(swapped))
+    (row,) = [e for e in report.alignment if e.changes]
+    assert row.candidate is not None
+    assert row.candidate.name == "chat-model"
+    assert [(c.kind, c.baseline, c.candidate) for c in row.changes] == [
+        ("model", before, "gpt-4o-2024-08-06")
+    ]
+    assert report.changed_calls == 1
+    assert report.divergence == 0.0

@@ -36,6 +36,55 @@ def test_status_difference_is_a_change():
     assert (change.changes[0].baseline, change.changes[0].candidate) == ("success", "error")
 
 
+def _turns(*models: str | None, prefix: str = "s"):
+    """One LLM step per model (None: no model in its metadata), all named `chat`."""
+    return trace(
+        [
+            step(i, "llm_call", "chat", prefix=prefix, metadata={} if m is None else {"model": m})
+            for i, m in enumerate(models)
+        ],
+        trace_id=prefix,
+    )
+
+
+def test_a_model_turn_that_called_another_model_is_a_change():
+    report = compare(
+        _turns("gpt-4o-mini", "gpt-4o-mini"), _turns("gpt-4o-mini", "gpt-4o", prefix="c")
+    )
+    change = next(e for e in report.alignment if e.op is Op.CHANGE)
+    assert [(c.path, c.kind, c.baseline, c.candidate) for c in change.changes] == [
+        ("model", "model", "gpt-4o-mini", "gpt-4o")
+    ]
+    assert (report.divergence, report.changed_calls) == (0.0, 1)
+    assert report.first_change == change
+    assert [w.message for w in report.gate.warnings if w.rule == "changed_calls"] == [
+        "1 call changed model: chat"
+    ]
+
+
+def test_the_same_model_or_none_named_is_no_change():
+    same = compare(_turns("gpt-4o", None), _turns("gpt-4o", None, prefix="c"))
+    assert all(e.op is Op.MATCH and not e.changes for e in same.alignment)
+    # an LLM step named after its model, metadata on one side only: the name is the model
+    named = trace([step(0, "llm_call", "gpt-4o", metadata={})])
+    told = trace([step(0, "llm_call", "gpt-4o", prefix="c", metadata={"model": "gpt-4o"})])
+    assert compare(named, told).alignment[0].op is Op.MATCH
+
+
+def test_changed_calls_words_leave_out_content_that_did_not_count():
+    base = tools(("geocode", PARIS))
+    cand = tools(("geocode", PARIS, "error"), prefix="c")
+    cand.steps[1].output_payload = {"error": "timeout"}
+    report = compare(base, cand)
+    assert [w.message for w in report.gate.warnings if w.rule == "changed_calls"] == [
+        "1 call changed status: geocode"
+    ]
+    counted = compare(base, cand, options=CompareOptions(compare_content=True))
+    assert [w.message for w in counted.gate.warnings if w.rule == "changed_calls"] == [
+        "1 call changed status or content: geocode"
+    ]
+
+
 def test_volatile_ids_and_timestamps_never_count():
     base = tools(
         (

@@ -1,6 +1,7 @@
-"""Field-level differences between two aligned steps: arguments, status and content.
+"""Field-level differences between two aligned steps: arguments, status, model and content.
 
-Tool-call arguments and status are **behaviour** (`argument`, `status`); LLM prompts and answers,
+Tool-call arguments, status and the model a model turn called are **behaviour** (`argument`,
+`status`, `model`: the change's path is `model`, see `metrics.step_model`); LLM prompts and answers,
 routing/thought payloads and tool outputs are **content** — recorded, but a `change` only with
 `compare_content=True`, since real LLM wording always differs between runs.
 """
@@ -9,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from agentdiff.diff.metrics import step_model
 from agentdiff.diff.normalize import Normalizer, volatile_tests
 from agentdiff.models.report import Change
 from agentdiff.models.trace import StepType
 
-__all__ = ["MAX_CHANGES", "Changes", "step_changes"]
+__all__ = ["MAX_CHANGES", "Changes", "same_model", "step_changes"]
 
-_Kind = Literal["argument", "status", "content"]
+_Kind = Literal["argument", "status", "model", "content"]
 
 MAX_CHANGES = 20
 """Field differences listed per step pair; further ones are only counted (`Changes.more`)."""
@@ -43,6 +45,8 @@ def step_changes(
     status = base["status"]
     if status is not cand["status"]:
         changes.append(Change.of("status", "status", status.value, cand["status"].value))
+    if base["step_type"] is not _TOOL and not same_model(base, cand):
+        changes.append(Change.of("model", "model", step_model(base), step_model(cand)))
     tool = base["step_type"] is _TOOL
     if not (tool and same_arguments):
         a, b = base["input_payload"], cand["input_payload"]
@@ -55,6 +59,17 @@ def step_changes(
 
 
 _TOOL = StepType.TOOL_CALL
+
+
+def same_model(base: dict[str, Any], cand: dict[str, Any]) -> bool:
+    """Two paired steps called the same model, or neither names one in its metadata.
+
+    Paired steps share their name, the model of an LLM step without a model in its metadata.
+    Tool calls are no model turns (`metrics.is_model_turn`): callers leave them out.
+    """
+    if not (base["metadata"] or cand["metadata"]):
+        return True
+    return step_model(base) == step_model(cand)
 
 
 def _payload(a: Any, b: Any, path: str, kind: _Kind, normalizer: Normalizer, out: Changes) -> None:

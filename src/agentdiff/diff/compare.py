@@ -6,7 +6,7 @@ from functools import cache
 from operator import attrgetter
 
 from agentdiff.diff.align import Pair, align
-from agentdiff.diff.changes import step_changes
+from agentdiff.diff.changes import same_model, step_changes
 from agentdiff.diff.findings import Noted, report_findings
 from agentdiff.diff.fold import fold_framework_steps
 from agentdiff.diff.groups import reorders
@@ -192,9 +192,9 @@ def _report(
         thresholds=applied_thresholds(options),
         findings=[],
     )
-    report.gate = evaluate_gate(report, options.gate)
-    if findings:
+    if findings:  # first: the gate's words read whether content counted from them
         report.findings = report_findings(report, noted, compare_content=options.compare_content)
+    report.gate = evaluate_gate(report, options.gate)
     return report
 
 
@@ -288,6 +288,7 @@ def _entries(
                 b_ref.status is c_ref.status
                 and b_held["output_payload"] == c_held["output_payload"]
                 and (same_call or b_held["input_payload"] == c_held["input_payload"])
+                and (call is not None or same_model(b_held, c_held))
             ):  # nothing differs (most pairs): skip the field walk
                 op = Op.REORDER if i in moved else Op.MATCH
                 out.append(entry(op, b_ref, c_ref, [], 0))

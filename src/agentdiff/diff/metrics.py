@@ -44,6 +44,7 @@ __all__ = [
     "is_model_turn",
     "model_turns",
     "own_tokens",
+    "step_model",
     "steps_tokens",
     "summarize",
 ]
@@ -319,9 +320,9 @@ def _per_model(
     for i in todo:
         step, usage = steps[i], usages[i]
         meta = step["metadata"]
-        # `_model(step)`, its common case inline (a call per model turn is most of the loop)
+        # `step_model(step)`, its common case inline (a call per model turn is most of the loop)
         if meta and not named(meta):
-            model = _model(step)
+            model = step_model(step)
         else:
             model = step["name"] if step["step_type"] is llm else None
         sums = per_model.get(model)
@@ -345,7 +346,11 @@ _KNOWN = partial(is_not, None)
 _MODEL_KEY_SET = frozenset(MODEL_KEYS)
 
 
-def _model(step: Held) -> str | None:
+def step_model(step: Held) -> str | None:
+    """The model of the step whose field dict is `step`.
+
+    Its metadata's (`MODEL_KEYS`, first found), else an LLM step's name; None for another step.
+    """
     meta = step["metadata"]
     if meta and not _MODEL_KEY_SET.isdisjoint(meta):
         for key in MODEL_KEYS:

@@ -60,7 +60,8 @@ class Op(str, Enum):
 
 ON_PATH = frozenset((Op.MATCH, Op.REORDER, Op.CHANGE))
 """Ops that keep the candidate on the baseline's route: the spec matches steps on type + name
-(`change` is the same step with other arguments or status). Only inserts and deletes leave it."""
+(`change` is the same step with other arguments, status or model). Only inserts and deletes
+leave it."""
 
 
 class _Record(BaseModel):
@@ -167,8 +168,9 @@ class Change:
     __pydantic_config__ = _FORBID
 
     path: str
-    """Dotted path, e.g. `input_payload.units`."""
-    kind: Literal["argument", "status", "content"]
+    """Dotted path, e.g. `input_payload.units`; `status`; `model` (the model a model turn
+    called: its metadata's model, else an LLM step's name)."""
+    kind: Literal["argument", "status", "model", "content"]
     baseline: Any = None
     candidate: Any = None
 
@@ -458,7 +460,8 @@ class DiffReport(BaseModel):
     lies off the shared route (steps inserted or deleted). 0 when only arguments changed."""
     content_changes: int
     changed_calls: int = 0
-    """Pairs whose behaviour differs on the same route (`change`: other arguments or status)."""
+    """Pairs whose behaviour differs on the same route (`change`: other arguments, status or
+    model)."""
     first_divergence: Aligned | None
     """The first insert or delete: where the candidate leaves the baseline's route."""
     first_change: Aligned | None = None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agentdiff.gate import CHANGE_WORDS, changed_kinds
 from agentdiff.models.report import (
     CostCoverage,
     DiffReport,
@@ -128,18 +129,12 @@ def _removed(f: Finding, _: DiffReport) -> str:
 
 
 def _changed(f: Finding, report: DiffReport) -> str:
-    """What changed in the calls; their content only when it counted (`--compare-content`).
-
-    Content listed on a row that changed its arguments or status did not make it a change
-    unless content counts; the content finding says which.
-    """
-    kinds = {c.kind for r in f.rows for c in report.alignment[r - 1].changes}
-    if not any(x.kind == "content" and x.counted for x in report.findings):
-        kinds.discard("content")
-    how = "changed arguments" if kinds == {"argument"} else "changed"
+    """What changed in the calls; their content only when it counted (`--compare-content`)."""
+    kinds = changed_kinds(report, (report.alignment[r - 1] for r in f.rows))
+    how = "changed arguments" if kinds == ["argument"] else "changed"
     if how == "changed":
-        words = {"argument": "arguments", "status": "status", "content": "counted content"}
-        how += " (" + ", ".join(words[k] for k in sorted(kinds) if k in words) + ")"
+        words = {**CHANGE_WORDS, "content": "counted content"}
+        how += " (" + ", ".join(words[k] for k in kinds) + ")"
     return f"{plural(f.count, 'call')} {how} at {_rows(f.rows)} ({text(f.tool or '', 80)})"
 
 
