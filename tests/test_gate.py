@@ -6,6 +6,7 @@ import pytest
 
 from agentdiff import CompareOptions, compare
 from agentdiff.config import SETTINGS
+from agentdiff.figures import fixed
 from agentdiff.gate import RULES, GateThresholds, evaluate_gate, verdict
 from agentdiff.models.report import (
     Delta,
@@ -105,6 +106,39 @@ def test_cost_and_tokens_fail_above_25_percent(field):
     failed = _gate(**{field: (100, 126)})
     assert not failed.passed
     assert "up 26.0%" in failed.violations[0].message
+
+
+def test_a_value_just_past_its_limit_never_reads_as_the_limit():
+    divergence = _gate(GateThresholds(max_divergence=0), divergence=1 / 1320)
+    assert [v.message for v in divergence.violations] == [
+        "trajectory divergence 0.001 exceeds 0.00"
+    ]
+    tokens = _gate(total_tokens=(2609, 2609 + 653))
+    assert [v.message for v in tokens.violations] == ["tokens up 25.03% (limit 25%)"]
+    latency = _gate(latency_ms=(1000, 1500.4))
+    assert [w.message for w in latency.warnings] == ["latency up 50.04% (limit 50%)"]
+    alternate = _gate(divergence=0.001)
+    assert [w.message for w in alternate.warnings] == [
+        "alternate route: divergence 0.001 within budget"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "digits", "limit", "written"),
+    [
+        (0.0, 2, None, "0.00"),
+        (0.5, 2, 0.5, "0.50"),
+        (0.51, 2, 0.5, "0.51"),
+        (0.00076, 2, None, "0.001"),
+        (0.00004, 2, None, "0.00004"),
+        (0.00076, 2, 0.0, "0.001"),
+        (25.03, 1, 25, "25.03"),
+        (25.0004, 1, 25, "25.0004"),
+        (0.5 + 1e-12, 2, 0.5, repr(0.5 + 1e-12)),
+    ],
+)
+def test_fixed_adds_digits_only_where_fewer_mislead(value, digits, limit, written):
+    assert fixed(value, digits, limit) == written
 
 
 @pytest.mark.parametrize(

@@ -44,6 +44,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agentdiff.figures import fixed
 from agentdiff.models.compact import shared_store
 from agentdiff.models.report import (
     Aligned,
@@ -130,8 +131,9 @@ def _divergence(report: DiffReport, t: GateThresholds) -> Findings:
     if divergence <= 0:
         return [], []
     if limit is not None and divergence > limit:
-        return [f"trajectory divergence {divergence:.2f} exceeds {limit:.2f}"], []
-    return [], [f"alternate route: divergence {divergence:.2f} within budget"]
+        shown = fixed(divergence, 2, limit)
+        return [f"trajectory divergence {shown} exceeds {fixed(limit, 2)}"], []
+    return [], [f"alternate route: divergence {fixed(divergence, 2)} within budget"]
 
 
 _OP = attrgetter("op")
@@ -206,7 +208,7 @@ def _percent(what: str, delta: Delta, limit: float | None) -> Findings:
     if delta.baseline is None or delta.candidate is None:
         return [], [f"{what} unknown on {_unknown_sides(delta)}; {what} gate not checked"]
     if delta.pct is not None and delta.pct > limit:
-        return [f"{what} up {delta.pct:.1f}% (limit {limit:g}%)"], []
+        return [f"{what} up {fixed(delta.pct, 1, limit)}% (limit {limit:g}%)"], []
     if delta.baseline == 0 and delta.candidate > 0:
         return [f"{what} up from 0 to {delta.candidate:g} (limit {limit:g}%)"], []
     return [], []
@@ -259,7 +261,7 @@ def _tokens(report: DiffReport, t: GateThresholds) -> Findings:
 def _latency(report: DiffReport, t: GateThresholds) -> Findings:
     limit, delta = t.max_latency_increase, report.deltas.latency_ms
     if limit is not None and delta.pct is not None and delta.pct > limit:
-        return [], [f"latency up {delta.pct:.1f}% (limit {limit:g}%)"]
+        return [], [f"latency up {fixed(delta.pct, 1, limit)}% (limit {limit:g}%)"]
     return [], []
 
 

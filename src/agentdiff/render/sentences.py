@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agentdiff.figures import fixed
 from agentdiff.gate import CHANGE_WORDS, changed_kinds
 from agentdiff.models.report import (
     CostCoverage,
@@ -194,7 +195,7 @@ def findings(report: DiffReport) -> list[str]:
     """Under the verdict: divergence, each finding with its evidence, then tokens/cost/latency."""
     found = [finding_line(f, report) for f in report.findings]
     first = [i for i, f in enumerate(report.findings) if f.kind == "first_divergence"]
-    head = f"divergence {report.divergence:.2f}"
+    head = f"divergence {fixed(report.divergence, 2)}"
     same = ", same route" if report.first_change else ", same path"
     lines = [f"{head}; {found.pop(first[0])}" if first else head + same]
     lines += found[:FINDINGS_SHOWN]

@@ -103,7 +103,7 @@ def _sides(view: ReportView) -> Text:
     for side in view.sides:
         text.append_text(_side(side))
         text.append("\n")
-    text.append(f"divergence {view.divergence:.3f}  {view.first_divergence}")
+    text.append(f"divergence {view.divergence}  {view.first_divergence}")
     return text
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agentdiff.figures import fixed
 from agentdiff.models.report import Aligned, DiffReport, Op, StepRef, Summary
 from agentdiff.models.trace import StepStatus, TraceStep
 from agentdiff.render.measures import DELTA_ROWS, count, format_delta, ms, pair, partly, plural
@@ -193,7 +194,8 @@ class ReportView:
     thresholds: list[str]
     findings: list[str]
     sides: list[SideView]
-    divergence: float
+    divergence: str
+    """Written with 3 decimals, more when they would read as 0 (`figures.fixed`)."""
     first_divergence: str
     rows: list[RowView]
     total_rows: int
@@ -444,7 +446,7 @@ def _view(
         thresholds=threshold_lines(report),
         findings=findings(report),
         sides=sides,
-        divergence=report.divergence,
+        divergence=fixed(report.divergence, 3),
         first_divergence=first_divergence_line(report),
         rows=[builder.row(r, details=detail) for r in shown],
         total_rows=len(report.alignment),
