@@ -64,10 +64,25 @@ def as_trace(source: TraceSource) -> AgentTrace:
 
 def canonical_json(trace: AgentTrace, *, redact: bool = False) -> str:
     """The canonical AgentTrace JSON text (what `agentdiff convert` prints), redacted if asked."""
+    return _dumped(trace, redact=redact, one_line=False).decode()
+
+
+def _dumped(trace: AgentTrace, *, redact: bool, one_line: bool) -> bytes:
     data = trace.model_dump(mode="json")
     if redact:
         data = DEFAULT_REDACTOR.value(data)
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return orjson.dumps(data, option=0 if one_line else orjson.OPT_INDENT_2) + b"\n"
+
+
+def trace_file_bytes(name: str, trace: AgentTrace, *, gzipped: bool, redact: bool = False) -> bytes:
+    """`trace` as a file named `name` holds it, so the loader reads it back.
+
+    A JSON Lines name (`.jsonl`/`.ndjson`, also before `.gz`) gets one JSON line, any other the
+    indented JSON; `gzipped` compresses it.
+    """
+    lines = name.removesuffix(".gz").endswith(_JSON_LINES_SUFFIXES)
+    data = _dumped(trace, redact=redact, one_line=lines)
+    return gzip.compress(data, mtime=0) if gzipped else data
 
 
 def _is_gzip(path: Path) -> bool:
@@ -80,11 +95,7 @@ def _is_gzip(path: Path) -> bool:
 
 def baseline_bytes(path: Path, trace: AgentTrace) -> bytes:
     """`trace` encoded in the format family of the baseline at `path` (see the module doc)."""
-    if path.name.removesuffix(".gz").endswith(_JSON_LINES_SUFFIXES):
-        data = orjson.dumps(trace.model_dump(mode="json")) + b"\n"
-    else:
-        data = canonical_json(trace).encode()
-    return gzip.compress(data, mtime=0) if _is_gzip(path) else data
+    return trace_file_bytes(path.name, trace, gzipped=_is_gzip(path))
 
 
 def write_baseline(path: Path, trace: AgentTrace, inputs: Sequence[Path] = ()) -> None:

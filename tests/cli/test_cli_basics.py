@@ -1,3 +1,4 @@
+import gzip
 import json
 import re
 import subprocess
@@ -74,6 +75,27 @@ def test_convert_sets_source_format_and_prints_json(spec_example):
     data = orjson.loads(result.stdout)
     assert data["metadata"]["source_format"] == "generic"
     assert [s["step_id"] for s in data["steps"]] == ["step-1", "step-2"]
+
+
+@pytest.mark.parametrize(
+    "name", ["out.json", "out.jsonl", "out.ndjson", "out.json.gz", "out.jsonl.gz"]
+)
+def test_convert_writes_a_file_every_command_reads_back(tmp_path, name):
+    """A real SDK run converted to each name: read back, it compares identical to the original."""
+    real = __import__("pathlib").Path(__file__).parents[1] / "fixtures" / "real"
+    source = real / "openai_agents" / "detour" / "baseline.json"
+    out = tmp_path / name
+    assert runner.invoke(app, ["convert", str(source), "-o", str(out)]).exit_code == 0
+    raw = out.read_bytes()
+    assert (raw[:2] == b"\x1f\x8b") is name.endswith(".gz")
+    text = (gzip.decompress(raw) if name.endswith(".gz") else raw).decode()
+    if ".jsonl" in name or ".ndjson" in name:
+        assert text.count("\n") == 1
+    done = runner.invoke(app, ["compare", str(source), str(out), "--format", "json"])
+    assert done.exit_code == 0, done.output
+    report = orjson.loads(done.stdout)
+    assert report["divergence"] == 0.0
+    assert {row["op"] for row in report["alignment"]} == {"match"}
 
 
 def test_inspect_terminal_shows_tree_and_totals(spec_example):

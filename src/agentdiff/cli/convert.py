@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from agentdiff.baselines import canonical_json
+from agentdiff.baselines import canonical_json, trace_file_bytes
 from agentdiff.cli.errors import handle_errors
 from agentdiff.cli.options import (
     AdapterOpt,
@@ -35,7 +35,11 @@ def convert(
         bool, typer.Option("--redact", help="Redact secrets (the data is kept as is by default).")
     ] = False,
 ) -> None:
-    """Print the canonical AgentTrace JSON of FILE (metadata.source_format names the adapter)."""
+    """Print the canonical AgentTrace JSON of FILE (metadata.source_format names the adapter).
+
+    With -o, the file is written as its name says: one JSON line for .jsonl/.ndjson, gzip for
+    .gz, so every command reads it back.
+    """
     from agentdiff.cli.output import to_stdout, write_output  # noqa: PLC0415 - fast --help
     from agentdiff.files import check_output_path  # noqa: PLC0415
 
@@ -45,4 +49,9 @@ def convert(
         check_output_path(output, inputs)
     limits = Limits.resolve(max_input_size, max_steps)
     trace = load_trace(file, adapter, trace_id=trace_id, limits=limits)
-    write_output(canonical_json(trace, redact=redact), output, inputs)
+    if output is None or to_stdout(output):
+        write_output(canonical_json(trace, redact=redact), output, inputs)
+        return
+    name = output.name
+    data = trace_file_bytes(name, trace, gzipped=name.endswith(".gz"), redact=redact)
+    write_output(data, output, inputs)
