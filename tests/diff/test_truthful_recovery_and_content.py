@@ -39,7 +39,7 @@ def test_an_error_on_the_path_then_a_detour_counts_the_detour():
     assert report.alignment[rows["c1"] - 1].op.value == "change"  # on the path
     off_path = [e for e in report.alignment[rows["c1"] :] if e.op.value == "insert"]
     assert (first.recovered, first.steps_to_recover) == (True, len(off_path)) == (True, 4)
-    assert "(row 2): retried → still failing; back on the baseline path after 4 steps" in (
+    assert "(row 2): retried → still failing; back on the baseline path after 4 steps off it" in (
         _sentences(report)
     )
 
@@ -94,3 +94,22 @@ def test_a_status_change_does_not_credit_an_option_that_was_off():
     assert "--compare-content)" not in said
     assert "1 call changed (status) at row 1 (fetch)" in said
     assert "content changed in 1 step (LLM text or tool output, row 1) — not counted" in said
+
+
+def test_an_inserted_error_whose_next_step_is_on_the_path_was_one_step_off_it():
+    """[fetch ok] vs [fetch error, fetch ok] (a flat trace): the failed call alone was off the
+    path (the next step pairs with the baseline's fetch) — "after 1 step" read as a step after
+    it."""
+    base = trace([step(0, "tool_call", "fetch")])
+    cand = trace(
+        [
+            step(0, "tool_call", "fetch", prefix="c", status="error", error_message="boom"),
+            step(1, "tool_call", "fetch", prefix="c"),
+        ],
+        trace_id="c",
+    )
+    report = compare(base, cand)
+    (rec,) = report.recovery
+    assert (rec.outcome, rec.steps_to_recover) == ("retried_succeeded", 1)
+    assert [e.op.value for e in report.alignment] == ["insert", "match"]
+    assert "back on the baseline path after 1 step off it" in _sentences(report)

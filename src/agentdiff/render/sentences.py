@@ -82,12 +82,16 @@ def _carry(effect: Effect | None, what: str) -> str:
 
 
 def _way_back(steps: int | None, ended: bool) -> str:
-    """Where the run went after an error (`ended`: the error was the candidate's last step)."""
+    """Where the run went after an error (`ended`: the error was the candidate's last step).
+
+    `steps` counts the steps off the baseline path from the error on (the error itself too,
+    when it is off it), so the words say "off it": one step off it is the error alone.
+    """
     if steps is None:
         return "the run ended there" if ended else "never back on the baseline path"
     if steps == 0:
         return "stayed on the baseline path"
-    return f"back on the baseline path after {plural(steps, 'step')}"
+    return f"back on the baseline path after {plural(steps, 'step')} off it"
 
 
 def _ended_at(report: DiffReport, rows: list[int]) -> bool:
