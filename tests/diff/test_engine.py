@@ -69,6 +69,10 @@ def test_the_same_model_or_none_named_is_no_change():
     named = trace([step(0, "llm_call", "gpt-4o", metadata={})])
     told = trace([step(0, "llm_call", "gpt-4o", prefix="c", metadata={"model": "gpt-4o"})])
     assert compare(named, told).alignment[0].op is Op.MATCH
+    # one side alone names a model in its metadata, another than the step's name: a change
+    other = trace([step(0, "llm_call", "gpt-4o", prefix="c", metadata={"model": "gpt-4o-mini"})])
+    for report in (compare(named, other), compare(other, named)):
+        assert [c.kind for c in report.alignment[0].changes] == ["model"]
 
 
 def test_changed_calls_words_leave_out_content_that_did_not_count():

@@ -35,17 +35,20 @@ def step_changes(
     normalizer: Normalizer,
     *,
     same_arguments: bool = False,
+    models: bool = True,
 ) -> Changes:
     """Every recorded difference between two steps (same signature), capped.
 
     `base` and `cand` are the steps' field dicts (`models.report.step_fields`).
-    `same_arguments=True` says the caller already knows the normalized tool arguments are equal.
+    `same_arguments=True` says the caller already knows the normalized tool arguments are equal;
+    `models=False` that no model turn of either trace names its model in its metadata (paired
+    steps then called the same model: `metrics.names_models`).
     """
     changes = Changes()
     status = base["status"]
     if status is not cand["status"]:
         changes.append(Change.of("status", "status", status.value, cand["status"].value))
-    if base["step_type"] is not _TOOL and not same_model(base, cand):
+    if models and base["step_type"] is not _TOOL and not same_model(base, cand):
         changes.append(Change.of("model", "model", step_model(base), step_model(cand)))
     tool = base["step_type"] is _TOOL
     if not (tool and same_arguments):

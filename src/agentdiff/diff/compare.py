@@ -269,6 +269,7 @@ def _entries(
     b_refs, c_refs, b_calls, c_calls = b_side.refs, c_side.refs, b_side.call, c_side.call
     b_steps, c_steps, entry, fields = b_side.steps, c_side.steps, new_aligned, step_fields
     compare_content = options.compare_content
+    models = b_side.names_models or c_side.names_models  # else paired steps share their model
     out = []
     noted = Noted(content_rows=[], inserted=[], deleted=[])
     content, inserted, deleted = noted.content_rows, noted.inserted, noted.deleted
@@ -288,12 +289,14 @@ def _entries(
                 b_ref.status is c_ref.status
                 and b_held["output_payload"] == c_held["output_payload"]
                 and (same_call or b_held["input_payload"] == c_held["input_payload"])
-                and (call is not None or same_model(b_held, c_held))
+                and (call is not None or not models or same_model(b_held, c_held))
             ):  # nothing differs (most pairs): skip the field walk
                 op = Op.REORDER if i in moved else Op.MATCH
                 out.append(entry(op, b_ref, c_ref, [], 0))
                 continue
-            changes = step_changes(b_held, c_held, normalizer, same_arguments=same_call)
+            changes = step_changes(
+                b_held, c_held, normalizer, same_arguments=same_call, models=models
+            )
             of_content = list(map(_KIND, changes)).count("content")
             if of_content:
                 content.append(i + 1)

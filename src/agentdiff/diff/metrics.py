@@ -346,6 +346,19 @@ _KNOWN = partial(is_not, None)
 _MODEL_KEY_SET = frozenset(MODEL_KEYS)
 
 
+def names_models(turns: list[Held]) -> bool:
+    """Some of these model turns names its model in its metadata (`MODEL_KEYS`).
+
+    Else every turn's model is its name (`step_model`), which steps paired by an alignment
+    share: their models cannot differ.
+    """
+    unnamed = _MODEL_KEY_SET.isdisjoint
+    return any(meta and not unnamed(meta) for meta in map(_METADATA, turns))
+
+
+_METADATA = itemgetter("metadata")
+
+
 def step_model(step: Held) -> str | None:
     """The model of the step whose field dict is `step`.
 

@@ -33,7 +33,7 @@ from itertools import compress, islice
 from operator import attrgetter, is_not, itemgetter, le, lt
 from typing import TYPE_CHECKING, Any
 
-from agentdiff.diff.metrics import is_model_turn
+from agentdiff.diff.metrics import is_model_turn, names_models
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef, Summary, step_fields
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
@@ -80,6 +80,9 @@ class Side:
     model_turns: list[dict[str, Any]] = field(default_factory=list)
     """The field dicts of the steps that are calls to a model, in the order the trace lists
     them (what `metrics.summarize` counts as its turns)."""
+    names_models: bool = False
+    """Some model turn names its model in its metadata (`metrics.names_models`): without
+    one, paired steps (one name) called the same model."""
     failed: list[int] = field(default_factory=list)
     """Positions of the failed attempts (status `error` or `retry`), in order."""
     succeeded: dict[int, int | None] = field(default_factory=dict)
@@ -214,7 +217,11 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     order, depth, families = _execution_order(cols)
     group = [-1] * len(depth)
     canon = _Groups(cols, families, group).mark()
-    side = Side(wall_clock=_wall_clock(cols.starts, cols.ends), model_turns=cols.model_turns)
+    side = Side(
+        wall_clock=_wall_clock(cols.starts, cols.ends),
+        model_turns=cols.model_turns,
+        names_models=names_models(cols.model_turns),
+    )
     if order is None:
         side.steps, side.refs, side.base, side.call = cols.steps, cols.refs, cols.base, cols.calls
         side.depth, side.group, side.turn, failed = depth, group, cols.turns, cols.failed
