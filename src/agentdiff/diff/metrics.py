@@ -102,8 +102,10 @@ def summarize(
     llm_calls = list(map(_STEP_TYPE, turns)).count(StepType.LLM_CALL)
     with_usage = [h for h in turns if h["tokens"] is not None]
     usages: list[Held] = list(map(step_fields, map(_TOKENS, with_usage)))
-    prompt, completion, total, reported = _tokens(trace.total_tokens, usages)
-    cost, estimated, priced = _cost(trace, len(turns), with_usage, usages, prices)
+    given = trace.total_tokens
+    prompt, completion, total, reported = _tokens(_all_turns(given, usages, len(turns)), usages)
+    own_cost = _cost_of_all_turns(given, usages, len(turns))
+    cost, estimated, priced = _cost(own_cost, len(turns), with_usage, usages, prices)
     reported = len(turns) if reported is None else reported  # a trace total covers every turn
     return _summary(
         trace_id=trace.trace_id,
@@ -270,12 +272,45 @@ def _tokens(
     return prompt, completion, _sum(totals), len(totals) - totals.count(None)
 
 
+def _all_turns(given: TokenUsage | None, usages: list[Held], turns: int) -> TokenUsage | None:
+    """The trace's own token total, unless it is only the sum of the turns that report.
+
+    Adapters give a trace the sum of its steps' tokens (`sum_usage`), which leaves out a turn
+    that reports none: taken as the trace's total, it would read as covering every turn. It is
+    kept when every turn reports, or when it is more than that sum (the source's own total).
+    """
+    if given is None or len(usages) >= turns:
+        return given
+    sums = (
+        _sum(list(map(_PROMPT, usages))),
+        _sum(list(map(_COMPLETION, usages))),
+        _sum(list(map(_TOTAL, usages))),
+    )
+    held = (given.prompt_tokens, given.completion_tokens, given.total_tokens)
+    summed = all(value is None or value == sum_ for value, sum_ in zip(held, sums, strict=True))
+    return None if summed else given
+
+
+def _cost_of_all_turns(given: TokenUsage | None, usages: list[Held], turns: int) -> float | None:
+    """The trace's own cost, unless it is only the sum of the turns that have one (see above).
+
+    None: the cost is the turns' own, or estimated from their tokens, with its coverage.
+    """
+    cost = given.estimated_cost_usd if given is not None else None
+    if cost is None:
+        return None
+    own = list(filter(_KNOWN, map(_COST, usages)))
+    if len(own) >= turns or not math.isclose(cost, math.fsum(own), rel_tol=1e-9, abs_tol=1e-12):
+        return cost
+    return None
+
+
 def _add(a: int | None, b: int | None) -> int | None:
     return a + b if a is not None and b is not None else None
 
 
 def _cost(
-    trace: AgentTrace,
+    own_cost: float | None,
     turns: int,
     with_usage: list[Held],
     usages: list[Held],
@@ -284,11 +319,11 @@ def _cost(
     """(cost, estimated, priced turns) of one side of `turns` model turns.
 
     `with_usage` are the turns with token usage and `usages` their usage. The trace's own
-    total, else each turn's own cost or an estimate from its tokens and model (each model
-    priced once); turns priced neither way are left out and counted.
+    total cost (`own_cost`), else each turn's own cost or an estimate from its tokens and model
+    (each model priced once); turns priced neither way are left out and counted.
     """
-    if trace.total_tokens and trace.total_tokens.estimated_cost_usd is not None:
-        return trace.total_tokens.estimated_cost_usd, False, turns
+    if own_cost is not None:
+        return own_cost, False, turns
     own = list(map(_COST, usages))
     given: list[float] = list(filter(_KNOWN, own))
     # the turns to estimate: no cost of their own, both token counts known
