@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
+from agentdiff.suite import results as results_module
 
 runner = CliRunner()
 
@@ -369,3 +371,59 @@ def test_a_results_folder_inside_a_folder_a_toml_manifest_names_is_refused(tmp_p
     inside = _suite("--manifest", str(manifest), "--results", str(base / "results"))
     assert inside.exit_code == 2 and "inside the run folder" in inside.output
     assert not (base / "results").exists()
+
+
+@pytest.mark.parametrize("link", ["runs.jsonl", ".parts/runs-000000.jsonl"])
+def test_a_symlink_in_the_results_folder_is_replaced_never_written_through(tmp_path, link):
+    base, cand = _small_suite(tmp_path)
+    before = {p: p.read_bytes() for p in (*base.iterdir(), *cand.iterdir())}
+    out = tmp_path / "out"
+    (out / link).parent.mkdir(parents=True)
+    (out / link).symlink_to(cand / "loop.json")
+    result = _suite(str(base), str(cand), "--layout", "files", "--results", str(out))
+    assert result.exit_code == 1, result.output
+    assert {p: p.read_bytes() for p in before} == before
+    runs = out / "runs.jsonl"
+    assert not runs.is_symlink() and len(runs.read_text().splitlines()) == 4
+
+
+@pytest.mark.parametrize("target", ["runs.parquet", "pairs.jsonl", "suite.json", "pairs", ".parts"])
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_results_target_that_is_no_file_exits_2_before_anything_is_written(
+    tmp_path, target, kind
+):
+    base, cand = _small_suite(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    if target in ("pairs", ".parts"):  # folders: a file, or a link to a folder, is refused
+        if kind == "fifo":
+            os.mkfifo(out / target)
+        else:
+            (out / target).symlink_to(tmp_path, target_is_directory=True)
+    elif kind == "fifo":
+        os.mkfifo(out / target)
+    else:
+        (out / target).mkdir()
+    result = _suite(str(base), str(cand), "--layout", "files", "--results", str(out))
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: {out / target}: ")
+    assert [p.name for p in out.iterdir()] == [target]
+
+
+def test_a_run_without_parquet_leaves_no_parquet_of_an_earlier_run(tmp_path, monkeypatch):
+    """Else `--query` (which prefers Parquet) would answer from the earlier run's tables."""
+    base, cand = _small_suite(tmp_path)
+    out = tmp_path / "out"
+    _suite(str(base), str(cand), "--layout", "files", "--results", str(out))
+    assert (out / "pairs.parquet").is_file()
+    monkeypatch.setitem(results_module._WRITERS, "duckdb", lambda _folder: False)
+    monkeypatch.setitem(results_module._WRITERS, "pyarrow", lambda _folder: False)
+    again = _suite(
+        str(base), str(cand), "--layout", "files", "--results", str(out), "--only", "loop"
+    )
+    assert again.exit_code == 1, again.output
+    assert not list(out.glob("*.parquet"))
+    query = runner.invoke(
+        app, ["results", str(out), "-q", "SELECT count(*) AS n FROM pairs", "-f", "json"]
+    )
+    assert orjson.loads(query.stdout) == [{"n": 1}]

@@ -32,7 +32,7 @@ from agentdiff.suite.options import SuiteOptions
 from agentdiff.suite.refs import is_url, join_source
 from agentdiff.suite.render import SUITE_RENDERERS, render_suite
 from agentdiff.suite.render.view import summary_line
-from agentdiff.suite.results import SUITE_FILE
+from agentdiff.suite.results import SUITE_FILE, check_results_folder
 from agentdiff.suite.run import Progress, run_suite
 from agentdiff.suite.runset import RunSet
 from agentdiff.suite.settings import resolve_settings
@@ -112,7 +112,8 @@ def _check_results(results: str, sides: tuple[RunSet, RunSet], inputs: list[Path
     Inside a folder whose trace files are the runs (`RunSet.scanned`: BASELINE and CANDIDATE
     folders, or the folders a TOML manifest names), its tables would be taken for runs; with
     any input inside it, one could be replaced. A local folder is created now (or the error
-    says why it cannot be), before any work.
+    says why it cannot be), and every file the suite will write there is checked, before any
+    work.
     """
     if is_url(results):
         return
@@ -137,6 +138,7 @@ def _check_results(results: str, sides: tuple[RunSet, RunSet], inputs: list[Path
         make_folder(where / SUITE_FILE)
     except OutputPathError as exc:  # named after the folder given, not a file in it
         raise OutputPathError(exc.message, hint=exc.hint, source=results) from None
+    check_results_folder(Path(results))
 
 
 def _within(path: Path, folder: Path) -> bool:

@@ -16,27 +16,30 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import ValidationError
 
-from agentdiff.errors import ConfigError
-from agentdiff.files import write_atomically
+from agentdiff.errors import ConfigError, OutputPathError
+from agentdiff.files import check_output_path
 from agentdiff.limits import MAX_DEPTH, deepest_path, exceeds_depth, short_path
 from agentdiff.reading import read_input
 from agentdiff.redact import DEFAULT_REDACTOR, Redactor
 from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
+from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.pages import PAGE_LIMIT, PAGES_DIR, PAGES_INDEX, page_files
 from agentdiff.suite.refs import is_url
 from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.rows import Rows, ScenarioRow, row_json
 from agentdiff.suite.sandbox import CONNECT_CONFIG, checked_select, confine, query_failed
-from agentdiff.suite.tables import join_parts, open_binary
+from agentdiff.suite.tables import PARTS, join_parts, write_binary
 
 if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
     "PARQUET_WRITERS",
+    "check_results_folder",
     "finish_results",
     "load_results",
     "query_results",
+    "result_files",
     "write_parquet",
 ]
 
@@ -47,13 +50,31 @@ PARQUET_WRITERS = ("duckdb", "pyarrow")
 
 
 def _write(folder: str, name: str, text: str) -> None:
-    if is_url(folder):
-        with open_binary(f"{folder.rstrip('/')}/{name}", "wb") as handle:
-            handle.write(text.encode())
-    else:
-        target = Path(folder) / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(target, text)
+    write_binary(f"{folder.rstrip('/')}/{name}", text)
+
+
+def result_files(folder: Path) -> list[Path]:
+    """Every file `finish_results` may write in `folder` by a fixed name (pages aside)."""
+    tables = (f"{table}.{ext}" for table in TABLES for ext in ("jsonl", "parquet"))
+    return [folder / name for name in (SUITE_FILE, TIMINGS_FILE, *tables, PAGES_INDEX)]
+
+
+def check_results_folder(folder: Path) -> None:
+    """Raise `OutputPathError` unless every file a run writes in `folder` may be replaced.
+
+    Checked before the suite runs, so a directory, FIFO or read-only file at `suite.json`, a
+    table or its Parquet never fails, or hangs, half-way through writing. (A symlink there is
+    replaced, never written through: no input can be reached by one.) `pairs/` and `.parts/`
+    must be real folders if they exist, never links.
+    """
+    for sub in (PAGES_DIR, PARTS):
+        where = folder / sub
+        if where.is_symlink() or (where.exists() and not where.is_dir()):
+            msg = "is not a folder (or is a symlink); refusing to write results into it"
+            raise OutputPathError(msg, hint="remove it or choose another folder", source=where)
+    for path in result_files(folder):
+        if path.parent.is_dir():  # `pairs/` is made only when there are pages
+            check_output_path(path)
 
 
 def finish_results(
@@ -64,6 +85,7 @@ def finish_results(
     `names` redacts the scenario names the pair reports' files are named after.
     """
     started = time.perf_counter()
+    _remove_stale(folder)
     join_parts(folder, indexes)
     _write(folder, SUITE_FILE, report.to_json() + "\n")
     _write_pages(report, folder, names)
@@ -72,6 +94,24 @@ def finish_results(
     )
     report.timings["results_s"] = round(time.perf_counter() - started, 4)
     _write(folder, TIMINGS_FILE, report.timings_json())
+
+
+def _remove_stale(folder: str) -> None:
+    """Remove an earlier run's Parquet tables and page index, which this run may not replace.
+
+    Parquet is skipped without DuckDB or pyarrow (or on a remote folder) and `pairs/index.json`
+    is written only when there are pages: left there, the next `--query` or `results -f html`
+    would mix the earlier run with this one. Only these files, by their names.
+    """
+    names = [*(f"{table}.parquet" for table in TABLES), PAGES_INDEX]
+    if is_url(folder):
+        fs, root = fsspec_module().core.url_to_fs(folder)
+        for name in names:
+            if fs.exists(f"{root.rstrip('/')}/{name}"):
+                fs.rm(f"{root.rstrip('/')}/{name}")
+        return
+    for name in names:
+        (Path(folder) / name).unlink(missing_ok=True)
 
 
 def _write_pages(report: SuiteReport, folder: str, names: Redactor) -> None:

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 import orjson
 
+from agentdiff.files import Data, write_atomically
 from agentdiff.models.report import DiffReport, Summary
 from agentdiff.models.trace import AgentTrace, TraceStep
 from agentdiff.suite.columns import TABLES
@@ -22,7 +23,7 @@ from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.refs import is_url
 from agentdiff.suite.report import PairSummary, RunError, RunLocation
 
-__all__ = ["PARTS", "TableWriter", "join_parts", "open_binary"]
+__all__ = ["PARTS", "TableWriter", "join_parts", "open_binary", "write_binary"]
 
 PARTS = ".parts"
 _NAMES = {table: tuple(name for name, _ in columns) for table, columns in TABLES.items()}
@@ -43,6 +44,24 @@ def open_binary(location: str, mode: str) -> Iterator[IO[bytes]]:
         Path(location).parent.mkdir(parents=True, exist_ok=True)
     with Path(location).open(mode) as handle:
         yield handle
+
+
+def write_binary(location: str, data: Data, *, durable: bool = True) -> None:
+    """Write `data` to a local file or an fsspec URL; a local file is replaced, never written into.
+
+    Locally `write_atomically`: a symlink (or FIFO) at `location` is replaced by the new file,
+    so a link planted in a results folder can never redirect a table onto another file.
+    """
+    if not is_url(location):
+        target = Path(location)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(target, data, durable=durable)
+        return
+    with open_binary(location, "wb") as handle:
+        if isinstance(data, str):
+            data = data.encode()
+        for chunk in [data] if isinstance(data, bytes) else data:
+            handle.write(chunk)
 
 
 def _part(folder: str, table: str, index: int) -> str:
@@ -175,8 +194,8 @@ class TableWriter:
     def close(self) -> None:
         """Write this task's part of every table."""
         for table, rows in self._rows.items():
-            with open_binary(_part(self._folder, table, self._index), "wb") as handle:
-                handle.write(b"\n".join(rows) + (b"\n" if rows else b""))
+            data = b"\n".join(rows) + (b"\n" if rows else b"")
+            write_binary(_part(self._folder, table, self._index), data, durable=False)
             rows.clear()
 
 
@@ -199,13 +218,18 @@ def join_parts(folder: str, indexes: list[int]) -> dict[str, str]:
     written = {}
     for table in TABLES:
         target = f"{folder.rstrip('/')}/{table}.jsonl"
-        with open_binary(target, "wb") as out:
-            for index in sorted(indexes):
-                with open_binary(_part(folder, table, index), "rb") as part:
-                    shutil.copyfileobj(part, out, 1 << 20)
+        write_binary(target, _chunks([_part(folder, table, i) for i in sorted(indexes)]))
         written[table] = target
     _remove_parts(folder)
     return written
+
+
+def _chunks(locations: list[str]) -> Iterator[bytes]:
+    """The bytes of each file in turn, 1 MiB at a time."""
+    for location in locations:
+        with open_binary(location, "rb") as part:
+            while chunk := part.read(1 << 20):
+                yield chunk
 
 
 def _remove_parts(folder: str) -> None:
