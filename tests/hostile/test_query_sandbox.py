@@ -9,6 +9,10 @@ still work.
 from __future__ import annotations
 
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import orjson
@@ -130,3 +134,57 @@ def test_query_json_keeps_data_unless_redact_is_asked_for(leaky_results):
     redacted = cli("results", leaky_results, "--query", NAMES, "-f", "json", "--redact")
     assert TOKEN[-12:] not in redacted.stdout
     assert None in [row["name"] for row in orjson.loads(redacted.stdout)]
+
+
+def test_duckdb_temp_directory_is_not_readable(results, tmp_path, monkeypatch):
+    """DuckDB allows its temp directory (`.tmp` under the current one) beside the folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".tmp").mkdir()
+    (tmp_path / ".tmp" / "secret.txt").write_text("TOPSECRET-outside-results")
+    for sql in ("SELECT content FROM read_text('.tmp/secret.txt')", "FROM glob('.tmp/*')"):
+        outcome = cli("results", results, "--query", sql)
+        refused(outcome, "Permission Error")
+        assert "TOPSECRET" not in outcome.stdout + outcome.stderr
+
+
+def test_a_truncated_parquet_table_is_exit_2_naming_it(results, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(results, copy)
+    table = copy / "pairs.parquet"
+    table.write_bytes(table.read_bytes()[:300])
+    refused(cli("results", copy, "--query", "SELECT count(*) FROM pairs"), str(table))
+
+
+def test_rows_past_max_rows_are_counted_and_left_out(results):
+    outcome = cli("results", results, "--query", "SELECT * FROM range(25000)", "-f", "json")
+    assert outcome.code == 0, outcome.stderr
+    assert len(orjson.loads(outcome.stdout)) == 10_000
+    assert "15,000 more rows left out (--max-rows 10,000)" in outcome.stderr
+    few = cli("results", results, "-q", "FROM range(5)", "--max-rows", "3", "-f", "json")
+    assert orjson.loads(few.stdout) == [{"range": 0}, {"range": 1}, {"range": 2}]
+    assert "2 more rows left out" in few.stderr
+    every = cli("results", results, "-q", "FROM range(5)", "--max-rows", "5", "-f", "json")
+    assert len(orjson.loads(every.stdout)) == 5 and not every.stderr
+
+
+@pytest.mark.parametrize("fmt", ["junit", "html"])
+def test_query_refuses_a_format_it_cannot_print_rows_as(results, fmt):
+    refused(cli("results", results, "--query", "SELECT 1", "-f", fmt), f"not {fmt}")
+
+
+def test_query_needs_a_results_folder(results, tmp_path):
+    for where in (tmp_path / "none", results / "suite.json"):
+        refused(cli("results", where, "--query", "SELECT 1"), str(where), "not a folder")
+
+
+def test_ctrl_c_stops_a_long_query_with_exit_130(results):
+    command = [sys.executable, "-m", "agentdiff", "results", str(results)]
+    sql = "SELECT count(*) FROM range(1000000000000)"
+    process = subprocess.Popen(
+        [*command, "--query", sql], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    time.sleep(2)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert b"internal error" not in err

@@ -77,7 +77,7 @@ def test_a_query_reads_the_pyarrow_files(results, tmp_path):
     folder = _converted(results, "pyarrow", tmp_path / "arrow")
     for table in TABLES:
         (folder / f"{table}.jsonl").unlink()  # only the Parquet files are left to read
-    names, rows = query_results(folder, "SELECT count(*) AS n FROM pairs WHERE NOT gate_passed")
+    names, rows, _ = query_results(folder, "SELECT count(*) AS n FROM pairs WHERE NOT gate_passed")
     expected = sum(not r["gate_passed"] for r in _jsonl_rows(results / "pairs.jsonl"))
     assert names == ["n"] and rows == [(expected,)]
 
@@ -111,7 +111,7 @@ def test_a_version_1_folder_reads_load_error_as_null(results, tmp_path):
     runs = pq.read_table(folder / "runs.parquet")
     pq.write_table(runs.drop_columns(["load_error"]), folder / "runs.parquet")
     sql = "SELECT count(*) AS n, count(load_error) AS lost, count(steps) AS loaded FROM runs"
-    expected = (["n", "lost", "loaded"], [(runs.num_rows, 0, runs.num_rows)])
+    expected = (["n", "lost", "loaded"], [(runs.num_rows, 0, runs.num_rows)], 0)
     assert query_results(folder, sql) == expected  # the Parquet file
     (folder / "runs.parquet").unlink()
     lines = _jsonl_rows(folder / "runs.jsonl")

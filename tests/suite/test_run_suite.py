@@ -221,11 +221,11 @@ def test_parquet_tables_carry_the_schema_version_and_query_works(fixture_sets, t
         ).fetchall()
     )
     assert meta["schema_version"] == "2" and meta["agentdiff_table"] == "pairs"
-    names, rows = query_results(
+    names, rows, _ = query_results(
         tmp_path, "SELECT count(*) AS n, bool_and(NOT gate_passed) FROM pairs"
     )
     assert names[0] == "n" and rows == [(7, True)]
-    names, rows = query_results(
+    names, rows, _ = query_results(
         tmp_path, "SELECT op, count(*) FROM steps WHERE op = 'insert' GROUP BY op"
     )
     assert rows and rows[0][1] > 0

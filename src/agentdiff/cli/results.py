@@ -10,9 +10,10 @@ from typing import Annotated, Any
 import orjson
 import typer
 
-from agentdiff.cli.errors import handle_errors
+from agentdiff.cli.errors import handle_errors, say
 from agentdiff.cli.options import OutputOpt, RedactOpt, redaction
 from agentdiff.cli.output import to_stdout, write_output
+from agentdiff.errors import ConfigError
 from agentdiff.files import check_output_path
 from agentdiff.render.json import data_json
 from agentdiff.render.markdown import md
@@ -21,9 +22,18 @@ from agentdiff.render.prepare import redacting, text
 from agentdiff.suite.columns import TABLES
 from agentdiff.suite.pages import PAGES_DIR
 from agentdiff.suite.render import SUITE_RENDERERS, render_suite
-from agentdiff.suite.results import SUITE_FILE, TIMINGS_FILE, load_results, query_results
+from agentdiff.suite.results import (
+    MAX_QUERY_ROWS,
+    SUITE_FILE,
+    TIMINGS_FILE,
+    load_results,
+    query_results,
+)
 
 __all__ = ["results"]
+
+QUERY_FORMATS = ("terminal", "markdown", "json")
+"""What `--query` prints its rows as (terminal: tab-separated)."""
 
 SuiteFormat = Enum("SuiteFormat", {name: name for name in SUITE_RENDERERS}, type=str)  # type: ignore[misc]
 
@@ -64,18 +74,31 @@ def results(
             "it reads no file outside FOLDER.",
         ),
     ] = None,
+    max_rows: Annotated[
+        int,
+        typer.Option(
+            "--max-rows",
+            min=1,
+            help="The most rows --query prints; the others are counted and left out.",
+        ),
+    ] = MAX_QUERY_ROWS,
     output: OutputOpt = None,
     redact: RedactOpt = None,
 ) -> None:
     """Re-render saved suite results, or query their tables with SQL."""
     name = str(fmt.value)
     options = redaction(redact)
+    if query is not None and name not in QUERY_FORMATS:
+        msg = f"--query prints rows as {', '.join(QUERY_FORMATS)}, not {name}"
+        raise ConfigError(msg, hint="add -f json, -f markdown or -f terminal (TSV)")
     inputs = _saved_files(folder)  # `-o` may go in the folder (suite.html) but replace none
     if output is not None and not to_stdout(output):
         check_output_path(output, inputs)
     if query is not None:
-        names, rows = query_results(folder, query)
-        write_output(_rows_text(names, rows, name, options), output, inputs)
+        found = query_results(folder, query, max_rows)
+        write_output(_rows_text(found.names, found.rows, name, options), output, inputs)
+        if found.left_out:
+            say(f"note: {found.left_out:,} more rows left out (--max-rows {max_rows:,})")
         return
     report = load_results(folder)
     color = (output is None or str(output) == "-") and sys.stdout.isatty()

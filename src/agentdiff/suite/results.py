@@ -10,8 +10,10 @@ back for re-rendering; `query_results` runs SQL over the tables (DuckDB).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 from pydantic import ValidationError
@@ -34,7 +36,9 @@ if TYPE_CHECKING:
     import duckdb
 
 __all__ = [
+    "MAX_QUERY_ROWS",
     "PARQUET_WRITERS",
+    "QueryRows",
     "check_results_folder",
     "finish_results",
     "load_results",
@@ -282,12 +286,18 @@ def _view_select(
 
     A column the file lacks (one written before the column was: `runs.load_error` before
     version 2) reads null, as the JSON Lines reader gives it, never an unknown-column error.
+    A Parquet file DuckDB cannot read (truncated, not Parquet) is a `ConfigError` naming it.
     """
+    import duckdb  # noqa: PLC0415 - optional extra, imported by the caller first
+
     parquet, jsonl = folder / f"{table}.parquet", folder / f"{table}.jsonl"
     missing: list[str] = []
     if parquet.is_file():
         scan = f"read_parquet({_quote(parquet)})"
-        described = con.execute(f"DESCRIBE SELECT * FROM {scan}")  # noqa: S608 - quoted path
+        try:
+            described = con.execute(f"DESCRIBE SELECT * FROM {scan}")  # noqa: S608 - quoted
+        except duckdb.Error as exc:
+            raise query_failed(exc, parquet) from None
         held = {row[0] for row in described.fetchall()}
         missing = [f', NULL::{kind} AS "{name}"' for name, kind in columns if name not in held]
     elif jsonl.is_file():
@@ -297,10 +307,26 @@ def _view_select(
     return f"SELECT *{''.join(missing)} FROM {scan}"  # noqa: S608 - our columns, quoted paths
 
 
-def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    """Column names and rows of `sql` over the views `runs`, `pairs`, `steps` (DuckDB).
+MAX_QUERY_ROWS = 10_000
+"""The rows `--query` gives by default (`--max-rows`); the others are counted, never kept."""
+_CHUNK = 4096
+"""Rows fetched at a time: what a query's result holds in memory beyond the rows kept."""
+
+
+class QueryRows(NamedTuple):
+    """A query's column names, its first rows, and how many rows after them were left out."""
+
+    names: list[str]
+    rows: list[tuple[Any, ...]]
+    left_out: int = 0
+
+
+def query_results(folder: str | Path, sql: str, max_rows: int | None = MAX_QUERY_ROWS) -> QueryRows:
+    """The columns and first `max_rows` rows of `sql` over the views `runs`, `pairs`, `steps`.
 
     One read-only SELECT, reading no file outside `folder` (see `agentdiff.suite.sandbox`).
+    Rows past `max_rows` (None: no limit) are fetched a chunk at a time and only counted, so
+    memory stays bounded whatever the query returns. Ctrl-C stops the query at once.
     """
     try:
         import duckdb  # noqa: PLC0415 - optional extra
@@ -308,6 +334,9 @@ def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[A
         msg = "--query needs DuckDB"
         raise ConfigError(msg, hint="pip install 'agentdiff[results]'") from None
     folder = Path(folder)
+    if not folder.is_dir():
+        msg = "cannot query saved results: not a folder"
+        raise ConfigError(msg, hint="pass a folder written by --results", source=folder)
     con = duckdb.connect(config=CONNECT_CONFIG)
     try:
         for table, columns in TABLES.items():
@@ -316,11 +345,41 @@ def query_results(folder: str | Path, sql: str) -> tuple[list[str], list[tuple[A
                 con.execute(f"CREATE VIEW {table} AS {select}")
         confine(con, folder)
         checked_select(con, sql, folder)
-        try:
-            result = con.execute(sql)
-        except duckdb.Error as exc:
-            raise query_failed(exc, folder) from None
-        names = [d[0] for d in result.description or []]
-        return names, result.fetchall()
+        return _interruptible(con, lambda: _fetched(con, sql, folder, max_rows))
     finally:
         con.close()
+
+
+def _interruptible(con: duckdb.DuckDBPyConnection, work: Callable[[], QueryRows]) -> QueryRows:
+    """`work()` run by a second thread, so Ctrl-C reaches this one at once and stops DuckDB.
+
+    DuckDB in the main thread noticed Ctrl-C late or never (a long query ran on) and then as a
+    "Query interrupted" error; here the `KeyboardInterrupt` is raised as for any command.
+    """
+    with ThreadPoolExecutor(1) as pool:
+        running = pool.submit(work)
+        try:
+            return running.result()
+        except KeyboardInterrupt:
+            con.interrupt()
+            raise
+
+
+def _fetched(
+    con: duckdb.DuckDBPyConnection, sql: str, folder: Path, max_rows: int | None
+) -> QueryRows:
+    """Run `sql`: its first `max_rows` rows kept, the rest counted a chunk at a time."""
+    import duckdb  # noqa: PLC0415 - optional extra, imported by the caller first
+
+    try:
+        result = con.execute(sql)
+        names = [d[0] for d in result.description or []]
+        if max_rows is None:
+            return QueryRows(names, result.fetchall())
+        rows = result.fetchmany(max_rows)
+        left_out = 0
+        while chunk := result.fetchmany(_CHUNK):
+            left_out += len(chunk)
+    except duckdb.Error as exc:
+        raise query_failed(exc, folder) from None
+    return QueryRows(names, rows, left_out)

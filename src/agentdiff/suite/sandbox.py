@@ -8,7 +8,8 @@ independent fences keep it to reading the folder's tables:
   `VALUES`, `DESCRIBE`, `SUMMARIZE`, `SHOW`): never `COPY`, `EXPORT`, `ATTACH`, `INSTALL`,
   `LOAD`, `SET`, `PRAGMA`, `CALL`, DDL or DML, and never two statements;
 - the connection itself (`confine`) never autoloads or autoinstalls an extension, has external
-  access off with only the results folder allowed (`allowed_directories`), and its
+  access off with only the results folder allowed (`allowed_directories`; no temp directory,
+  which DuckDB would allow as well), and its
   configuration is locked, so even a SELECT reads no file outside the folder and reaches no
   network.
 """
@@ -30,8 +31,14 @@ CONNECT_CONFIG: dict[str, str | bool | int | float | list[str]] = {
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
     "allow_community_extensions": False,
+    "temp_directory": "",
+    "memory_limit": "2GB",
+    "threads": min(4, os.cpu_count() or 1),
 }
-"""Set when the connection opens: no extension is fetched or loaded behind the query's back."""
+"""Set when the connection opens: no extension is fetched or loaded behind the query's back;
+no temp directory (DuckDB makes its own readable, `.tmp` under the current directory, so a
+query could read files there: a query spills nothing and fails past `memory_limit` instead);
+at most 2 GB of memory and 4 threads, whatever the machine."""
 QUERY_HINT = (
     "--query runs one read-only SELECT over the tables runs, pairs and steps "
     "of the results folder; it reads no other file"
