@@ -427,3 +427,17 @@ def test_a_run_without_parquet_leaves_no_parquet_of_an_earlier_run(tmp_path, mon
         app, ["results", str(out), "-q", "SELECT count(*) AS n FROM pairs", "-f", "json"]
     )
     assert orjson.loads(query.stdout) == [{"n": 1}]
+
+
+def test_saved_counts_that_contradict_the_rows_are_refused(fixture_suite, tmp_path):
+    base, cand = fixture_suite
+    out = tmp_path / "results"
+    assert _suite(str(base), str(cand), "--layout", "files", "--results", str(out)).exit_code == 1
+    saved = orjson.loads((out / "suite.json").read_bytes())
+    saved["counts"].update(passed=38, regressed=0, errors=0, added=0)
+    (out / "suite.json").write_bytes(orjson.dumps(saved))
+    for fmt in ("terminal", "markdown", "html"):
+        result = runner.invoke(app, ["results", str(out), "-f", fmt])
+        assert result.exit_code == 2, result.output
+        assert result.output.startswith(f"error: {out / 'suite.json'}: not a suite report")
+        assert "passed 38 (rows: 14)" in result.output and "PASSED" not in result.output

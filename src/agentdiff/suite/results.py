@@ -27,7 +27,7 @@ from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
 from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.pages import PAGE_LIMIT, PAGES_DIR, PAGES_INDEX, page_files
 from agentdiff.suite.refs import is_url
-from agentdiff.suite.report import SuiteReport
+from agentdiff.suite.report import Counts, SuiteReport
 from agentdiff.suite.rows import Rows, ScenarioRow, row_json
 from agentdiff.suite.sandbox import CONNECT_CONFIG, checked_select, confine, query_failed
 from agentdiff.suite.tables import PARTS, join_parts, write_binary
@@ -257,18 +257,35 @@ def load_results(folder: str | Path) -> SuiteReport:
         # one row at a time, kept compact: a saved 50,000-scenario suite stays small in memory
         blobs: list[bytes] = []
         verdicts: list[str] = []
+        partly_loaded = 0
         for row in _row_list(rows):
             checked = ScenarioRow.model_validate(row)
             blobs.append(row_json(checked))
             verdicts.append(checked.verdict)
+            partly_loaded += bool(checked.errors) and checked.verdict != "error"
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(map(str, first["loc"]))
         msg = f"not a suite report: {where}: {first['msg']}"
         raise ConfigError(msg, source=path) from None
+    _check_counts(header, SuiteReport.count(verdicts, partly_loaded), path)
     report = header.model_copy(update={"scenarios": Rows(blobs, verdicts)})
     _read_pages(report, path.parent)
     return report
+
+
+def _check_counts(header: SuiteReport, counted: Counts, path: Path) -> None:
+    """Raise a `ConfigError` unless the report's `counts` are those of its rows.
+
+    The verdict (PASSED, the exit code, "… more passing scenarios") is read off `counts`: an
+    edited `suite.json` saying 38 passed over 21 regressed rows must not render as passing.
+    """
+    if header.counts == counted:
+        return
+    said, found = header.counts.model_dump(), counted.model_dump()
+    wrong = ", ".join(f"{k} {said[k]} (rows: {found[k]})" for k in said if said[k] != found[k])
+    msg = f"not a suite report: its counts contradict its scenario rows: {wrong}"
+    raise ConfigError(msg, source=path)
 
 
 def _row_list(rows: Any) -> list[Any]:
