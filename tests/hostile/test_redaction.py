@@ -221,3 +221,36 @@ def test_suite_html_pair_pages_follow_the_report_settings(
     for text in (page, embedded):
         assert bool(_leaks(text)) is shown
         assert ("acme-deadbeef" in text) is (shown or not patterns)
+
+
+def _leaky_results(tmp_path, *args: str):
+    """A results folder whose one regressed scenario's pair page holds the fake keys."""
+    for side, changed in (("base", False), ("cand", True)):
+        (tmp_path / side).mkdir()
+        write(tmp_path / side / "leaky.json", leaky_trace(changed=changed))
+    results = tmp_path / "results"
+    base, cand = tmp_path / "base", tmp_path / "cand"
+    outcome = cli("suite", base, cand, "--max-new-errors", "0", "--results", results, *args)
+    assert outcome.code == 1, outcome.stderr
+    return results
+
+
+@pytest.mark.parametrize("args", [["--redact"], []])
+def test_results_html_never_embeds_pages_saved_unredacted_when_redacting(tmp_path, args):
+    """`suite --no-redact` saved the pair page with the keys: `results -f html` (redaction on,
+    its default) leaves it out with a note, and shows it only under `--no-redact`."""
+    results = _leaky_results(tmp_path, "--no-redact")
+    assert _leaks((results / "pairs" / "001-leaky.html").read_text())
+    page = cli("results", results, "-f", "html", *args)
+    assert page.code == 0, page.stderr
+    assert not _leaks(page.stdout)
+    assert "left out: it was saved without redaction" in page.stdout
+    plain = cli("results", results, "-f", "html", "--no-redact")
+    assert _leaks(plain.stdout) and "left out" not in plain.stdout
+
+
+def test_results_html_embeds_pages_saved_redacted(tmp_path):
+    results = _leaky_results(tmp_path)
+    page = cli("results", results, "-f", "html")
+    assert "srcdoc=" in page.stdout and not _leaks(page.stdout)
+    assert "left out" not in page.stdout

@@ -3,6 +3,7 @@ back by `agentdiff results DIR -f html`, bounded."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import orjson
@@ -51,8 +52,11 @@ def test_results_html_embeds_and_links_the_saved_reports(saved):
     result = runner.invoke(app, ["results", str(folder), "-f", "html"])
     assert result.exit_code == 0, result.output
     assert result.stdout.count("<iframe sandbox") == len(index)
-    for name in index.values():
-        assert f'href="{name}"' in result.stdout
+    # stdout: each link leads from the current folder (where `> page.html` puts the page)
+    links = re.findall(r'href="([^"#]+)"', result.stdout)
+    assert sorted(Path(link).resolve() for link in links) == sorted(
+        (folder / name).resolve() for name in index.values()
+    )
     # the same page as the live run's html output, whose frames hold the same reports
     assert report.pair_pages.keys() == index.keys()
 

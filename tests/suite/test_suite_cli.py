@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -441,3 +442,20 @@ def test_saved_counts_that_contradict_the_rows_are_refused(fixture_suite, tmp_pa
         assert result.exit_code == 2, result.output
         assert result.output.startswith(f"error: {out / 'suite.json'}: not a suite report")
         assert "passed 38 (rows: 14)" in result.output and "PASSED" not in result.output
+
+
+def test_pair_page_links_lead_from_the_html_written_into_the_results_folder(
+    fixture_suite, tmp_path, monkeypatch
+):
+    base, cand = fixture_suite
+    monkeypatch.chdir(tmp_path)
+    page = tmp_path / "elsewhere" / "suite.html"
+    args = ["--layout", "files", "--results", "out", "-o", f"html={page}"]
+    assert _suite(str(base), str(cand), *args).exit_code == 1
+    again = tmp_path / "other" / "deeper" / "again.html"
+    assert runner.invoke(app, ["results", "out", "-f", "html", "-o", str(again)]).exit_code == 0
+    stdout = runner.invoke(app, ["results", "out", "-f", "html"]).stdout
+    for html, where in ((page, page.parent), (again, again.parent)):
+        links = re.findall(r'href="([^"#]+)"', html.read_text())
+        assert links and all((where / link).is_file() for link in links), links
+    assert all(Path(link).is_file() for link in re.findall(r'href="([^"#]+)"', stdout))

@@ -20,7 +20,7 @@ from agentdiff.render.markdown import md
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import redacting, text
 from agentdiff.suite.columns import TABLES
-from agentdiff.suite.pages import PAGES_DIR
+from agentdiff.suite.pages import PAGES_DIR, folder_href
 from agentdiff.suite.render import SUITE_RENDERERS, render_suite
 from agentdiff.suite.results import (
     MAX_QUERY_ROWS,
@@ -101,6 +101,8 @@ def results(
             say(f"note: {found.left_out:,} more rows left out (--max-rows {max_rows:,})")
         return
     report = load_results(folder)
+    page_folder = folder.parent if folder.is_file() else folder  # DIR/suite.json given
+    report.pages_href = folder_href(page_folder, None if to_stdout(output) else output)
     color = (output is None or str(output) == "-") and sys.stdout.isatty()
     shown = options.model_copy(update={"color": color})
     write_output(render_suite(report, name, shown), output, inputs)

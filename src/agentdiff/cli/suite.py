@@ -29,9 +29,11 @@ from agentdiff.render.options import RenderOptions
 from agentdiff.suite.discover import Layout
 from agentdiff.suite.manifest import SuiteManifest, load_manifest
 from agentdiff.suite.options import SuiteOptions
+from agentdiff.suite.pages import folder_href
 from agentdiff.suite.refs import is_url, join_source
 from agentdiff.suite.render import SUITE_RENDERERS, render_suite
 from agentdiff.suite.render.view import summary_line
+from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.results import SUITE_FILE, check_results_folder
 from agentdiff.suite.run import Progress, run_suite
 from agentdiff.suite.runset import RunSet
@@ -280,10 +282,24 @@ def suite(
         report = run_suite(*sides, options, progress=update)
     write_targets(
         targets,
-        lambda t: render_suite(report, t.fmt, _render_options(t, color, redaction)),
+        lambda t: _rendered(report, t, results, _render_options(t, color, redaction)),
         summary=summary_line(report),
     )
     raise typer.Exit(report.exit_code)
+
+
+def _rendered(
+    report: SuiteReport, target: Target, results: str | None, options: RenderOptions
+) -> str:
+    """`report` in the target's format.
+
+    Its links to the saved pair pages lead from the file written (or the current folder, for
+    stdout) into the local results folder.
+    """
+    if results is not None and not is_url(results):
+        page = None if to_stdout(target.path) else target.path
+        report.pages_href = folder_href(Path(results), page)
+    return render_suite(report, target.fmt, options)
 
 
 def _render_options(

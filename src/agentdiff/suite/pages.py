@@ -6,13 +6,17 @@ renderer. Only after every scenario is settled (a multi-run scenario's final ver
 the statistics across the suite), and at most `PAGE_LIMIT` of them, most severe first (the
 order every suite renderer lists regressed scenarios in): cost and size stay bounded whatever
 the suite's size. A results folder keeps them as `pairs/NNN-<scenario>.html` with
-`pairs/index.json` (scenario → file), which `agentdiff results DIR -f html` reads back.
+`pairs/index.json` (scenario → file) and `pairs/redaction.json` (whether they were redacted),
+which `agentdiff results DIR -f html` reads back.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import quote
 
 from agentdiff.diff import compare
 from agentdiff.errors import AgentDiffError
@@ -27,12 +31,22 @@ from agentdiff.suite.report import SuiteReport
 from agentdiff.suite.rows import RunLocation
 from agentdiff.suite.task import ScenarioJob, TaskContext, job_options
 
-__all__ = ["PAGES_DIR", "PAGES_INDEX", "PAGE_LIMIT", "deciding_pages", "page_files"]
+__all__ = [
+    "PAGES_DIR",
+    "PAGES_INDEX",
+    "PAGES_REDACTION",
+    "PAGE_LIMIT",
+    "deciding_pages",
+    "folder_href",
+    "page_files",
+]
 
 PAGE_LIMIT = 25
 """The most pair reports a suite keeps (each is a whole HTML page of its pair)."""
 PAGES_DIR = "pairs"
 PAGES_INDEX = f"{PAGES_DIR}/index.json"
+PAGES_REDACTION = f"{PAGES_DIR}/redaction.json"
+"""`{"redacted": true}` when the pages were made with secrets redacted (absent: not known)."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -87,3 +101,13 @@ def _trace(refs: tuple[RunRef, ...], where: RunLocation, root: str, limits: Limi
                 if run_id == where.run:
                     return trace
     raise AgentDiffError("the run is no longer there", source=where.source)
+
+
+def folder_href(folder: Path, page: Path | None) -> str:
+    """The results `folder` as a relative URL prefix from the HTML file `page` ("": the same).
+
+    `None` (stdout): from the current folder, where `> page.html` would put it.
+    """
+    start = Path.cwd() if page is None else page.absolute().parent
+    relative = Path(os.path.relpath(folder.absolute(), start)).as_posix()
+    return "" if relative == "." else quote(relative) + "/"

@@ -140,6 +140,8 @@ class SuiteReport(BaseModel):
     _timings: dict[str, Any] = PrivateAttr(default_factory=dict)
     _pages: dict[str, str] = PrivateAttr(default_factory=dict)
     _page_files: dict[str, str] = PrivateAttr(default_factory=dict)
+    _pages_redacted: bool = PrivateAttr(default=True)
+    _pages_href: str = PrivateAttr(default="")
 
     @field_validator("scenarios", mode="after")
     @classmethod
@@ -204,6 +206,30 @@ class SuiteReport(BaseModel):
     def pair_files(self) -> dict[str, str]:
         """Scenario → its pair report's file, relative to the results folder it was read from."""
         return self._page_files
+
+    @property
+    def pages_redacted(self) -> bool:
+        """The pair reports were made with secrets redacted (False: with `--no-redact`).
+
+        An HTML report rendered with redaction on embeds none that were not.
+        """
+        return self._pages_redacted
+
+    @pages_redacted.setter
+    def pages_redacted(self, value: bool) -> None:
+        self._pages_redacted = value
+
+    @property
+    def pages_href(self) -> str:
+        """The results folder as a URL relative to the HTML page being written ("": the same).
+
+        Put before each `pair_files` link (see `agentdiff.suite.pages.folder_href`).
+        """
+        return self._pages_href
+
+    @pages_href.setter
+    def pages_href(self, value: str) -> None:
+        self._pages_href = value
 
     def scenario(self, key: str) -> ScenarioRow:
         """The row of scenario `key` (KeyError if the suite has none)."""

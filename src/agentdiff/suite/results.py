@@ -25,7 +25,13 @@ from agentdiff.reading import read_input
 from agentdiff.redact import DEFAULT_REDACTOR, Redactor
 from agentdiff.suite.columns import RESULTS_SCHEMA_VERSION, TABLES
 from agentdiff.suite.load import fsspec_module
-from agentdiff.suite.pages import PAGE_LIMIT, PAGES_DIR, PAGES_INDEX, page_files
+from agentdiff.suite.pages import (
+    PAGE_LIMIT,
+    PAGES_DIR,
+    PAGES_INDEX,
+    PAGES_REDACTION,
+    page_files,
+)
 from agentdiff.suite.refs import is_url
 from agentdiff.suite.report import Counts, SuiteReport
 from agentdiff.suite.rows import Rows, ScenarioRow, row_json
@@ -60,7 +66,8 @@ def _write(folder: str, name: str, text: str) -> None:
 def result_files(folder: Path) -> list[Path]:
     """Every file `finish_results` may write in `folder` by a fixed name (pages aside)."""
     tables = (f"{table}.{ext}" for table in TABLES for ext in ("jsonl", "parquet"))
-    return [folder / name for name in (SUITE_FILE, TIMINGS_FILE, *tables, PAGES_INDEX)]
+    pages = (PAGES_INDEX, PAGES_REDACTION)
+    return [folder / name for name in (SUITE_FILE, TIMINGS_FILE, *tables, *pages)]
 
 
 def check_results_folder(folder: Path) -> None:
@@ -101,13 +108,13 @@ def finish_results(
 
 
 def _remove_stale(folder: str) -> None:
-    """Remove an earlier run's Parquet tables and page index, which this run may not replace.
+    """Remove an earlier run's Parquet and page index, which this run may not replace.
 
     Parquet is skipped without DuckDB or pyarrow (or on a remote folder) and `pairs/index.json`
     is written only when there are pages: left there, the next `--query` or `results -f html`
     would mix the earlier run with this one. Only these files, by their names.
     """
-    names = [*(f"{table}.parquet" for table in TABLES), PAGES_INDEX]
+    names = [*(f"{table}.parquet" for table in TABLES), PAGES_INDEX, PAGES_REDACTION]
     if is_url(folder):
         fs, root = fsspec_module().core.url_to_fs(folder)
         for name in names:
@@ -125,6 +132,7 @@ def _write_pages(report: SuiteReport, folder: str, names: Redactor) -> None:
         _write(folder, name, report.pair_pages[scenario])
     if files:
         _write(folder, PAGES_INDEX, orjson.dumps(files, option=orjson.OPT_INDENT_2).decode())
+        _write(folder, PAGES_REDACTION, orjson.dumps({"redacted": report.pages_redacted}).decode())
     report.pair_files.update(files)
 
 
@@ -141,6 +149,15 @@ def _read_pages(report: SuiteReport, folder: Path) -> None:
             report.pair_files[str(scenario)] = str(name)
     except (UnicodeDecodeError, orjson.JSONDecodeError, AttributeError) as exc:
         raise ConfigError(f"cannot read the pair reports: {exc}", source=index) from None
+    report.pages_redacted = _pages_redacted(folder / PAGES_REDACTION)
+
+
+def _pages_redacted(marker: Path) -> bool:
+    """Whether `pairs/redaction.json` says the pages were redacted (missing or unreadable: no)."""
+    try:
+        return orjson.loads(marker.read_bytes()).get("redacted") is True
+    except (OSError, orjson.JSONDecodeError, AttributeError):
+        return False
 
 
 def _page_path(folder: Path, name: str, index: Path) -> Path:

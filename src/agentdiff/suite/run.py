@@ -107,6 +107,7 @@ def _run_suite(
         paged = time.perf_counter()
         jobs_of = {j.scenario: j for j in jobs}
         report.pair_pages.update(deciding_pages(report, jobs_of, context, options.pages))
+        report.pages_redacted = options.pages.redact is not False
         report.timings["pages_s"] = round(time.perf_counter() - paged, 4)
     timings = report.timings
     timings.update(

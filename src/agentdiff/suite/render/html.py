@@ -5,7 +5,9 @@ and one section per scenario that needs a look (regressed, error, added, removed
 findings and, for a regressed scenario whose pair report was kept (`SuiteOptions(pair_pages=
 True)`, which the CLI sets for an html output; saved results keep them too, see
 `agentdiff.suite.pages`), the pair renderer's own HTML report of the deciding pair in a
-sandboxed frame, with a link to its file when read from a results folder (relative to it).
+sandboxed frame, with a link to its file when read from a results folder (`pages_href`: the
+folder as seen from the page written). Pages made with `--no-redact` are left out (with a note)
+of a page rendered with redaction on.
 jinja2 (the `html` extra) autoescapes every value.
 """
 
@@ -48,6 +50,8 @@ def render_suite_html(report: SuiteReport, options: RenderOptions | None = None)
     anchors = {view.row.scenario: f"s{number}" for number, view in enumerate(sections, 1)}
     plain = (row for row in report.rows.having("pass") if row.scenario not in anchors)
     passing = list(islice(plain, options.max_rows))  # a `partial` one has its section already
+    # pair reports made with --no-redact never reach a page rendered with redaction on
+    withheld = bool(report.pair_pages) and not report.pages_redacted and options.redact is not False
     context: dict[str, Any] = {
         "report": report,
         "summary": summary_line(report),
@@ -56,8 +60,10 @@ def render_suite_html(report: SuiteReport, options: RenderOptions | None = None)
         "anchors": anchors,
         "passing": [(row, divergence_cell(row), runs_cell(row)) for row in passing],
         "hidden_passing": report.counts.passed - len(views["partial"]) - len(passing),
-        "pages": report.pair_pages,
+        "pages": {} if withheld else report.pair_pages,
+        "withheld": withheld,
         "files": report.pair_files,
+        "href": report.pages_href,
         "text": text,
         "plural": plural,
     }
