@@ -188,3 +188,15 @@ def test_ctrl_c_stops_a_long_query_with_exit_130(results):
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     assert b"internal error" not in err
+
+
+def test_duckdb_runs_bounded(results):
+    """No temp directory to spill to, at most 2 GB of memory and 4 threads, whatever the host."""
+    sql = (
+        "SELECT current_setting('temp_directory') AS temp, current_setting('threads') AS threads,"
+        " current_setting('memory_limit') AS memory"
+    )
+    (row,) = orjson.loads(cli("results", results, "-q", sql, "-f", "json").stdout)
+    number, unit = row["memory"].split()
+    assert row["temp"] == "" and int(row["threads"]) <= 4
+    assert unit in ("MiB", "GiB") and (unit == "MiB" or float(number) <= 2)
