@@ -19,6 +19,7 @@ from tests.realdata import (
 from agentdiff.adapters.langfuse import LangfuseAdapter
 from agentdiff.adapters.langfuse.observations import usage_details, usage_extra
 from agentdiff.diff import compare
+from agentdiff.diff.pricing import DEFAULT_PRICES, estimate_cost
 from agentdiff.errors import AgentDiffError, MultipleTracesError, TraceFormatError
 from agentdiff.loader import load_trace, parse_trace_data, read_document
 from agentdiff.models.trace import StepType
@@ -278,3 +279,61 @@ def test_a_generation_that_called_another_model_is_a_change_of_model() -> None:
     ]
     assert report.changed_calls == 1
     assert report.divergence == 0.0
+
+
+def _bucketed(extra: dict[str, int], *, cached: int, keep_total: bool = True) -> Any:
+    """The real trace with its first generation's prompt partly cached, as Langfuse stores it."""
+    document = read_document(LANGFUSE.path("json", "detour", "baseline"))
+    first = _generations(document)[0]
+    details = first["usageDetails"]
+    prompt, completion = details["input"], details["output"]
+    first["usageDetails"] = {
+        "input": prompt - cached,
+        "output": completion,
+        **({"total": prompt + completion} if keep_total else {}),
+        **extra,
+    }
+    first["costDetails"] = {}  # not priced by the server: estimated here
+    for key in ("usage", "calculatedTotalCost", "totalCost"):
+        first.pop(key, None)
+    return document, prompt
+
+
+@pytest.mark.parametrize(
+    ("extra", "keep_total"),
+    [
+        ({"input_cached_tokens": 30}, True),  # the server's OpenAI usage schema
+        ({"input_cached_tokens": 30}, False),  # no total: Langfuse adds the buckets up
+        ({"input_cache_read": 30}, True),  # the LangChain CallbackHandler
+        ({"cache_read_input_tokens": 30}, True),  # Anthropic's count beside `input`
+    ],
+)
+def test_cached_prompt_tokens_count_in_the_prompt_and_price_as_cache_reads(
+    extra: dict[str, int], keep_total: bool
+) -> None:
+    document, prompt = _bucketed(extra, cached=30, keep_total=keep_total)
+    trace = parse_trace_data(document)
+    first = llm_steps(trace)[0]
+    assert first.tokens is not None
+    assert first.tokens.prompt_tokens == prompt
+    model = (first.metadata or {})["model"]
+    completion = first.tokens.completion_tokens
+    report = compare(trace, trace)
+    others = sum(
+        s.tokens.estimated_cost_usd or 0 for s in llm_steps(trace)[1:] if s.tokens is not None
+    )
+    expected = estimate_cost(model, prompt, completion, DEFAULT_PRICES, cache_read=30)
+    assert expected is not None
+    assert report.baseline.cost_usd == pytest.approx(others + expected)
+
+
+def test_buckets_that_break_input_down_are_left_as_they_are() -> None:
+    """A total of input + output only: `input_cached_tokens` is part of `input`, not beside it."""
+    document = read_document(LANGFUSE.path("json", "detour", "baseline"))
+    first = _generations(document)[0]
+    details = first["usageDetails"]
+    details["input_cached_tokens"] = 30
+    trace = parse_trace_data(document)
+    step = llm_steps(trace)[0]
+    assert step.tokens is not None
+    assert step.tokens.prompt_tokens == details["input"]

@@ -376,3 +376,21 @@ def test_nested_attributes_read_like_flat_ones() -> None:
         (s.step_type, s.name, s.input_payload) for s in flat.steps
     ]
     assert nested.total_tokens == flat.total_tokens
+
+
+@pytest.mark.parametrize(
+    "read_key", ["gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.details.cache_read_tokens"]
+)
+def test_genai_cache_reads_price_as_such_under_either_name(read_key: str) -> None:
+    """pydantic-ai wrote `gen_ai.usage.details.cache_read_tokens` before the semconv name."""
+    doc = _genai_doc()
+    chat = _span(doc, "chat")
+    attributes = chat["attributes"]
+    prompt = attributes["gen_ai.usage.input_tokens"]
+    attributes[read_key] = prompt // 2
+    step = next(
+        s
+        for s in parse_trace_data(doc).steps
+        if s.step_id == chat["context"]["span_id"].removeprefix("0x")
+    )
+    assert (step.metadata or {})["usage"] == {"cache_read_input_tokens": prompt // 2}

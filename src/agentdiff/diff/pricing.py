@@ -28,9 +28,22 @@ __all__ = [
     "find_price",
 ]
 
-CACHE_READ_KEYS = ("cache_read_input_tokens", "cached_input_tokens", "input_cached_tokens")
-"""`metadata["usage"]` keys that count prompt tokens read from a provider's cache."""
-CACHE_WRITE_KEYS = ("cache_creation_input_tokens", "cache_write_input_tokens")
+CACHE_READ_KEYS = (
+    "cache_read_input_tokens",
+    "cached_input_tokens",
+    "input_cached_tokens",
+    "input_cache_read",
+    "prompt_tokens_details.cached_tokens",
+    "input_tokens_details.cached_tokens",
+)
+"""`metadata["usage"]` keys that count prompt tokens read from a provider's cache
+(`input_cache_read`: Langfuse's LangChain handler; the dotted ones: OpenAI's usage objects as
+Langfuse records them, flattened)."""
+CACHE_WRITE_KEYS = (
+    "cache_creation_input_tokens",
+    "cache_write_input_tokens",
+    "input_cache_creation",
+)
 """`metadata["usage"]` keys that count prompt tokens written to a provider's cache."""
 _SEPARATORS = frozenset("-_:@ ")
 

@@ -20,6 +20,7 @@ error naming its JSON path (`observations[3].usageDetails.input: expected a toke
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -153,6 +154,8 @@ def usage_details(details: Any, where: str, cost: float | None = None) -> TokenU
     usage = usage_from(
         details, _USAGE_KEYS, where, cost=cost if cost is None or cost >= 0 else None
     )
+    if usage is not None and "input" in details:
+        usage = _with_buckets(usage, details, where)
     if usage is not None and usage.total_tokens is not None:
         return usage
     counts = [
@@ -171,6 +174,42 @@ def usage_details(details: Any, where: str, cost: float | None = None) -> TokenU
         total_tokens=sum(counts),
         estimated_cost_usd=known.estimated_cost_usd,
     )
+
+
+_INPUT_BUCKETS = ("cache_read_input_tokens", "cache_creation_input_tokens")
+"""Anthropic's cache counts, which Langfuse keeps beside `input` (they are not part of it)."""
+
+
+def _with_buckets(usage: TokenUsage, details: dict[str, Any], where: str) -> TokenUsage:
+    """Langfuse's usage buckets put back into the prompt and completion they were taken from.
+
+    Langfuse keeps `usageDetails` as exclusive buckets that add up to `total`: `input` is the
+    prompt without its cached part (`input_cached_tokens`, `input_cache_read`, ...: every
+    `input_*` key, and Anthropic's cache counts), `output` the completion without its
+    `output_*` parts (with no `total`, Langfuse adds the buckets up). Here, as for every source,
+    cached tokens are part of the prompt. Buckets that do not add up to a given total (they
+    break `input` down instead) are left as they are.
+    """
+    inputs = _bucket_sum(details, where, lambda k: k.startswith("input_") or k in _INPUT_BUCKETS)
+    outputs = _bucket_sum(details, where, lambda k: k.startswith("output_"))
+    prompt, completion, total = usage.prompt_tokens, usage.completion_tokens, usage.total_tokens
+    if not (inputs or outputs) or prompt is None or completion is None:
+        return usage
+    whole = prompt + completion + inputs + outputs
+    if any(key in details for key in _USAGE_KEYS.total) and total != whole:
+        return usage
+    return usage.model_copy(
+        update={
+            "prompt_tokens": prompt + inputs,
+            "completion_tokens": completion + outputs,
+            "total_tokens": whole,
+        }
+    )
+
+
+def _bucket_sum(details: dict[str, Any], where: str, picked: Callable[[str], bool]) -> int:
+    counts = (count(v, key_path(where, k)) for k, v in details.items() if picked(str(k)))
+    return sum(c for c in counts if c is not None)
 
 
 def cost_from(details: Any, where: str) -> float | None:

@@ -150,10 +150,12 @@ USAGE_DETAIL_KEYS: dict[str, tuple[str, ...]] = {
         "llm.token_count.prompt_details.cache_read",
         "gen_ai.usage.cache_read.input_tokens",
         "ai.usage.cachedInputTokens",
+        "gen_ai.usage.details.cache_read_tokens",  # pydantic-ai before the semconv names
     ),
     "cache_write_input_tokens": (
         "llm.token_count.prompt_details.cache_write",
         "gen_ai.usage.cache_creation.input_tokens",
+        "gen_ai.usage.details.cache_write_tokens",
     ),
     "reasoning_output_tokens": (
         "llm.token_count.completion_details.reasoning",
