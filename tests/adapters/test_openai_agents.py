@@ -239,3 +239,70 @@ def test_malformed_document_names_the_json_path(
         load_trace(path, adapter_name="openai_agents")
     assert where in str(info.value)
     assert "broken.json" in str(info.value)
+
+
+def _run_spans() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    document = read_document(AGENTS.path("export", "error_retry", "baseline"))
+    assert isinstance(document, dict)
+    return document, document["spans"]
+
+
+def _named(spans: list[dict[str, Any]], name: str, turn: int | None = None) -> dict[str, Any]:
+    return next(
+        s
+        for s in spans
+        if s["span_data"].get("name") == name
+        and (turn is None or s["span_data"]["data"]["turn"] == turn)
+    )
+
+
+def _guardrail(parent: dict[str, Any], name: str) -> dict[str, Any]:
+    """A guardrail span as the SDK writes one (`GuardrailSpanData`: name, triggered)."""
+    return {
+        "object": "trace.span",
+        "id": f"span_{name}",
+        "trace_id": parent["trace_id"],
+        "parent_id": parent["id"],
+        "started_at": parent["started_at"],
+        "ended_at": parent["started_at"],
+        "span_data": {"type": "guardrail", "name": name, "triggered": True},
+        "error": None,
+    }
+
+
+def test_an_input_guardrail_tripwire_on_the_turn_span_fails_the_guardrail_step() -> None:
+    """The SDK runs input guardrails inside the turn span and attaches the tripwire error to it
+    (run_input_guardrails: attach_error_to_current_span); turn spans are no steps."""
+    document, spans = _run_spans()
+    turn = copy.deepcopy(_named(spans, "turn", turn=1))
+    turn["error"] = {"message": "Guardrail tripwire triggered", "data": {"guardrail": "homework"}}
+    kept = [_named(spans, "task"), _named(spans, "Triage Agent"), turn]
+    document = {**document, "spans": [*kept, _guardrail(turn, "homework")]}
+    trace = parse_trace_data(document)
+    failed = [s for s in trace.steps if s.status.value == "error"]
+    assert [(s.name, s.error_message) for s in failed] == [
+        ("homework", "Guardrail tripwire triggered")
+    ]
+
+
+def test_a_turn_error_without_a_tripped_guardrail_goes_to_the_agent_step() -> None:
+    document, spans = _run_spans()
+    turn = copy.deepcopy(_named(spans, "turn", turn=1))
+    turn["error"] = {"message": "Guardrail tripwire triggered", "data": {"guardrail": "homework"}}
+    document = {**document, "spans": [_named(spans, "task"), _named(spans, "Triage Agent"), turn]}
+    failed = [s for s in parse_trace_data(document).steps if s.status.value == "error"]
+    assert [(s.name, s.error_message) for s in failed] == [
+        ("Triage Agent", "Guardrail tripwire triggered (guardrail: homework)")
+    ]
+
+
+def test_an_agent_error_names_its_data_and_an_output_guardrail_that_tripped_failed() -> None:
+    document, spans = _run_spans()
+    spans = copy.deepcopy(spans)
+    agent = _named(spans, "Weather Agent")
+    agent["error"] = {"message": "Max turns exceeded", "data": {"max_turns": 3}}
+    spans.append(_guardrail(agent, "no_medical_advice"))
+    trace = parse_trace_data({**document, "spans": spans})
+    by_name = {s.name: s for s in trace.steps}
+    assert by_name["Weather Agent"].error_message == "Max turns exceeded (max_turns: 3)"
+    assert by_name["no_medical_advice"].status.value == "error"

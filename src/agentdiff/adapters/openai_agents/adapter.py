@@ -25,7 +25,11 @@ Span mapping (`span_data.type` → step type, name):
 
 `task`/`turn` bookkeeping spans (custom spans whose `data.sdk_span_type` or name is task/turn)
 are not steps: their children move to the nearest kept ancestor and the trace counts them in
-`metadata["skipped_spans"]`. Usage missing from an LLM span stays unknown; but the ingest
+`metadata["skipped_spans"]`; an error on one (the SDK attaches an input guardrail's tripwire
+to its turn span) fails the guardrail that tripped under it, else its nearest kept ancestor. A
+guardrail span with `triggered: true` is a failed step ("Guardrail tripwire triggered"); a span
+error's data beyond its message is named (`Max turns exceeded (max_turns: 3)`).
+Usage missing from an LLM span stays unknown; but the ingest
 sanitizer strips `usage` from `response` spans, so an LLM span without usage takes its `turn`
 span's usage (once per turn, flagged `metadata["usage_source"] = "turn"`). A function step
 inside a `turn` span gets `metadata["turn_id"]` = that turn's id (the SDK opens one turn per

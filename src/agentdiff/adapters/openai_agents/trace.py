@@ -113,15 +113,68 @@ def _depth(span: _Span, by_id: dict[str, _Span]) -> int:
     return depth
 
 
+_SAID = frozenset({"error", "tool_name"})
+"""Span error data the message already says (the tool's name is its step's name)."""
+
+
 def _error_text(error: dict[str, Any]) -> str:
+    """The span error's message, its `data.error` and the rest of its data.
+
+    The rest names which guardrail tripped, or the turn limit a run reached:
+    `Guardrail tripwire triggered (guardrail: homework_check)`.
+    """
     message = str(error.get("message") or "error")
     data = error.get("data")
-    detail = data.get("error") if isinstance(data, dict) else None
-    return (
-        f"{message}: {detail}"
-        if isinstance(detail, str) and detail and detail not in message
-        else message
-    )
+    data = data if isinstance(data, dict) else {}
+    detail = data.get("error")
+    if isinstance(detail, str) and detail and detail not in message:
+        message = f"{message}: {detail}"
+    rest = [f"{k}: {v}" for k, v in data.items() if k not in _SAID and isinstance(v, str | int)]
+    return f"{message} ({', '.join(rest)})" if rest else message
+
+
+def _tripped(span: _Span) -> bool:
+    """A guardrail span whose tripwire triggered (the run stopped there)."""
+    return span.type == "guardrail" and span.data.get("triggered") is True
+
+
+def _carry_errors(spans: list[_Span], steps: list[TraceStep], by_id: dict[str, _Span]) -> None:
+    """Put each `task`/`turn` span's error on a step (those spans are no steps).
+
+    The SDK attaches an input guardrail's tripwire to the turn span it ran in: the error goes to
+    the guardrail that tripped under it, else to the nearest kept ancestor, else to the first
+    step. A step that failed already keeps its own error.
+    """
+    positions = {step.step_id: i for i, step in enumerate(steps)}
+    for span in spans:
+        if span.bookkeeping is None or span.error is None or not steps:
+            continue
+        home = next(
+            (
+                s.span_id
+                for s in spans
+                if _tripped(s) and s.span_id in positions and _descends(s, span, by_id)
+            ),
+            _place(span, by_id).parent_id,
+        )
+        i = positions.get(str(home), 0)
+        if steps[i].status is not StepStatus.ERROR:
+            message = _error_text(span.error)
+            steps[i] = steps[i].model_copy(
+                update={"status": StepStatus.ERROR, "error_message": message}
+            )
+
+
+def _descends(span: _Span, ancestor: _Span, by_id: dict[str, _Span]) -> bool:
+    parent = span.parent_id
+    for _ in range(len(by_id)):
+        if parent is None:
+            return False
+        if parent == ancestor.span_id:
+            return True
+        above = by_id.get(parent)
+        parent = above.parent_id if above is not None else None
+    return False
 
 
 def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
@@ -133,6 +186,9 @@ def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
     if placement.turn is not None:
         inner = placement.turn.data.get("data")
         meta["turn"] = inner.get("turn") if isinstance(inner, dict) else None
+    error = span.error
+    if error is None and _tripped(span):
+        error = {"message": "Guardrail tripwire triggered"}
     if span.error is not None:
         meta["error"] = span.error
     if span.type == "generation" and isinstance(span.data.get("model_config"), dict):
@@ -160,8 +216,8 @@ def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
         name=name,
         input_payload=inputs,
         output_payload=output,
-        status=StepStatus.ERROR if span.error is not None else StepStatus.SUCCESS,
-        error_message=_error_text(span.error) if span.error is not None else None,
+        status=StepStatus.ERROR if error is not None else StepStatus.SUCCESS,
+        error_message=_error_text(error) if error is not None else None,
         latency_ms=duration_ms(span.started, span.ended),
         tokens=tokens,
         metadata=meta,
@@ -218,6 +274,7 @@ def build_trace(
         key=lambda s: (s.started is None, s.started or _EARLIEST, _depth(s, by_id)),
     )
     steps = [_step(s, i, placements[s.span_id]) for i, s in enumerate(kept)]
+    _carry_errors(spans, steps, by_id)
     mark_turns(steps)  # SDK versions without `turn` spans: the model message before the call
     _fill_from_turns(steps, {k: p.turn for k, p in placements.items()})
     trace_id = identifier(trace.get("id"), key_path(at, "id")) or next(
