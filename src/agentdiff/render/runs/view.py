@@ -10,6 +10,7 @@ Renderers only add markup (markdown escapes with `md`, HTML with jinja2 autoesca
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,7 +121,7 @@ def scenario_view(s: ScenarioReport, fdr: float) -> ScenarioView:
         totals = {"baseline": s.n_baseline, "candidate": s.n_candidate}
         view.routes = [route_cells(r, totals) for r in s.routes.clusters]
         view.route_notes = route_notes(s.routes)
-    view.facts = [text(u) for u in s.untested] + _facts(s, fdr)
+    view.facts = [text(u) for u in s.untested] + _test_notes(s.tests) + _facts(s, fdr)
     view.nearest = [
         text(
             f"{n.candidate_run} vs {n.baseline_run}: divergence {n.divergence:.2f}, "
@@ -236,6 +237,27 @@ def trie_view(node: TrieNode) -> dict[str, Any]:
         "counts": node.counts,
         "children": [trie_view(child) for child in node.children],
     }
+
+
+def _test_notes(tests: Sequence[StatTest]) -> list[str]:
+    """What a test's row cannot say: its note, and an interval that reads against its verdict.
+
+    A shift is judged by the rank test over every run; the interval is the bootstrap of the
+    medians alone, which few runs move in steps: it can hold 0 beside a significant shift.
+    """
+    out = [text(f"{t.name}: {t.note}") for t in tests if t.note]
+    for t in tests:
+        low, high = t.change_low, t.change_high
+        judged = t.verdict in (Verdict.REGRESSED, Verdict.IMPROVED)
+        if judged and low is not None and high is not None and low <= 0 <= high:
+            out.append(
+                text(
+                    f"{t.name}: {t.verdict.value} by the rank test over every run; the 95 % "
+                    f"interval of the median change [{low:+.0f}, {high:+.0f}] % still holds no "
+                    "change (the medians of few runs move in steps)"
+                )
+            )
+    return out
 
 
 def _facts(s: ScenarioReport, fdr: float) -> list[str]:
