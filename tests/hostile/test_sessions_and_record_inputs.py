@@ -95,10 +95,10 @@ def test_odd_codex_tool_output_loads(tmp_path: Path, output: str) -> None:
     assert outcome.code == 0, outcome.stderr
 
 
-def test_sessions_json_shows_an_undecodable_file_name(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _undecodable_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Claude Code session under ~/.claude whose folder and file names are no valid UTF-8."""
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     monkeypatch.delenv("CODEX_HOME", raising=False)
     folder = tmp_path / ".claude" / "projects" / "q\udcfe"  # the bytes q\xfe, as os.fsdecode
@@ -106,6 +106,12 @@ def test_sessions_json_shows_an_undecodable_file_name(
     shutil.copy(
         REAL / "claude_code" / "identical" / "baseline.session.jsonl", folder / "s\udcff.jsonl"
     )
+
+
+def test_sessions_json_shows_an_undecodable_file_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _undecodable_session(tmp_path, monkeypatch)
     outcome = cli("sessions", "-f", "json")
     assert outcome.code == 0, outcome.stderr
     (row,) = orjson.loads(outcome.stdout)
@@ -123,15 +129,7 @@ def test_record_refuses_more_runs_than_it_allows(tmp_path: Path) -> None:
 def test_sessions_terminal_shows_an_undecodable_file_name_as_json_does(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("COLUMNS", "200")
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    folder = tmp_path / ".claude" / "projects" / "q\udcfe"  # the bytes q\xfe, as os.fsdecode
-    folder.mkdir(parents=True)
-    shutil.copy(
-        REAL / "claude_code" / "identical" / "baseline.session.jsonl", folder / "s\udcff.jsonl"
-    )
+    _undecodable_session(tmp_path, monkeypatch)
     outcome = cli("sessions")
     assert outcome.code == 0, outcome.stderr
     assert "claude:s\\xff" in outcome.stdout
