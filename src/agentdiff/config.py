@@ -220,11 +220,14 @@ def load_options(
     *,
     env: Mapping[str, str] | None = None,
     start: Path | None = None,
+    keywords: bool = False,
 ) -> ResolvedConfig:
     """Resolve every setting: `overrides` (flags, keyword arguments) > `env` > file > default.
 
     `None` in `overrides` means "not given" (use `"off"` to switch a rule off). Text values are
     parsed as the environment's are; other values must already have the setting's type.
+    `keywords=True`: the overrides are a function's keyword arguments, and their source reads
+    `argument max_divergence` (else `flag --max-divergence`).
     """
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
@@ -232,7 +235,7 @@ def load_options(
     if found is not None:
         _merge_file(*found, values, sources)
     _merge_env(os.environ if env is None else env, values, sources)
-    _merge_overrides(overrides or {}, values, sources)
+    _merge_overrides(overrides or {}, values, sources, keywords=keywords)
     options = _build(values, sources)
     report = {k: v for k, v in values.items() if _BY_NAME[k].section == "report"}
     return ResolvedConfig(
@@ -277,7 +280,7 @@ def load_stats(
         values[key] = _parse(setting, raw, manifest_source, text=False)
         sources[key] = manifest_source
     _merge_env(os.environ if env is None else env, values, sources)
-    _merge_overrides(overrides or {}, values, sources)
+    _merge_overrides(overrides or {}, values, sources, keywords=False)
     picked = {k: v for k, v in values.items() if _BY_NAME[k].section == "stats"}
     try:
         options = StatsOptions.model_validate(picked)
@@ -339,13 +342,17 @@ def _merge_env(env: Mapping[str, str], values: dict[str, object], sources: dict[
 
 
 def _merge_overrides(
-    overrides: Mapping[str, object], values: dict[str, object], sources: dict[str, str]
+    overrides: Mapping[str, object],
+    values: dict[str, object],
+    sources: dict[str, str],
+    *,
+    keywords: bool,
 ) -> None:
     for key, raw in overrides.items():
         if raw is None:
             continue
         setting = _lookup(key, None, "arguments")
-        where = f"flag {setting.flag}"
+        where = f"argument {setting.name}" if keywords else f"flag {setting.flag}"
         values[key] = _parse(setting, raw, where, text=isinstance(raw, str))
         sources[key] = where
 

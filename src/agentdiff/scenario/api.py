@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from agentdiff.diff.options import CompareOptions
+from agentdiff.errors import ConfigError
 from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.analyze import Run, analyze_scenario, named_runs
 from agentdiff.scenario.judge import judge
@@ -22,8 +23,12 @@ def compare_runs(
     options: CompareOptions | None = None,
     stats: StatsOptions | None = None,
 ) -> ScenarioReport:
-    """N baseline runs against M candidate runs of one scenario, with its verdict."""
+    """N baseline runs against M candidate runs of one scenario, with its verdict.
+
+    Each side needs a run (`ConfigError` otherwise: no runs agree on nothing).
+    """
     stats = stats or StatsOptions()
+    _check_runs(scenario, baseline, candidate)
     draft = analyze_scenario(
         scenario, named_runs(baseline), named_runs(candidate), options or CompareOptions(), stats
     )
@@ -37,11 +42,23 @@ def compare_scenarios(
     stats: StatsOptions | None = None,
     sources: Mapping[str, str] | None = None,
 ) -> RunsReport:
-    """Many scenarios, corrected across them (Benjamini–Hochberg with Tarone's exclusion)."""
+    """Many scenarios, corrected across them (Benjamini–Hochberg with Tarone's exclusion).
+
+    Each side of each scenario needs a run (`ConfigError` otherwise).
+    """
     stats = stats or StatsOptions()
     options = options or CompareOptions()
+    for name, (base, cand) in scenarios.items():
+        _check_runs(name, base, cand)
     drafts = [
         analyze_scenario(name, named_runs(base), named_runs(cand), options, stats)
         for name, (base, cand) in sorted(scenarios.items())
     ]
     return judge(drafts, stats, sources)
+
+
+def _check_runs(scenario: str, baseline: Sequence[object], candidate: Sequence[object]) -> None:
+    """Both sides hold a run: an empty side (a recording that wrote nothing) is no pass."""
+    for side, runs in (("baseline", baseline), ("candidate", candidate)):
+        if not runs:
+            raise ConfigError(f"scenario {scenario!r} has no {side} runs")
