@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentdiff import assert_no_regressions, load_trace
+from agentdiff import assert_no_regressions, compare, load_trace
 from agentdiff.errors import ConfigError
 from agentdiff.scenario.api import compare_runs, compare_scenarios
 from tests.diff.builders import step, trace
@@ -45,3 +45,22 @@ def test_keyword_thresholds_are_named_as_arguments() -> None:
     report = assert_no_regressions(RUN, RUN, max_divergence=0.3)
     (threshold,) = [t for t in report.thresholds if t.setting == "max_divergence"]
     assert (threshold.value, threshold.source) == (0.3, "argument max_divergence")
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "changed"),
+    [
+        ({"codes": {200: "ok"}}, {"codes": {200: "ok"}}, False),
+        ({"codes": {200: "ok"}}, {"codes": {404: "missing"}}, True),
+        ({"n": 2**70}, {"n": 2**70}, False),
+        ({"n": 2**70}, {"n": 2**70 + 1}, True),
+    ],
+)
+def test_arguments_built_in_python_that_json_cannot_hold_compare(
+    before: dict[object, object], after: dict[object, object], changed: bool
+) -> None:
+    """Traces built in Python may hold int keys and 65-bit ints; files never do."""
+    base = trace([step(0, "tool_call", "lookup", input_payload=before)])
+    cand = trace([step(0, "tool_call", "lookup", prefix="c", input_payload=after)], trace_id="c")
+    report = compare(base, cand)
+    assert report.changed_calls == int(changed)

@@ -11,6 +11,7 @@ detection and the canonical order of concurrent calls.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Hashable
 from itertools import repeat
 from operator import add, mul
@@ -91,10 +92,25 @@ class Signer:
             args = self._normalizer.normalize(arguments, ("input_payload",))
         else:  # no ignores to match: skip the dispatch (one call per tool call of a trace)
             args = strip_volatile(arguments)
-        return f"{name}\x00{orjson.dumps(args, option=_SORTED, default=str).decode()}"
+        try:
+            text = orjson.dumps(args, option=_SORTED, default=str).decode()
+        except TypeError:  # built in Python, not read from JSON: an int key, a 65-bit int
+            text = _canonical(args)
+        return f"{name}\x00{text}"
 
 
 _SORTED = orjson.OPT_SORT_KEYS
+
+
+def _canonical(args: Any) -> str:
+    """Canonical JSON of arguments orjson refuses by default.
+
+    Non-text keys (as text), integers past 64 bits (exact, by the standard library).
+    """
+    try:
+        return orjson.dumps(args, option=_SORTED | orjson.OPT_NON_STR_KEYS, default=str).decode()
+    except TypeError:
+        return json.dumps(args, sort_keys=True, default=str)
 
 
 class _Interner(dict[Hashable, int]):
