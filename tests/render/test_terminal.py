@@ -3,6 +3,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from pydantic import ValidationError
 
 from agentdiff.cli.compare import _render_options
 from agentdiff.render import RenderOptions, render
@@ -72,3 +73,14 @@ def test_long_alignments_elide_unchanged_runs():
     text = render(report, "terminal", RenderOptions(width=100, max_rows=8))
     assert "unchanged steps …" in text
     assert "◀ first divergence" in text
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("width", 0), ("width", -5), ("max_rows", 0), ("max_rows", -1)]
+)
+def test_sizes_below_one_are_refused(field, value):
+    # width -5 rendered an empty report; max_rows 0 or less cut rows by a negative slice
+    with pytest.raises(ValidationError, match=field):
+        RenderOptions.model_validate({field: value})
+    with pytest.raises(ValidationError, match=field):
+        render(real_report("loop"), "markdown", **{field: value})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentdiff.redact import Redactor
 
@@ -16,12 +16,12 @@ class RenderOptions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    width: int | None = None
-    """Terminal width; `None` = the console's own."""
+    width: int | None = Field(None, ge=1)
+    """Terminal width (at least 1); `None` = the console's own."""
     color: bool | None = None
     """Force colour on/off; `None` = auto (TTY and no `NO_COLOR`)."""
-    max_rows: int = 400
-    """Alignment rows shown before eliding the unchanged middle."""
+    max_rows: int = Field(400, ge=1)
+    """Alignment rows shown before eliding the unchanged middle (at least 1)."""
     redact: bool | None = None
     """Redact secrets (see `agentdiff.redact`); `None` = on, except in the JSON report."""
     redact_patterns: tuple[str, ...] = ()
