@@ -9,16 +9,21 @@ candidate run against its nearest baseline run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["StatsOptions", "inconclusive_fails", "judged_fdr"]
+__all__ = ["RouteThreshold", "StatsOptions", "inconclusive_fails", "judged_fdr"]
 
 
 MAX_DRAWS = 100_000
 """The most permutations or bootstrap resamples a test may ask for (memory and time stay
 bounded: each draw holds a resample of every run)."""
+
+
+RouteThreshold = Annotated[float, Field(ge=0, le=1)]
+"""A route distance that joins a cluster: 0 to 1 (NaN fails both bounds). `[stats]
+route_threshold` and `cluster_routes(threshold=...)` both check it."""
 
 
 class StatsOptions(BaseModel):
@@ -40,7 +45,7 @@ class StatsOptions(BaseModel):
     """`invariant`: a loop no baseline run shows fails the scenario; `rate`: Fisher's test."""
     route_shift: bool = True
     """Count a significant route shift (energy test) as a regression."""
-    route_threshold: float = Field(0.2, ge=0, le=1)
+    route_threshold: RouteThreshold = 0.2
     """Route distance within which runs share a route cluster."""
     inconclusive: Literal["pass", "fail"] = "pass"
     """Whether an inconclusive scenario fails the run (exit 1)."""

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentdiff.errors import ConfigError
 from agentdiff.routes import cluster_routes, route_id, route_of
 from agentdiff.routes.cluster import LINKAGE_LIMIT, cluster_encoded, encode_runs
 from agentdiff.routes.encode import RouteCodec
@@ -266,3 +267,15 @@ def test_leader_clustering_is_input_order_free(monkeypatch: pytest.MonkeyPatch) 
     assert [c.medoid_run for c in one.clusters] == [
         min(r for r in c.runs if runs[r] == c.medoid) for c in one.clusters
     ]
+
+
+@pytest.mark.parametrize("threshold", [5, -1, 1.5, float("nan")])
+def test_a_threshold_outside_zero_to_one_is_refused(threshold: float) -> None:
+    # the CLI checks --threshold by [stats] route_threshold; the function took any float
+    with pytest.raises(ConfigError, match="threshold"):
+        cluster_routes([["a", "b"], ["a", "c"]], threshold)
+
+
+@pytest.mark.parametrize("threshold", [0, 1, 0.5])
+def test_thresholds_zero_to_one_are_kept(threshold: float) -> None:
+    assert cluster_routes([["a", "b"], ["a", "c"]], threshold).threshold == threshold

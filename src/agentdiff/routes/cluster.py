@@ -21,12 +21,15 @@ from functools import cached_property
 from itertools import chain, groupby
 from operator import itemgetter, methodcaller, mul
 
+from pydantic import TypeAdapter, ValidationError
 from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
+from agentdiff.errors import ConfigError
 from agentdiff.models.trace import AgentTrace
 from agentdiff.routes.encode import RouteCodec, code_point, route_of
 from agentdiff.routes.linkage import average_linkage, distance_matrix, leader_clusters
+from agentdiff.stats_options import RouteThreshold
 
 __all__ = ["LINKAGE_LIMIT", "RouteCluster", "RouteMap", "cluster_routes", "encode_runs"]
 
@@ -34,6 +37,7 @@ LINKAGE_LIMIT = 1500
 MEDOID_CANDIDATES = 32
 MEDOID_SAMPLE = 2000
 DEFAULT_THRESHOLD = 0.2
+_THRESHOLD: TypeAdapter[float] = TypeAdapter(RouteThreshold)
 
 
 @dataclass(frozen=True)
@@ -98,9 +102,23 @@ def cluster_routes(
     *,
     strict: bool = False,
 ) -> RouteMap:
-    """Cluster the routes of `runs` (traces or label sequences) at distance `threshold`."""
+    """Cluster the routes of `runs` (traces or label sequences) at distance `threshold`.
+
+    A `threshold` outside 0 to 1, or NaN, is a `ConfigError` (the CLI's `--threshold` rule).
+    """
+    tau = checked_threshold(threshold)
     codec, per_run = encode_runs(runs, strict=strict)
-    return cluster_encoded(codec, per_run, threshold)
+    return cluster_encoded(codec, per_run, tau)
+
+
+def checked_threshold(threshold: float) -> float:
+    """`threshold` as a float when it is a valid route distance (`RouteThreshold`)."""
+    try:
+        return _THRESHOLD.validate_python(threshold)
+    except ValidationError as exc:
+        detail = exc.errors()[0]["msg"]
+        msg = f"arguments: threshold: {detail}, got {threshold!r}"
+        raise ConfigError(msg) from None
 
 
 def cluster_encoded(codec: RouteCodec, per_run: list[str], threshold: float) -> RouteMap:
