@@ -122,6 +122,25 @@ def test_traced_is_a_plain_call_outside_a_run():
     assert asyncio.run(think("x")) == "X"
 
 
+def test_an_unknown_step_type_fails_when_decorating_and_names_the_choices():
+    # it decorated fine and only failed inside record_run, as the agent's own call raising
+    def f():
+        return 1
+
+    for decorate in (
+        lambda: traced(step_type="nope"),
+        lambda: traced(f, step_type="nope"),
+        lambda: record_run("r").traced(step_type="nope"),
+        lambda: record_run("r").traced(f, step_type="nope"),
+    ):
+        with pytest.raises(ValueError, match="'nope'.*tool_call, llm_call"):
+            decorate()
+    with record_run("r") as run:
+        traced(step_type="llm_call")(f)()
+    assert run.trace is not None
+    assert run.trace.steps[0].step_type == StepType.LLM_CALL
+
+
 def test_methods_leave_self_out_and_odd_values_become_json():
     class Tools:
         @traced

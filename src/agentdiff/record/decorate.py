@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast, overload
 
 from agentdiff.models.trace import StepType
 from agentdiff.record.context import current_run
+from agentdiff.record.step import step_type_of
 
 if TYPE_CHECKING:
     from agentdiff.record.run import Run
@@ -51,7 +52,11 @@ def _signature(fn: Callable[..., Any]) -> inspect.Signature | None:
 def wrap(
     fn: Callable[P, R], step_type: StepType | str, name: str | None, run: Run | None
 ) -> Callable[P, R]:
-    """`fn`, recording each call as a step of `run` (or of the calling context's run)."""
+    """`fn`, recording each call as a step of `run` (or of the calling context's run).
+
+    A `step_type` that is no `StepType` is a `ValueError` here, when decorating.
+    """
+    step_type = step_type_of(step_type)
     label = name or getattr(fn, "__name__", None) or repr(fn)
     signature = _signature(fn)
 
@@ -97,8 +102,10 @@ def traced(
     """Record each call of the function as a step of the current run (`@traced` or with options).
 
     `@traced(step_type="llm_call", name="plan")`; the default is a `tool_call` named after the
-    function. Outside `record_run` the function runs unrecorded.
+    function. Outside `record_run` the function runs unrecorded. An unknown `step_type` is a
+    `ValueError` naming the allowed ones, raised here rather than at the first recorded call.
     """
+    step_type = step_type_of(step_type)
     if fn is not None:
         return wrap(fn, step_type, name, None)
     return lambda f: wrap(f, step_type, name, None)

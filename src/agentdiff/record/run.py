@@ -40,6 +40,7 @@ from agentdiff.record.step import (
     jsonable,
     optional_payload,
     payload,
+    step_type_of,
     utc_now,
 )
 
@@ -158,6 +159,7 @@ class Run:
         name: str | None = None,
     ) -> Any:
         """Like `agentdiff.record.traced`, bound to this run (works from any thread)."""
+        step_type = step_type_of(step_type)
         if fn is not None:
             return wrap(fn, step_type, name, self)
         return lambda f: wrap(f, step_type, name, self)

@@ -28,6 +28,7 @@ __all__ = [
     "jsonable",
     "optional_payload",
     "payload",
+    "step_type_of",
     "utc_now",
 ]
 
@@ -35,6 +36,16 @@ __all__ = [
 def utc_now() -> str:
     """The current time as an ISO 8601 UTC string (the `started_at`/`ended_at` convention)."""
     return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def step_type_of(value: StepType | str) -> StepType:
+    """`value` as a `StepType`; a `ValueError` naming the allowed values when it is none."""
+    try:
+        return StepType(value)
+    except ValueError:
+        allowed = ", ".join(kind.value for kind in StepType)
+        msg = f"step_type {value!r} is not a step type; choose one of: {allowed}"
+        raise ValueError(msg) from None
 
 
 _I64_MIN = -(2**63)
@@ -143,7 +154,7 @@ class Step:
     ) -> None:
         self.step_id = step_id
         self.index = index
-        self.step_type = StepType(step_type)
+        self.step_type = step_type_of(step_type)
         self.name = name
         self.input = input_payload
         self.parent_id = parent_id
