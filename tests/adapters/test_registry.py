@@ -39,6 +39,25 @@ def test_decorator_registers_name_and_alias_explicit_and_detected(fresh_registry
     assert get_adapter("acme") is AcmeAdapter
 
 
+def test_a_registered_class_registers_again_only_under_its_own_names(fresh_registry):
+    # under another name it returned early: nothing registered, and alias clashes were hidden
+    @register_adapter("acme", aliases=("acme_tracer",))
+    class AcmeAdapter(BaseAdapter):
+        pass
+
+    assert register_adapter("acme", aliases=("acme_tracer",))(AcmeAdapter) is AcmeAdapter
+    with pytest.raises(AdapterRegistrationError, match="already registered as 'acme'"):
+        register_adapter("acme2", aliases=("acme_v2",))(AcmeAdapter)
+    with pytest.raises(AdapterRegistrationError, match="'langfuse' is taken by a built-in"):
+        register_adapter("other", aliases=("langfuse",))(AcmeAdapter)
+    with pytest.raises(AdapterRegistrationError, match="already registered as 'langfuse'"):
+        register_adapter("lf2")(get_adapter("langfuse"))
+    names = [a.name for a in available_adapters()]
+    assert "acme" in names
+    assert not {"acme2", "other", "lf2"} & set(names)
+    assert get_adapter("acme_tracer") is AcmeAdapter
+
+
 @pytest.mark.parametrize("name", ["generic", "canonical"])
 def test_plugins_cannot_shadow_builtin_names_or_aliases(fresh_registry, name):
     with pytest.raises(AdapterRegistrationError, match="taken by a built-in adapter"):

@@ -82,6 +82,15 @@ class _Registry:
         builtin: bool,
         origin: str,
     ) -> None:
+        self.check_free(cls, name, aliases)
+        cls.name, cls.aliases = name, aliases
+        for key in (name, *aliases):
+            self.by_name[key] = cls
+        (self.builtins if builtin else self.plugins).append(cls)
+        self.origins[name] = origin
+
+    def check_free(self, cls: type[BaseAdapter], name: str, aliases: tuple[str, ...]) -> None:
+        """`AdapterRegistrationError` when `name` or an alias belongs to another adapter."""
         for key in (name, *aliases):
             taken = self.by_name.get(key)
             if taken is not None and taken is not cls:
@@ -90,11 +99,17 @@ class _Registry:
                 )
                 msg = f"cannot register adapter {name!r}: the name {key!r} is taken by {owner}"
                 raise AdapterRegistrationError(msg, hint="choose another name or alias")
-        cls.name, cls.aliases = name, aliases
-        for key in (name, *aliases):
-            self.by_name[key] = cls
-        (self.builtins if builtin else self.plugins).append(cls)
-        self.origins[name] = origin
+
+    def check_same(self, cls: type[BaseAdapter], name: str, aliases: tuple[str, ...]) -> None:
+        """Registering a registered class again is a no-op only under its own name and aliases."""
+        self.check_free(cls, name, aliases)
+        if (name, aliases) != (cls.name, tuple(cls.aliases)):
+            msg = (
+                f"cannot register adapter {name!r}: class {cls.__qualname__} is already "
+                f"registered as {cls.name!r} (aliases {list(cls.aliases)})"
+            )
+            hint = "a class registers under one name; give its aliases there or subclass it"
+            raise AdapterRegistrationError(msg, hint=hint)
 
 
 _REGISTRY = _Registry()
@@ -136,11 +151,14 @@ def register_adapter(name: str, aliases: tuple[str, ...] = ()) -> Callable[[A], 
     """Class decorator registering a third-party adapter under `name` (and `aliases`).
 
     Raises `AdapterRegistrationError` when the name or an alias is taken, built-ins included.
+    A class already registered may be registered again only under the same name and aliases
+    (a no-op); any other name or aliases raise, as a class has one name.
     """
 
     def decorate(cls: A) -> A:
         registry = _ensure_loaded()
-        if cls in registry.plugins:
+        if cls in registry.plugins or cls in registry.builtins:
+            registry.check_same(cls, name, tuple(aliases))
             return cls
         registry.add(cls, name, tuple(aliases), builtin=False, origin=f"{cls.__module__}")
         return cls
