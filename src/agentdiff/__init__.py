@@ -63,10 +63,12 @@ _LAZY = {
 """Imported on first use: they pull in the statistics and suites, which `compare` never needs."""
 
 
-def __getattr__(name: str) -> _typing.Any:
-    if name in _LAZY:
-        import importlib  # noqa: PLC0415
+if not _typing.TYPE_CHECKING:  # a type checker sees the names above, and flags any other
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    msg = f"module 'agentdiff' has no attribute {name!r}"
-    raise AttributeError(msg)
+    def __getattr__(name: str) -> _typing.Any:
+        if name in _LAZY:
+            import importlib  # noqa: PLC0415
+
+            return getattr(importlib.import_module(_LAZY[name]), name)
+        msg = f"module 'agentdiff' has no attribute {name!r}"
+        raise AttributeError(msg)
