@@ -3,6 +3,8 @@ reports load offline under the page's Content-Security-Policy, with no error and
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from typer.testing import CliRunner
 
@@ -10,6 +12,16 @@ from agentdiff.cli.app import app
 from tests.render.test_html_browser import _open, browser  # noqa: F401 - the shared fixture
 
 pytestmark = pytest.mark.browser
+
+
+def _srcdoc_frames(page, count: int, timeout: float = 10.0) -> list:  # type: ignore[type-arg]
+    """The page's embedded reports, once `count` of them navigated (a loaded host is slow to)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        frames = [f for f in page.frames if f.url == "about:srcdoc"]
+        if len(frames) >= count or time.monotonic() > deadline:
+            return frames
+        page.wait_for_timeout(100)
 
 
 def test_suite_page_with_pair_reports_in_chromium(browser, fixture_suite, tmp_path):  # noqa: F811
@@ -22,7 +34,7 @@ def test_suite_page_with_pair_reports_in_chromium(browser, fixture_suite, tmp_pa
     assert page.inner_text("#summary") == "2 passed · 3 regressed"
     links = page.eval_on_selector_all("#index a", "els => els.map(e => e.getAttribute('href'))")
     assert links == ["#s1", "#s2", "#s3"]
-    frames = [f for f in page.frames if f.url == "about:srcdoc"]
+    frames = _srcdoc_frames(page, 3)
     assert len(frames) == 3
     titles = sorted(f.evaluate("document.title") for f in frames)
     assert all(t.startswith("AgentDiff: FAILED") for t in titles)
