@@ -21,26 +21,33 @@ import re
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from agentdiff.errors import ConfigError
 
+if TYPE_CHECKING:
+    from agentdiff.models.trace import AgentTrace
+
 __all__ = [
     "DEFAULT_MAX_INPUT_SIZE",
     "DEFAULT_MAX_STEPS",
+    "DEPTH_HINT",
     "ENVELOPE_DEPTH",
     "MAX_DEPTH",
     "Limits",
+    "check_level",
     "deepest_path",
     "exceeds_depth",
     "parse_size",
     "short_path",
+    "too_deep",
 ]
 
 MAX_DEPTH = 200
 """Levels of nesting a payload (or task input, final output, metadata) may have."""
+DEPTH_HINT = f"payloads may nest at most {MAX_DEPTH} levels; flatten or trim the deep value"
 ENVELOPE_DEPTH = 50
 """Extra levels a whole document may wrap around its payloads (OTLP, nested run trees)."""
 DEFAULT_MAX_INPUT_SIZE = 2 * 1024**3
@@ -227,3 +234,54 @@ def short_path(path: str, limit: int = 120) -> str:
     if len(path) <= limit:
         return path
     return f"{path[: limit // 2]}…{path[-limit // 3 :]}"
+
+
+def too_deep(trace: AgentTrace) -> str | None:
+    """The JSON path of the first payload of `trace` nested deeper than `MAX_DEPTH`, if any.
+
+    Loading checks every trace it returns; a trace built in Python is checked by `compare()`
+    only when its walk of the payloads ran out of stack (it handles `MAX_DEPTH` levels and more).
+    """
+    if not any(exceeds_depth(values, MAX_DEPTH) for values in _payload_batches(trace)):
+        return None
+    for where, value in _payload_fields(trace):
+        path = deepest_path(value, MAX_DEPTH, where)
+        if path is not None:
+            return short_path(path)
+    return None  # pragma: no cover - exceeds_depth and deepest_path agree on every value
+
+
+def _payload_batches(trace: AgentTrace, size: int = 10_000) -> Iterator[list[Any]]:
+    """The payloads of the trace, `size` steps at a time (a copy of all of them is big)."""
+    yield [trace.task_input, trace.final_output, trace.metadata]
+    for start in range(0, len(trace.steps), size):
+        yield [
+            value
+            for step in trace.steps[start : start + size]
+            for value in (step.input_payload, step.output_payload, step.metadata)
+        ]
+
+
+def _payload_fields(trace: AgentTrace) -> Iterator[tuple[str, Any]]:
+    yield from (
+        ("task_input", trace.task_input),
+        ("final_output", trace.final_output),
+        ("metadata", trace.metadata),
+    )
+    for i, step in enumerate(trace.steps):
+        yield f"steps[{i}].input_payload", step.input_payload
+        yield f"steps[{i}].output_payload", step.output_payload
+        yield f"steps[{i}].metadata", step.metadata
+
+
+def check_level(level: int) -> None:
+    """A container at `level` of a walked payload (itself level 1) is within `MAX_DEPTH`.
+
+    Else `RecursionError`. The engine's walks call it as they descend: a trace built in
+    Python (loading refuses such payloads) stops there rather than overflow the stack of the
+    compiled engine, which checks no recursion limit; `compare()` then names the payload
+    (`too_deep`).
+    """
+    if level > MAX_DEPTH:
+        msg = f"a payload nests deeper than {MAX_DEPTH} levels"
+        raise RecursionError(msg)

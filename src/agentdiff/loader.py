@@ -38,12 +38,14 @@ from agentdiff.errors import (
 )
 from agentdiff.gcpause import no_gc_pauses
 from agentdiff.limits import (
+    DEPTH_HINT,
     ENVELOPE_DEPTH,
     MAX_DEPTH,
     Limits,
     deepest_path,
     exceeds_depth,
     short_path,
+    too_deep,
 )
 from agentdiff.models.compact import compact_trace
 from agentdiff.models.trace import AgentTrace, with_source_format
@@ -56,7 +58,6 @@ __all__ = ["input_files", "load_trace", "parse_trace_data", "read_document", "re
 
 _BOM = b"\xef\xbb\xbf"
 STEPS_HINT = "raise the limit with --max-steps N or AGENTDIFF_MAX_STEPS"
-DEPTH_HINT = f"payloads may nest at most {MAX_DEPTH} levels; flatten or trim the deep value"
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 _CANONICAL_NAMES = (None, "auto", GenericAdapter.name, *GenericAdapter.aliases)
 """`--adapter` values that let a canonical JSON file take the fast path."""
@@ -483,36 +484,10 @@ def _check_step_count(trace: AgentTrace, limits: Limits) -> None:
 
 
 def _check_depth(trace: AgentTrace) -> None:
-    if not any(exceeds_depth(values, MAX_DEPTH) for values in _payload_batches(trace)):
-        return
-    for where, value in _payload_fields(trace):
-        path = deepest_path(value, MAX_DEPTH, where)
-        if path is not None:
-            msg = f"{short_path(path)} nests deeper than {MAX_DEPTH} levels"
-            raise TraceValidationError(msg, hint=DEPTH_HINT)
-
-
-def _payload_batches(trace: AgentTrace, size: int = 10_000) -> Iterator[list[Any]]:
-    """The payloads of the trace, `size` steps at a time (a copy of all of them is big)."""
-    yield [trace.task_input, trace.final_output, trace.metadata]
-    for start in range(0, len(trace.steps), size):
-        yield [
-            value
-            for step in trace.steps[start : start + size]
-            for value in (step.input_payload, step.output_payload, step.metadata)
-        ]
-
-
-def _payload_fields(trace: AgentTrace) -> Iterator[tuple[str, Any]]:
-    yield from (
-        ("task_input", trace.task_input),
-        ("final_output", trace.final_output),
-        ("metadata", trace.metadata),
-    )
-    for i, step in enumerate(trace.steps):
-        yield f"steps[{i}].input_payload", step.input_payload
-        yield f"steps[{i}].output_payload", step.output_payload
-        yield f"steps[{i}].metadata", step.metadata
+    path = too_deep(trace)
+    if path is not None:
+        msg = f"{path} nests deeper than {MAX_DEPTH} levels"
+        raise TraceValidationError(msg, hint=DEPTH_HINT)
 
 
 def _choose_adapter(data: Any, adapter_name: str | None) -> type[BaseAdapter]:

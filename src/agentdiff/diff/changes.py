@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from agentdiff.diff.metrics import step_model
 from agentdiff.diff.normalize import Normalizer, volatile_tests
+from agentdiff.limits import MAX_DEPTH, check_level, exceeds_depth
 from agentdiff.models.report import Change
 from agentdiff.models.trace import StepType
 
@@ -82,17 +83,21 @@ def _payload(a: Any, b: Any, path: str, kind: _Kind, normalizer: Normalizer, out
         a, b = normalizer.normalize(a, root), normalizer.normalize(b, root)
         if a == b:
             return
-    _diff(a, b, path, kind, out)
+    _diff(a, b, path, kind, out, 1)
 
 
-def _diff(a: Any, b: Any, path: str, kind: _Kind, out: Changes) -> None:
+def _diff(a: Any, b: Any, path: str, kind: _Kind, out: Changes, level: int) -> None:
     """Leaf differences of two unequal values, volatile fields left out as it walks.
 
     No normalized copies; callers skip equal values (`x is y or x == y`) themselves, so no
     call or path is made for them. Past `MAX_CHANGES` the walk goes on only to count
-    (`out.more`), building no records.
+    (`out.more`), building no records. `level` is the values' level of nesting in their
+    payload (a payload is at level 1): a value the report holds nests at most `MAX_DEPTH`
+    levels with it, else `RecursionError` (see `normalize.strip_volatile`; loaded traces never
+    hold one).
     """
     if isinstance(a, dict) and isinstance(b, dict):
+        check_level(level)
         tests = volatile_tests
         # the same keys on both sides (the usual case): no scan for the keys only b has
         keys = a if a.keys() == b.keys() else [*a, *(k for k in b if k not in a)]
@@ -103,17 +108,26 @@ def _diff(a: Any, b: Any, path: str, kind: _Kind, out: Changes) -> None:
                 x = _MISSING if x is not _MISSING and test(x) else x
                 y = _MISSING if y is not _MISSING and test(y) else y
             if x is not y and not x == y:  # noqa: SIM201 - `_diff` has always tested ==
-                _diff(x, y, f"{path}.{key}", kind, out)
+                _diff(x, y, f"{path}.{key}", kind, out, level + 1)
         return
     if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        check_level(level)
         for i, (x, y) in enumerate(zip(a, b, strict=True)):
             if x is not y and not x == y:  # noqa: SIM201
-                _diff(x, y, f"{path}.{i}", kind, out)
+                _diff(x, y, f"{path}.{i}", kind, out, level + 1)
         return
     if len(out) >= MAX_CHANGES:
         out.more += 1
         return
+    if isinstance(a, dict | list) or isinstance(b, dict | list):
+        _within_limit([a, b], level)
     out.append(Change.of(path, kind, None if a is _MISSING else a, None if b is _MISSING else b))
 
 
 _MISSING: Any = object()
+
+
+def _within_limit(values: list[Any], level: int) -> None:
+    """Values at `level`, and all they hold, are within `MAX_DEPTH` (see `check_level`)."""
+    if exceeds_depth(values, MAX_DEPTH - level + 1):
+        check_level(MAX_DEPTH + 1)

@@ -18,8 +18,11 @@ from agentdiff.diff.order import MAX_DEPTH, Side, prepare
 from agentdiff.diff.recovery import recoveries
 from agentdiff.diff.signatures import Signer
 from agentdiff.diff.totals import memoized_totals
+from agentdiff.errors import TraceValidationError
 from agentdiff.gate import evaluate_gate
 from agentdiff.gcpause import no_gc_pauses
+from agentdiff.limits import DEPTH_HINT, too_deep
+from agentdiff.limits import MAX_DEPTH as MAX_NESTING
 from agentdiff.models.report import (
     ON_PATH,
     Aligned,
@@ -50,6 +53,7 @@ def compare(
     `detect_loops` and `strict_tool_signatures` are the spec's keyword arguments; every other
     knob lives in `options` (whose values win when it is given).
     """
+    _check_traces(baseline, candidate)
     if options is None:
         if type(detect_loops) is bool and type(strict_tool_signatures) is bool:
             options = _default_options(detect_loops, strict_tool_signatures)
@@ -57,8 +61,39 @@ def compare(
             options = CompareOptions(
                 detect_loops=detect_loops, strict_tool_signatures=strict_tool_signatures
             )
-    with no_gc_pauses():
-        return _compare(baseline, candidate, options)
+    try:
+        with no_gc_pauses():
+            return _compare(baseline, candidate, options)
+    except RecursionError as error:
+        raise _nested_too_deep(baseline, candidate, error) from None
+
+
+def _check_traces(baseline: object, candidate: object) -> None:
+    """Both sides are traces (a path or a dict is loaded first, and the error says how)."""
+    for side, value in (("baseline", baseline), ("candidate", candidate)):
+        if not isinstance(value, AgentTrace):
+            msg = (
+                f"compare() takes two AgentTrace objects; the {side} is not one (got "
+                f"{type(value).__name__}; load a file with agentdiff.load_trace(path), a "
+                "parsed document with agentdiff.parse_trace_data(data))"
+            )
+            raise TypeError(msg)
+
+
+def _nested_too_deep(
+    baseline: AgentTrace, candidate: AgentTrace, error: RecursionError
+) -> Exception:
+    """The error of a walk that ran out of stack: the payload past the nesting limit.
+
+    Loading refuses such a payload; only a trace built in Python can hold one. Without one
+    (the stack ran out for another reason) the original error stands.
+    """
+    for side, trace in (("baseline", baseline), ("candidate", candidate)):
+        path = too_deep(trace)
+        if path is not None:
+            msg = f"the {side}'s {path} nests deeper than {MAX_NESTING} levels"
+            return TraceValidationError(msg, hint=DEPTH_HINT)
+    return error
 
 
 @cache

@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from agentdiff.globs import segments_match
+from agentdiff.limits import check_level
 
 __all__ = ["Normalizer", "is_volatile", "strip_volatile", "volatile_free_keys", "volatile_tests"]
 
@@ -152,9 +153,14 @@ class Normalizer:
         """True when the user gave ignore globs (paths must then be tracked)."""
 
     def normalize(self, value: Any, path: tuple[str, ...]) -> Any:
-        """`value` (found at `path`) without volatile keys or ignored paths."""
+        """`value` (found at `path`) without volatile keys or ignored paths.
+
+        Past `MAX_DEPTH` levels of nesting: `RecursionError` (see `strip_volatile`).
+        """
         if not self._ignore:
-            return strip_volatile(value)
+            return strip_volatile(value, len(path))
+        if isinstance(value, dict | list):
+            check_level(len(path))
         if isinstance(value, dict):
             out = {}
             for key, item in value.items():
@@ -171,11 +177,17 @@ class Normalizer:
         return any(segments_match(glob, path) for glob in self._ignore)
 
 
-def strip_volatile(value: Any) -> Any:
+def strip_volatile(value: Any, level: int = 1) -> Any:
     """`normalize` without user ignores: no paths to track, so it is much cheaper.
 
     A dict or list with nothing volatile and only scalars inside is returned as it is (the
-    common case for tool arguments); callers never modify what they get.
+    common case for tool arguments); callers never modify what they get. `level` is the
+    value's level of nesting (a payload is at level 1).
+
+    Loading refuses a payload nested past `MAX_DEPTH` levels; a trace built in Python may
+    hold one, and the walk stops there with a `RecursionError` (which `compare()` turns into
+    an error naming the payload) rather than overflow the stack of the compiled engine (where
+    no recursion limit is checked).
     """
     if isinstance(value, dict):
         if _SCALARS.issuperset(map(type, value.values())):
@@ -193,23 +205,29 @@ def strip_volatile(value: Any) -> Any:
                         out = value.copy()
                     del out[key]
             return out
-        return _strip_nested(value)
+        return _strip_nested(value, level + 1)
     if isinstance(value, list):
         if _SCALARS.issuperset(map(type, value)):
             return value
-        return [strip_volatile(item) if isinstance(item, (dict, list)) else item for item in value]
+        inner = level + 1
+        check_level(inner)
+        return [
+            strip_volatile(item, inner) if isinstance(item, (dict, list)) else item
+            for item in value
+        ]
     return value
 
 
-def _strip_nested(value: dict[Any, Any]) -> dict[Any, Any]:
+def _strip_nested(value: dict[Any, Any], inner: int) -> dict[Any, Any]:
     """`strip_volatile` of a dict that holds a dict or a list: a stripped copy."""
+    check_level(inner)
     tests = volatile_tests
     out = {}
     for key, item in value.items():
         test = tests[key]
         if test is not None and test(item):
             continue
-        out[key] = strip_volatile(item) if isinstance(item, (dict, list)) else item
+        out[key] = strip_volatile(item, inner) if isinstance(item, (dict, list)) else item
     return out
 
 

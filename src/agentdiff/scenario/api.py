@@ -58,7 +58,35 @@ def compare_scenarios(
 
 
 def _check_runs(scenario: str, baseline: Sequence[object], candidate: Sequence[object]) -> None:
-    """Both sides hold a run: an empty side (a recording that wrote nothing) is no pass."""
+    """Each side is a list of runs, and holds one (an empty side is no pass).
+
+    A run is a trace or a (run id, trace) pair; anything else (a path, a dict) is a
+    `TypeError` that says how to load it.
+    """
     for side, runs in (("baseline", baseline), ("candidate", candidate)):
+        if isinstance(runs, str | bytes | Mapping | AgentTrace) or not isinstance(runs, Sequence):
+            msg = f"scenario {scenario!r}: the {side} must be a list of runs (got {_kind(runs)})"
+            raise TypeError(msg)
         if not runs:
             raise ConfigError(f"scenario {scenario!r} has no {side} runs")
+        for i, run in enumerate(runs):
+            if not _is_run(run):
+                msg = (
+                    f"scenario {scenario!r}: {side} run {i + 1} is not an AgentTrace or a "
+                    f"(run id, AgentTrace) pair (got {_kind(run)}; load a file with "
+                    "agentdiff.load_trace(path))"
+                )
+                raise TypeError(msg)
+
+
+def _is_run(value: object) -> bool:
+    if isinstance(value, AgentTrace):
+        return True
+    match value:
+        case (str(), AgentTrace()):
+            return True
+    return False
+
+
+def _kind(value: object) -> str:
+    return type(value).__name__
