@@ -12,7 +12,7 @@ from agentdiff import CompareOptions, TraceValidationError, compare
 from agentdiff.errors import ConfigError
 from agentdiff.limits import MAX_DEPTH
 from agentdiff.models.trace import AgentTrace
-from agentdiff.render import RENDERERS, render
+from agentdiff.render import RENDERERS, render, render_output
 from agentdiff.scenario.api import compare_runs, compare_scenarios
 from tests.diff.builders import step, trace
 
@@ -119,3 +119,23 @@ def test_runs_given_as_named_pairs_still_compare() -> None:
     assert report.scenario == "s"
     with pytest.raises(ConfigError, match="has no candidate runs"):
         compare_runs(runs, [], scenario="s")
+
+
+def test_options_given_as_a_dict_are_validated_into_compare_options() -> None:
+    run = _run("r", **SHALLOW)
+    loop = trace([step(i, "tool_call", "search", input_payload={"q": 1}) for i in range(4)])
+    assert compare(run, loop, options={"detect_loops": False}).loops == []
+    assert compare(run, loop, options={"detect_loops": True}).loops
+    with pytest.raises(ValueError, match="detect_loop\n"):  # a typo is no silent default
+        compare(run, run, options={"detect_loop": False})
+    with pytest.raises(TypeError, match="a CompareOptions or a dict of its fields, not int"):
+        compare(run, run, options=3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("given", [None, "report.json", {"alignment": []}])
+def test_render_says_it_renders_a_diff_report(given: object) -> None:
+    kind = type(given).__name__
+    with pytest.raises(TypeError, match=f"render\\(\\) renders a DiffReport .*, not {kind}$"):
+        render(given, "terminal")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=f"render_output\\(\\) renders a DiffReport .*not {kind}$"):
+        render_output(given, "json")  # type: ignore[arg-type]

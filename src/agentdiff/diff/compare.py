@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from operator import attrgetter
 
@@ -51,9 +52,12 @@ def compare(
     """Align two runs and report how the candidate's behaviour differs from the baseline's.
 
     `detect_loops` and `strict_tool_signatures` are the spec's keyword arguments; every other
-    knob lives in `options` (whose values win when it is given).
+    knob lives in `options` (whose values win when it is given; a dict of its fields is
+    validated into one).
     """
     _check_traces(baseline, candidate)
+    if options is not None and not isinstance(options, CompareOptions):
+        options = _options_of(options)
     if options is None:
         if type(detect_loops) is bool and type(strict_tool_signatures) is bool:
             options = _default_options(detect_loops, strict_tool_signatures)
@@ -78,6 +82,14 @@ def _check_traces(baseline: object, candidate: object) -> None:
                 "parsed document with agentdiff.parse_trace_data(data))"
             )
             raise TypeError(msg)
+
+
+def _options_of(given: object) -> CompareOptions:
+    """`options` given as a dict of its fields (validated), else a `TypeError` saying what."""
+    if isinstance(given, Mapping):
+        return CompareOptions.model_validate(given)
+    msg = f"options must be a CompareOptions or a dict of its fields, not {type(given).__name__}"
+    raise TypeError(msg)
 
 
 def _nested_too_deep(

@@ -55,6 +55,7 @@ def render(
     (`render(report, "terminal", width=120, color=False)`). An unknown format is a `ValueError`
     (an `AgentDiffError`) naming the valid ones.
     """
+    _check_report(report, "render")
     renderer = RENDERERS.get(fmt)
     if renderer is None:
         msg = f"unknown report format {fmt!r}; choose one of: {', '.join(RENDERERS)}"
@@ -73,6 +74,7 @@ def render_output(
 
     With `parts`, JSON comes in parts made as they are written (`render_json_parts`).
     """
+    _check_report(report, "render_output")
     if fmt != "json":
         return render(report, fmt, options)
     chosen = options or RenderOptions()
@@ -80,6 +82,15 @@ def render_output(
         return render_json_parts(report, chosen)
     with redacting(chosen.redactor(default=False)):
         return render_json_bytes(report, chosen)
+
+
+def _check_report(report: object, function: str) -> None:
+    if not isinstance(report, DiffReport):
+        msg = (
+            f"{function}() renders a DiffReport (what agentdiff.compare returns), "
+            f"not {type(report).__name__}"
+        )
+        raise TypeError(msg)
 
 
 class RenderFormatError(AgentDiffError, ValueError):
