@@ -247,19 +247,12 @@ def _on_api_error(
     """
     words = " ".join(_text_of(message.get("content")).split())
     started = builder.last_time.get(lane)
-    metadata: dict[str, Any] = {
-        "message_id": message.get("id"),
-        **timing_metadata(started, when),
-        "api_error": record.get("error"),
-    }
+    error: dict[str, Any] = {"api_error": record.get("error")}
     status = record.get("apiErrorStatus")
     if isinstance(status, int) and not isinstance(status, bool):
-        metadata["api_error_status"] = status
+        error["api_error_status"] = status
     model = builder.models.get(lane)
-    if model:
-        metadata["model"] = model
-    if lane != "main":
-        metadata["agent_id"] = lane
+    metadata = _turn_metadata(message, lane, started, when, model, before_model=error)
     builder.add(
         message.get("id") or record.get("uuid"),
         StepType.LLM_CALL,
@@ -283,15 +276,11 @@ def _new_turn(
     tokens, detail = _usage(message.get("usage"), f"{builder.where}.message.usage")
     started = builder.last_time.get(lane)
     model = text(message.get("model"), f"{builder.where}.message.model")
-    metadata: dict[str, Any] = {"message_id": message.get("id"), **timing_metadata(started, when)}
-    if model:
-        metadata["model"] = model
-        if model != _SYNTHETIC:
-            builder.models[lane] = model
-    if detail:
-        metadata["usage"] = detail
-    if lane != "main":
-        metadata["agent_id"] = lane
+    if model and model != _SYNTHETIC:
+        builder.models[lane] = model
+    metadata = _turn_metadata(
+        message, lane, started, when, model, after_model={"usage": detail} if detail else {}
+    )
     return builder.add(
         message.get("id"),
         StepType.LLM_CALL,
@@ -302,6 +291,33 @@ def _new_turn(
         latency_ms=duration_ms(started, when),
         metadata=metadata,
     )
+
+
+def _turn_metadata(
+    message: dict[str, Any],
+    lane: str,
+    started: datetime | None,
+    when: datetime | None,
+    model: str | None,
+    *,
+    before_model: dict[str, Any] | None = None,
+    after_model: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An llm_call's metadata: its message id, timing, `before_model`, model, `after_model`, lane.
+
+    The model and the lane (`agent_id`, a subagent's) only when there is one.
+    """
+    metadata: dict[str, Any] = {
+        "message_id": message.get("id"),
+        **timing_metadata(started, when),
+        **(before_model or {}),
+    }
+    if model:
+        metadata["model"] = model
+    metadata.update(after_model or {})
+    if lane != "main":
+        metadata["agent_id"] = lane
+    return metadata
 
 
 def _extend_turn(builder: _Builder, llm: TraceStep, when: datetime | None) -> None:

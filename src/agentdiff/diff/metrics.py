@@ -103,9 +103,8 @@ def summarize(
     with_usage = [h for h in turns if h["tokens"] is not None]
     usages: list[Held] = list(map(step_fields, map(_TOKENS, with_usage)))
     given = trace.total_tokens
-    prompt, completion, total, reported = _tokens(_all_turns(given, usages, len(turns)), usages)
-    own_cost = _cost_of_all_turns(given, usages, len(turns))
-    cost, estimated, priced = _cost(own_cost, len(turns), with_usage, usages, prices)
+    prompt, completion, total, reported = _tokens(given, usages, len(turns))
+    cost, estimated, priced = _cost(given, len(turns), with_usage, usages, prices)
     reported = len(turns) if reported is None else reported  # a trace total covers every turn
     return _summary(
         trace_id=trace.trace_id,
@@ -242,26 +241,37 @@ def _sum(values: list[int | None]) -> int | None:
     return sum(known) if known else None
 
 
+_Sums = tuple[int | None, int | None, list[int | None]]
+"""The `usages`' prompt and completion tokens summed, and each one's total tokens as given."""
+
+
 def _tokens(
-    given: TokenUsage | None, usages: list[Held]
+    given: TokenUsage | None, usages: list[Held], turns: int
 ) -> tuple[int | None, int | None, int | None, int | None]:
     """Each total from `given` when it has it, else summed over the LLM steps' `usages`.
 
-    The fourth value: how many usages the summed total covers (None: `given` has the total).
+    `given`, the trace's own totals, counts only when it is the whole run's (`_all_turns`) of
+    `turns` model turns. The fourth value: how many usages the summed total covers (None:
+    `given` has the total).
     """
-    prompt: int | None
-    completion: int | None
-    if given and given.prompt_tokens is not None:
-        prompt = given.prompt_tokens
-    else:
-        prompt = _sum(list(map(_PROMPT, usages)))
-    if given and given.completion_tokens is not None:
-        completion = given.completion_tokens
-    else:
-        completion = _sum(list(map(_COMPLETION, usages)))
+    sums: _Sums | None = None
+    if given is not None and len(usages) < turns:
+        sums = _sums(usages)
+        given = _all_turns(given, sums)
+    if (
+        given
+        and given.prompt_tokens is not None
+        and given.completion_tokens is not None
+        and given.total_tokens is not None
+    ):
+        return given.prompt_tokens, given.completion_tokens, given.total_tokens, None
+    prompt_sum, completion_sum, totals = _sums(usages) if sums is None else sums
+    prompt = given.prompt_tokens if given and given.prompt_tokens is not None else prompt_sum
+    completion = (
+        given.completion_tokens if given and given.completion_tokens is not None else completion_sum
+    )
     if given and given.total_tokens is not None:
         return prompt, completion, given.total_tokens, None
-    totals = list(map(_TOTAL, usages))
     if None in totals:
         totals = [
             u["total_tokens"]
@@ -272,34 +282,39 @@ def _tokens(
     return prompt, completion, _sum(totals), len(totals) - totals.count(None)
 
 
-def _all_turns(given: TokenUsage | None, usages: list[Held], turns: int) -> TokenUsage | None:
-    """The trace's own token total, unless it is only the sum of the turns that report.
+def _sums(usages: list[Held]) -> _Sums:
+    return (
+        _sum(list(map(_PROMPT, usages))),
+        _sum(list(map(_COMPLETION, usages))),
+        list(map(_TOTAL, usages)),
+    )
+
+
+def _all_turns(given: TokenUsage, sums: _Sums) -> TokenUsage | None:
+    """The trace's own token total, unless it is only the sum of the turns that report (`sums`).
 
     Adapters give a trace the sum of its steps' tokens (`sum_usage`), which leaves out a turn
     that reports none: taken as the trace's total, it would read as covering every turn. It is
-    kept when every turn reports, or when it is more than that sum (the source's own total).
+    kept when every turn reports (the caller's check), or when it is more than that sum (the
+    source's own total).
     """
-    if given is None or len(usages) >= turns:
-        return given
-    sums = (
-        _sum(list(map(_PROMPT, usages))),
-        _sum(list(map(_COMPLETION, usages))),
-        _sum(list(map(_TOTAL, usages))),
-    )
+    turns_sums = (sums[0], sums[1], _sum(sums[2]))
     held = (given.prompt_tokens, given.completion_tokens, given.total_tokens)
-    summed = all(value is None or value == sum_ for value, sum_ in zip(held, sums, strict=True))
+    summed = all(
+        value is None or value == sum_ for value, sum_ in zip(held, turns_sums, strict=True)
+    )
     return None if summed else given
 
 
-def _cost_of_all_turns(given: TokenUsage | None, usages: list[Held], turns: int) -> float | None:
+def _cost_of_all_turns(given: TokenUsage | None, own: list[float], turns: int) -> float | None:
     """The trace's own cost, unless it is only the sum of the turns that have one (see above).
 
-    None: the cost is the turns' own, or estimated from their tokens, with its coverage.
+    `own` are the costs of the turns that have one. None: the cost is the turns' own, or
+    estimated from their tokens, with its coverage.
     """
     cost = given.estimated_cost_usd if given is not None else None
     if cost is None:
         return None
-    own = list(filter(_KNOWN, map(_COST, usages)))
     if len(own) >= turns or not math.isclose(cost, math.fsum(own), rel_tol=1e-9, abs_tol=1e-12):
         return cost
     return None
@@ -310,7 +325,7 @@ def _add(a: int | None, b: int | None) -> int | None:
 
 
 def _cost(
-    own_cost: float | None,
+    total: TokenUsage | None,
     turns: int,
     with_usage: list[Held],
     usages: list[Held],
@@ -319,13 +334,15 @@ def _cost(
     """(cost, estimated, priced turns) of one side of `turns` model turns.
 
     `with_usage` are the turns with token usage and `usages` their usage. The trace's own
-    total cost (`own_cost`), else each turn's own cost or an estimate from its tokens and model
-    (each model priced once); turns priced neither way are left out and counted.
+    total cost (`total`'s, when `_cost_of_all_turns` keeps it), else each turn's own cost or an
+    estimate from its tokens and model (each model priced once); turns priced neither way are
+    left out and counted.
     """
-    if own_cost is not None:
-        return own_cost, False, turns
     own = list(map(_COST, usages))
     given: list[float] = list(filter(_KNOWN, own))
+    own_cost = _cost_of_all_turns(total, given, turns)
+    if own_cost is not None:
+        return own_cost, False, turns
     # the turns to estimate: no cost of their own, both token counts known
     todo = [
         i

@@ -6,6 +6,7 @@ in `span_data`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -93,13 +94,28 @@ class _Placement:
     turn: _Span | None
 
 
+def _ancestors(span: _Span, by_id: dict[str, _Span]) -> Iterator[str]:
+    """The ids up `span`'s parent chain, nearest first.
+
+    It stops after an id that names no span (a parent the document lacks), and after
+    `len(by_id)` ids (a cycle of parent ids).
+    """
+    parent = span.parent_id
+    for _ in range(len(by_id)):
+        if parent is None:
+            return
+        yield parent
+        above = by_id.get(parent)
+        parent = above.parent_id if above is not None else None
+
+
 def _place(span: _Span, by_id: dict[str, _Span]) -> _Placement:
     """The nearest kept ancestor (skipping task/turn) and the nearest turn span above `span`."""
     parent, turn = span.parent_id, None
-    for _ in range(len(by_id)):
-        above = by_id.get(parent) if parent is not None else None
+    for ancestor in _ancestors(span, by_id):
+        above = by_id.get(ancestor)
         if above is None or above.bookkeeping is None:
-            break
+            return _Placement(ancestor, turn)
         if turn is None and above.bookkeeping == "turn":
             turn = above
         parent = above.parent_id
@@ -107,10 +123,7 @@ def _place(span: _Span, by_id: dict[str, _Span]) -> _Placement:
 
 
 def _depth(span: _Span, by_id: dict[str, _Span]) -> int:
-    depth, parent = 0, span.parent_id
-    while parent in by_id and depth < len(by_id):
-        depth, parent = depth + 1, by_id[parent].parent_id
-    return depth
+    return sum(ancestor in by_id for ancestor in _ancestors(span, by_id))
 
 
 _SAID = frozenset({"error", "tool_name"})
@@ -166,15 +179,7 @@ def _carry_errors(spans: list[_Span], steps: list[TraceStep], by_id: dict[str, _
 
 
 def _descends(span: _Span, ancestor: _Span, by_id: dict[str, _Span]) -> bool:
-    parent = span.parent_id
-    for _ in range(len(by_id)):
-        if parent is None:
-            return False
-        if parent == ancestor.span_id:
-            return True
-        above = by_id.get(parent)
-        parent = above.parent_id if above is not None else None
-    return False
+    return ancestor.span_id in _ancestors(span, by_id)
 
 
 def _step(span: _Span, index: int, placement: _Placement) -> TraceStep:
