@@ -1,4 +1,4 @@
-"""Cookbook: a 200-scenario suite from the real fixtures, run locally and on a Dask LocalCluster.
+"""Cookbook: a suite of every real fixture (333 scenarios), run locally and on a Dask LocalCluster.
 
 Every real capture under `tests/fixtures/real/<source>/<scenario>/` (every SDK and export
 shape of the manifests, five behaviours: identical, detour, loop, error_retry, reworded) becomes suite
