@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from agentdiff.errors import ConfigError
+from agentdiff.errors import ConfigError, TraceValidationError
 
 if TYPE_CHECKING:
     from agentdiff.models.trace import AgentTrace
@@ -38,8 +38,10 @@ __all__ = [
     "MAX_DEPTH",
     "Limits",
     "check_level",
+    "check_values",
     "deepest_path",
     "exceeds_depth",
+    "nesting_error",
     "parse_size",
     "short_path",
     "too_deep",
@@ -236,6 +238,11 @@ def short_path(path: str, limit: int = 120) -> str:
     return f"{path[: limit // 2]}…{path[-limit // 3 :]}"
 
 
+def nesting_error(path: str) -> TraceValidationError:
+    """The error of a payload nested past `MAX_DEPTH` at `path` (`steps[3].input_payload.a…`)."""
+    return TraceValidationError(f"{path} nests deeper than {MAX_DEPTH} levels", hint=DEPTH_HINT)
+
+
 def too_deep(trace: AgentTrace) -> str | None:
     """The JSON path of the first payload of `trace` nested deeper than `MAX_DEPTH`, if any.
 
@@ -283,5 +290,14 @@ def check_level(level: int) -> None:
     (`too_deep`).
     """
     if level > MAX_DEPTH:
-        msg = f"a payload nests deeper than {MAX_DEPTH} levels"
-        raise RecursionError(msg)
+        raise _past_the_limit()
+
+
+def check_values(values: list[Any], level: int) -> None:
+    """Values at `level`, and all they hold, are within `MAX_DEPTH` (see `check_level`)."""
+    if exceeds_depth(values, MAX_DEPTH - level + 1):
+        raise _past_the_limit()
+
+
+def _past_the_limit() -> RecursionError:
+    return RecursionError(f"a payload nests deeper than {MAX_DEPTH} levels")

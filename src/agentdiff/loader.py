@@ -44,6 +44,7 @@ from agentdiff.limits import (
     Limits,
     deepest_path,
     exceeds_depth,
+    nesting_error,
     short_path,
     too_deep,
 )
@@ -486,8 +487,7 @@ def _check_step_count(trace: AgentTrace, limits: Limits) -> None:
 def _check_depth(trace: AgentTrace) -> None:
     path = too_deep(trace)
     if path is not None:
-        msg = f"{path} nests deeper than {MAX_DEPTH} levels"
-        raise TraceValidationError(msg, hint=DEPTH_HINT)
+        raise nesting_error(path)
 
 
 def _choose_adapter(data: Any, adapter_name: str | None) -> type[BaseAdapter]:

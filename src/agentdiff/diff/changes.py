@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from agentdiff.diff.metrics import step_model
 from agentdiff.diff.normalize import Normalizer, volatile_tests
-from agentdiff.limits import MAX_DEPTH, check_level, exceeds_depth
+from agentdiff.limits import check_level, check_values
 from agentdiff.models.report import Change
 from agentdiff.models.trace import StepType
 
@@ -120,14 +120,8 @@ def _diff(a: Any, b: Any, path: str, kind: _Kind, out: Changes, level: int) -> N
         out.more += 1
         return
     if isinstance(a, dict | list) or isinstance(b, dict | list):
-        _within_limit([a, b], level)
+        check_values([a, b], level)
     out.append(Change.of(path, kind, None if a is _MISSING else a, None if b is _MISSING else b))
 
 
 _MISSING: Any = object()
-
-
-def _within_limit(values: list[Any], level: int) -> None:
-    """Values at `level`, and all they hold, are within `MAX_DEPTH` (see `check_level`)."""
-    if exceeds_depth(values, MAX_DEPTH - level + 1):
-        check_level(MAX_DEPTH + 1)

@@ -19,11 +19,9 @@ from agentdiff.diff.order import MAX_DEPTH, Side, prepare
 from agentdiff.diff.recovery import recoveries
 from agentdiff.diff.signatures import Signer
 from agentdiff.diff.totals import memoized_totals
-from agentdiff.errors import TraceValidationError
 from agentdiff.gate import evaluate_gate
 from agentdiff.gcpause import no_gc_pauses
-from agentdiff.limits import DEPTH_HINT, too_deep
-from agentdiff.limits import MAX_DEPTH as MAX_NESTING
+from agentdiff.limits import nesting_error, too_deep
 from agentdiff.models.report import (
     ON_PATH,
     Aligned,
@@ -36,7 +34,7 @@ from agentdiff.models.report import (
     new_moved,
     step_fields,
 )
-from agentdiff.models.trace import AgentTrace
+from agentdiff.models.trace import AgentTrace, not_a_trace
 
 __all__ = ["compare", "compare_prepared", "passes_gate_prepared"]
 
@@ -76,11 +74,8 @@ def _check_traces(baseline: object, candidate: object) -> None:
     """Both sides are traces (a path or a dict is loaded first, and the error says how)."""
     for side, value in (("baseline", baseline), ("candidate", candidate)):
         if not isinstance(value, AgentTrace):
-            msg = (
-                f"compare() takes two AgentTrace objects; the {side} is not one (got "
-                f"{type(value).__name__}; load a file with agentdiff.load_trace(path), a "
-                "parsed document with agentdiff.parse_trace_data(data))"
-            )
+            said = f"the {side} is not one ({not_a_trace(value)})"
+            msg = f"compare() takes two AgentTrace objects; {said}"
             raise TypeError(msg)
 
 
@@ -103,8 +98,7 @@ def _nested_too_deep(
     for side, trace in (("baseline", baseline), ("candidate", candidate)):
         path = too_deep(trace)
         if path is not None:
-            msg = f"the {side}'s {path} nests deeper than {MAX_NESTING} levels"
-            return TraceValidationError(msg, hint=DEPTH_HINT)
+            return nesting_error(f"the {side}'s {path}")
     return error
 
 

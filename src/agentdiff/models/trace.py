@@ -54,6 +54,7 @@ __all__ = [
     "TokenUsage",
     "TraceStep",
     "check_graph",
+    "not_a_trace",
     "with_source_format",
 ]
 
@@ -256,3 +257,11 @@ def _raise_on_cycle(parents: dict[str, str | None]) -> None:
             on_path.add(node)
             node = parents[node]
         done.update(path)
+
+
+def not_a_trace(value: object) -> str:
+    """What the library says of a value given where a trace belongs: its type, how to load one."""
+    return (
+        f"got {type(value).__name__}; load a file with agentdiff.load_trace(path), a parsed "
+        "document with agentdiff.parse_trace_data(data)"
+    )

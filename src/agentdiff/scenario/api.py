@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from agentdiff.diff.options import CompareOptions
 from agentdiff.errors import ConfigError
-from agentdiff.models.trace import AgentTrace
+from agentdiff.models.trace import AgentTrace, not_a_trace
 from agentdiff.scenario.analyze import Run, analyze_scenario, named_runs
 from agentdiff.scenario.judge import judge
 from agentdiff.scenario.report import RunsReport, ScenarioReport
@@ -65,7 +65,8 @@ def _check_runs(scenario: str, baseline: Sequence[object], candidate: Sequence[o
     """
     for side, runs in (("baseline", baseline), ("candidate", candidate)):
         if isinstance(runs, str | bytes | Mapping | AgentTrace) or not isinstance(runs, Sequence):
-            msg = f"scenario {scenario!r}: the {side} must be a list of runs (got {_kind(runs)})"
+            got = type(runs).__name__
+            msg = f"scenario {scenario!r}: the {side} must be a list of runs (got {got})"
             raise TypeError(msg)
         if not runs:
             raise ConfigError(f"scenario {scenario!r} has no {side} runs")
@@ -73,8 +74,7 @@ def _check_runs(scenario: str, baseline: Sequence[object], candidate: Sequence[o
             if not _is_run(run):
                 msg = (
                     f"scenario {scenario!r}: {side} run {i + 1} is not an AgentTrace or a "
-                    f"(run id, AgentTrace) pair (got {_kind(run)}; load a file with "
-                    "agentdiff.load_trace(path))"
+                    f"(run id, AgentTrace) pair ({not_a_trace(run)})"
                 )
                 raise TypeError(msg)
 
@@ -86,7 +86,3 @@ def _is_run(value: object) -> bool:
         case (str(), AgentTrace()):
             return True
     return False
-
-
-def _kind(value: object) -> str:
-    return type(value).__name__
