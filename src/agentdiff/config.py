@@ -264,11 +264,13 @@ def load_stats(
     start: Path | None = None,
     manifest: Mapping[str, object] | None = None,
     manifest_source: str = "suite manifest [stats]",
+    flag_names: Mapping[str, str] | None = None,
 ) -> ResolvedStats:
     """Resolve the `[stats]` settings: flag > env > suite manifest > file > default.
 
     `manifest` holds a suite manifest's `[stats]` values (TOML-typed), `manifest_source` says
-    where they came from in messages and `sources`.
+    where they came from in messages and `sources`. `flag_names` maps a setting to the flag a
+    command took it by when that is not the setting's own (`routes --threshold`).
     """
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
@@ -280,7 +282,7 @@ def load_stats(
         values[key] = _parse(setting, raw, manifest_source, text=False)
         sources[key] = manifest_source
     _merge_env(os.environ if env is None else env, values, sources)
-    _merge_overrides(overrides or {}, values, sources, keywords=False)
+    _merge_overrides(overrides or {}, values, sources, keywords=False, flag_names=flag_names)
     picked = {k: v for k, v in values.items() if _BY_NAME[k].section == "stats"}
     try:
         options = StatsOptions.model_validate(picked)
@@ -347,12 +349,14 @@ def _merge_overrides(
     sources: dict[str, str],
     *,
     keywords: bool,
+    flag_names: Mapping[str, str] | None = None,
 ) -> None:
     for key, raw in overrides.items():
         if raw is None:
             continue
         setting = _lookup(key, None, "arguments")
-        where = f"argument {setting.name}" if keywords else f"flag {setting.flag}"
+        flag = (flag_names or {}).get(key, setting.flag)
+        where = f"argument {setting.name}" if keywords else f"flag {flag}"
         values[key] = _parse(setting, raw, where, text=isinstance(raw, str))
         sources[key] = where
 

@@ -115,8 +115,7 @@ def test_routes_command_groups_by_folder_and_filters(tmp_path: Path) -> None:
 
 
 def test_routes_threshold_errors_name_a_flag_the_command_takes(tmp_path: Path) -> None:
-    """A bad `--threshold` is reported under the `[stats]` setting's flag, `--route-threshold`:
-    `routes` takes that name too, so the message never names a flag the command refuses."""
+    """A bad threshold's message names a flag `routes` takes, which sets the same threshold."""
     runs = _folder(tmp_path, "runs", 1, 4)
     bad = runner.invoke(app, ["routes", str(runs), "--threshold", "nan"])
     assert bad.exit_code == 2
@@ -124,6 +123,42 @@ def test_routes_threshold_errors_name_a_flag_the_command_takes(tmp_path: Path) -
     same = runner.invoke(app, ["routes", str(runs), flag, "0.05", "-f", "json"])
     assert same.exit_code == 0, same.output
     assert json.loads(same.output)["threshold"] == 0.05
+
+
+@pytest.mark.parametrize("flag", ["--threshold", "--route-threshold"])
+def test_routes_threshold_errors_name_the_flag_given(tmp_path: Path, flag: str) -> None:
+    """An out-of-range threshold is reported under the name it was given by, never the other."""
+    runs = _folder(tmp_path, "runs", 1, 4)
+    bad = runner.invoke(app, ["routes", str(runs), flag, "1.5"])
+    assert bad.exit_code == 2
+    assert f"flag {flag}: route_threshold:" in bad.output
+    (named,) = [w.rstrip(":") for w in bad.output.split() if w.startswith("--")]
+    assert named == flag
+
+
+def test_routes_threshold_from_env_or_file_names_where_it_was_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = _folder(tmp_path, "runs", 1, 4)
+    monkeypatch.setenv("AGENTDIFF_STATS_ROUTE_THRESHOLD", "1.5")
+    from_env = runner.invoke(app, ["routes", str(runs)])
+    assert from_env.exit_code == 2
+    assert "env AGENTDIFF_STATS_ROUTE_THRESHOLD: route_threshold:" in from_env.output
+    monkeypatch.delenv("AGENTDIFF_STATS_ROUTE_THRESHOLD")
+    (tmp_path / "agentdiff.toml").write_text("[stats]\nroute_threshold = 1.5\n")
+    from_file = runner.invoke(app, ["routes", str(runs)])
+    assert from_file.exit_code == 2
+    assert "agentdiff.toml [stats]: route_threshold:" in from_file.output
+    assert "--" not in from_file.output
+
+
+def test_routes_threshold_is_given_once(tmp_path: Path) -> None:
+    runs = _folder(tmp_path, "runs", 1, 4)
+    both = runner.invoke(
+        app, ["routes", str(runs), "--threshold", "0.1", "--route-threshold", "0.2"]
+    )
+    assert both.exit_code == 2
+    assert "--threshold" in both.output and "--route-threshold" in both.output
 
 
 def test_routes_by_trace_field(tmp_path: Path) -> None:

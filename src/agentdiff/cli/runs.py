@@ -98,9 +98,14 @@ def routes_command(
         float | None,
         typer.Option(
             "--threshold",
-            "--route-threshold",  # the [stats] setting's flag, which its messages name
             help="Route distance that joins a cluster (default: [stats] 0.2).",
         ),
+    ] = None,
+    route_threshold: Annotated[
+        float | None,
+        # the [stats] setting's own flag, as compare-runs and suite take it; its own parameter
+        # so that a bad value's message names the flag that was given
+        typer.Option("--route-threshold", help="Same as --threshold."),
     ] = None,
     adapter: AdapterOpt = None,
     fmt: Annotated[RoutesFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
@@ -113,7 +118,7 @@ def routes_command(
     check_targets(targets, runs)
     config = resolved_options(flags)
     options = config.options
-    tau = load_stats({"route_threshold": threshold}).options.route_threshold
+    tau = _route_threshold(threshold, route_threshold)
     groups = group_runs(runs, adapter, scenario_key)
     if scenario is not None:
         groups = {k: v for k, v in groups.items() if fnmatchcase(k, scenario)}
@@ -125,6 +130,17 @@ def routes_command(
         sections[name] = describe_routes(profiles, ["runs"] * len(profiles), tau)
     report = RoutesReport(threshold=tau, scenarios=sections)
     write_targets(targets, lambda t: _shown(report, ROUTES_RENDERERS, t.fmt, config))
+
+
+def _route_threshold(threshold: float | None, route_threshold: float | None) -> float:
+    """The threshold `routes` clusters by; a bad value's message names the flag it came by."""
+    if threshold is not None and route_threshold is not None:
+        msg = "--threshold and --route-threshold set the same threshold; give one"
+        raise ConfigError(msg, source="flags")
+    given = "--threshold" if threshold is not None else "--route-threshold"
+    value = threshold if threshold is not None else route_threshold
+    resolved = load_stats({"route_threshold": value}, flag_names={"route_threshold": given})
+    return resolved.options.route_threshold
 
 
 def _shown(
