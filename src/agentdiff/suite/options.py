@@ -54,7 +54,8 @@ class SuiteOptions(BaseModel):
     """How those pair reports are rendered: their redaction (`--no-redact`, the `[report]`
     patterns and keys) is the suite report's own, fixed in the pages when they are made."""
     batch_seconds: float | None = Field(default=None, gt=0)
-    """Work per task; default: 0.1-0.25 s, so task overheads stay small on every backend."""
+    """Estimated work per task; default: guided, the work still to hand out over four per
+    worker, kept within 0.05-0.25 s, so task overheads stay small on every backend."""
 
     @field_validator("jobs")
     @classmethod
