@@ -80,6 +80,17 @@ class ScenarioOverride:
     """`gate = {...}`: gate settings, parsed (setting name → value)."""
     stats: Mapping[str, Any] = field(default_factory=dict)
     """`stats = {...}`: `[stats]` settings, parsed; they apply to this scenario's statistics."""
+    path: Path | None = None
+    """The manifest it was written in (`None`: made in code)."""
+
+    @property
+    def source(self) -> str:
+        """Where its settings came from, as reports name a setting's source.
+
+        `<manifest> [[scenario]] match = "<glob>"` (without the manifest when made in code).
+        """
+        where = f"[[scenario]] match = {orjson.dumps(self.match).decode()}"
+        return where if self.path is None else f"{self.path} {where}"
 
 
 @dataclass(frozen=True)
@@ -209,7 +220,7 @@ def _overrides(path: Path, tables: Any) -> tuple[ScenarioOverride, ...]:
         _check_scenario_gate(settings, f"{where} gate")
         stats = parse_settings(table.get("stats", {}), f"{where} stats", ("stats",))
         _check_scenario_stats(stats, f"{where} stats")
-        out.append(ScenarioOverride(match=table["match"], settings=settings, stats=stats))
+        out.append(ScenarioOverride(table["match"], settings, stats=stats, path=path))
     return tuple(out)
 
 

@@ -51,10 +51,12 @@ def _job(
     """
     gate: dict[str, object] = {}
     stats: dict[str, object] = {}
+    sources: dict[str, str] = {}
     for override in options.overrides:
         if fnmatchcase(key, override.match):
             gate.update(override.settings)
             stats.update(override.stats)
+            sources.update(dict.fromkeys(override.settings, override.source))
     gate = {k: v for k, v in gate.items() if not _given_outside(k, options.sources)}
     stats = {k: v for k, v in stats.items() if not _given_outside(k, options.sources)}
     return ScenarioJob(
@@ -64,6 +66,7 @@ def _job(
         gate=_with(options.compare.gate, gate) if gate else None,
         stats=_with(options.stats, stats) if stats else None,
         overrides=tuple(sorted({**gate, **stats}.items())),
+        sources=tuple(sorted((k, sources[k]) for k in gate)),
     )
 
 

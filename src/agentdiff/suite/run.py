@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from agentdiff.config import COMPARE_SETTINGS, SETTINGS
+from agentdiff.diff import CompareOptions
 from agentdiff.gcpause import no_gc_pauses
 from agentdiff.limits import Limits
 from agentdiff.redact import Redactor
@@ -66,13 +67,14 @@ def _run_suite(
     baseline: RunSet, candidate: RunSet, options: SuiteOptions, progress: Progress | None
 ) -> SuiteReport:
     started = time.perf_counter()
+    thresholds = _thresholds(options)
     jobs = plan_jobs(baseline, candidate, options)
     estimate = estimate_seconds(jobs)
     backend = choose_backend(options, estimate)
     context = TaskContext(
         baseline_root=_absolute(baseline.root),
         candidate_root=_absolute(candidate.root),
-        options=options.compare,
+        options=_with_sources(options.compare, thresholds),
         allow_missing=options.allow_missing,
         results=options.results and _absolute(options.results),
         stats=options.stats,
@@ -93,7 +95,7 @@ def _run_suite(
         name=options.name or f"{baseline.label} vs {candidate.label}",
         baseline=_info(baseline, jobs, rows, 0),
         candidate=_info(candidate, jobs, rows, 1),
-        thresholds=_thresholds(options),
+        thresholds=thresholds,
         scenario_overrides=[{"match": o.match, **o.settings, **o.stats} for o in options.overrides],
         only=list(options.only),
         allow_missing=options.allow_missing,
@@ -223,6 +225,11 @@ def _info(runs: RunSet, jobs: list[ScenarioJob], rows: list[RowOut], side: int) 
 
 
 def _thresholds(options: SuiteOptions) -> list[Threshold]:
+    """Every setting with its value and source, as `suite.json` lists them.
+
+    The source is `options.sources`' entry, else the compare options' own, else `default` (the
+    default value) or `options` (set in code).
+    """
     defaults = SuiteOptions().compare
     out = []
     owners = {
@@ -235,10 +242,23 @@ def _thresholds(options: SuiteOptions) -> list[Threshold]:
         owner, default_owner = owners[setting.section]
         value = getattr(owner, setting.name)
         source = options.sources.get(setting.name)
+        if source is None and setting.section != "stats":
+            source = options.compare.sources.get(setting.name)
         if source is None:
             source = "default" if value == getattr(default_owner, setting.name) else "options"
         out.append(Threshold(setting=setting.name, value=_plain(value), source=source))
     return out
+
+
+def _with_sources(compare: CompareOptions, thresholds: list[Threshold]) -> CompareOptions:
+    """`compare` whose `sources` name every gate and compare setting as `suite.json` does.
+
+    The pair reports a suite makes (`agentdiff.suite.pages`) read them, so they say where each
+    threshold came from in the same words.
+    """
+    names = {setting.name for setting in COMPARE_SETTINGS}
+    sources = {**compare.sources, **{t.setting: t.source for t in thresholds if t.setting in names}}
+    return compare.model_copy(update={"sources": sources})
 
 
 def _plain(value: object) -> object:

@@ -21,7 +21,7 @@ def resolve_settings(
     manifest: SuiteManifest | None = None,
     env: Mapping[str, str] | None = None,
 ) -> tuple[CompareOptions, dict[str, str]]:
-    """The compare options of a suite and each setting's source."""
+    """The compare options of a suite and each setting's source (the options' own `sources`)."""
     env = os.environ if env is None else env
     given = {key: value for key, value in flags.items() if value is not None}
     from_manifest = {}
@@ -35,4 +35,4 @@ def resolve_settings(
     for name in from_manifest:
         section = next(s.section for s in SETTINGS if s.name == name)
         sources[name] = f"{manifest.path if manifest else ''} [{section}]"
-    return resolved.options, sources
+    return resolved.options.model_copy(update={"sources": sources}), sources

@@ -79,6 +79,8 @@ class ScenarioJob:
     stats: StatsOptions | None = None
     """This scenario's own `[stats]` settings (a manifest override), else the suite's."""
     overrides: tuple[tuple[str, Any], ...] = ()
+    sources: tuple[tuple[str, str], ...] = ()
+    """Where each setting of its own `gate` came from (its `[[scenario]]` table)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +169,14 @@ def _totals(trace: AgentTrace, comparer: PairComparer, options: CompareOptions) 
 
 
 def job_options(job: ScenarioJob, options: CompareOptions) -> CompareOptions:
-    """The options `job`'s pairs are compared with: the suite's, with the job's own gate."""
-    return options if job.gate is None else options.model_copy(update={"gate": job.gate})
+    """The options `job`'s pairs are compared with: the suite's, with the job's own gate.
+
+    Its settings' sources come along (its `[[scenario]]` table), for the pair reports to name.
+    """
+    if job.gate is None:
+        return options
+    sources = {**options.sources, **dict(job.sources)}
+    return options.model_copy(update={"gate": job.gate, "sources": sources})
 
 
 FAILING = frozenset({"error", "regressed"})
