@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 from agentdiff.cli.app import app
 from agentdiff.config import SETTINGS, load_stats
 from agentdiff.errors import ConfigError
+from agentdiff.scenario.folders import group_runs
 from agentdiff.stats_options import StatsOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -258,3 +260,94 @@ def test_routes_writes_several_formats_and_never_over_an_input(tmp_path: Path) -
     clash = runner.invoke(app, ["routes", str(one_run), "-o", f"json={one_run}"])
     assert clash.exit_code == 2
     assert one_run.read_bytes() == before
+
+
+def _routes(*args: str) -> dict[str, dict[str, object]]:
+    """The scenarios of `agentdiff routes ARGS -f json`, every distinct route its own cluster."""
+    result = runner.invoke(app, ["routes", *args, "-f", "json", "--threshold", "0"])
+    assert result.exit_code == 0, result.output
+    scenarios: dict[str, dict[str, object]] = json.loads(result.output)["scenarios"]
+    return scenarios
+
+
+def _medoids(section: dict[str, object]) -> set[str]:
+    clusters = section["clusters"]
+    assert isinstance(clusters, list)
+    return {c["medoid_run"] for c in clusters}
+
+
+def test_routes_files_given_directly_group_by_their_folder(tmp_path: Path) -> None:
+    """`routes traces/*.json` is one set of runs: the folder they sit in, not one per file."""
+    loop = _folder(tmp_path, "loop", 1, 3)
+    files = sorted(str(p) for p in loop.iterdir())
+    scenarios = _routes(*files)
+    assert list(scenarios) == ["loop"]
+    assert scenarios["loop"]["runs"] == 3
+    # a file in the current directory: the folder it resolves to (the cwd is tmp_path)
+    (tmp_path / "here.json").write_text(make_runs(3, 1)[0].model_dump_json())
+    assert {k: s["runs"] for k, s in _routes("here.json").items()} == {tmp_path.name: 1}
+    # a folder given as `.` is named the same way (its files sit directly in it)
+    assert {k: s["runs"] for k, s in _routes(".").items()} == {tmp_path.name: 1, "loop": 3}
+
+
+def test_routes_same_named_folders_stay_apart_named_by_path(tmp_path: Path) -> None:
+    for day, seed in (("day1", 1), ("day2", 2)):
+        folder = tmp_path / day / "checkout"
+        folder.mkdir(parents=True)
+        for k, trace in enumerate(make_runs(seed, 2)):
+            (folder / f"run{k}.json").write_text(trace.model_dump_json())
+    _folder(tmp_path / "day1", "refund", 3, 2)
+    scenarios = _routes("day1/checkout", "day2/checkout", "day1/refund")
+    assert {k: s["runs"] for k, s in scenarios.items()} == {
+        "day1/checkout": 2,
+        "day2/checkout": 2,
+        "refund": 2,  # no clash: its plain name
+    }
+    # folders found under a folder given clash the same way with a folder given directly
+    nested = _routes("day1", "day2/checkout")
+    assert {k: s["runs"] for k, s in nested.items()} == {
+        "day1/checkout": 2,
+        "day2/checkout": 2,
+        "refund": 2,
+    }
+
+
+def test_routes_reads_a_file_reached_twice_once(tmp_path: Path) -> None:
+    runs = _folder(tmp_path, "runs", 1, 4)
+    one = min(runs.iterdir())
+    again = [str(runs), str(one), f"./{runs.name}", str(runs / ".." / runs.name / one.name)]
+    assert {k: s["runs"] for k, s in _routes(*again).items()} == {"runs": 4}
+
+
+def test_routes_by_trace_field_names_runs_of_the_same_stem_by_path(tmp_path: Path) -> None:
+    """Runs of one scenario from different files of the same name are told apart by path."""
+    for day, variant in (("day1", Variant(p_plan_a=1.0)), ("day2", Variant(p_plan_a=0.0))):
+        (tmp_path / day).mkdir()
+        (trace,) = make_runs(1, 1, variant)
+        trace.metadata = {"scenario": "checkout"}
+        (tmp_path / day / "run1.json").write_text(trace.model_dump_json())
+    (tmp_path / "day2" / "solo.json").write_text(
+        make_runs(1, 1, Variant(loop_share=1.0))[0]
+        .model_copy(update={"metadata": {"scenario": "checkout"}})
+        .model_dump_json()
+    )
+    scenarios = _routes("day1", "day2", "--scenario-key", "metadata.scenario")
+    assert list(scenarios) == ["checkout"]
+    assert scenarios["checkout"]["runs"] == 3
+    assert _medoids(scenarios["checkout"]) == {"day1/run1.json", "day2/run1.json", "solo"}
+
+
+def test_group_runs_names_files_of_one_stem_in_one_folder_apart(tmp_path: Path) -> None:
+    """`run1.json` and `run1.json.gz` side by side are two runs, named by path, not both `run1`."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    first, second = make_runs(1, 2)
+    (folder / "run1.json").write_text(first.model_dump_json())
+    (folder / "run1.json.gz").write_bytes(gzip.compress(second.model_dump_json().encode()))
+    (folder / "run2.json").write_text(second.model_dump_json())
+    groups = group_runs([Path("runs")])
+    assert [run_id for run_id, _ in groups["runs"]] == [
+        "runs/run1.json",
+        "runs/run1.json.gz",
+        "run2",
+    ]

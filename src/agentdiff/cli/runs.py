@@ -84,14 +84,21 @@ def compare_runs_command(
 @handle_errors
 @setting_flags
 def routes_command(
-    runs: Annotated[list[Path], typer.Argument(help="Trace files or folders of runs.")],
+    runs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Trace files or folders of runs (searched recursively); a file given counts"
+            " in the folder it sits in."
+        ),
+    ],
     scenario: Annotated[
         str | None, typer.Option("--scenario", help="Only scenarios matching this glob.")
     ] = None,
     scenario_key: Annotated[
         str | None,
         typer.Option(
-            help="Group runs by this trace field (e.g. metadata.scenario); default: by folder."
+            help="Group runs by this trace field (e.g. metadata.scenario); default: by the"
+            " folder each file sits in (folders of the same name named by their path)."
         ),
     ] = None,
     threshold: Annotated[

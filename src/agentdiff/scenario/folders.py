@@ -4,7 +4,8 @@
 `*.ndjson`, optionally gzipped) in name order; a file holding several traces (JSON Lines, OTLP)
 yields one run per trace, named `<file>#<trace id>`. `group_runs(paths)` groups the runs of
 files and folders into scenarios: by a trace field (`scenario_key`, a dotted path such as
-`metadata.scenario` or `task_input.ticket`), else by the folder each file sits in.
+`metadata.scenario` or `task_input.ticket`), else by the folder each file sits in (a file given
+directly too); different folders of the same name stay apart, named by their path as given.
 """
 
 from __future__ import annotations
@@ -70,23 +71,91 @@ def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
 def group_runs(
     paths: Iterable[Path], adapter: str | None = None, scenario_key: str | None = None
 ) -> dict[str, list[Run]]:
-    """Runs of files and folders (searched recursively) by scenario."""
-    groups: dict[str, list[Run]] = {}
+    """Runs of files and folders (searched recursively) by scenario.
+
+    By default a run's scenario is the folder its file sits in: a folder given reads as its
+    name (its subfolders as their path below it, `refund` or `eu/refund`), and a file given
+    directly belongs to the scenario of the folder it sits in. Different folders never merge:
+    when the same name comes from different folders, each is named by its path as given
+    (`day1/checkout`, `day2/checkout`). A file reached twice is read once. With `scenario_key`
+    the scenario is that trace field. Runs are named by file stem; runs of one scenario that
+    would share a name are named by their path as given (`day1/checkout/run1.json`).
+    """
+    folders: dict[Path, tuple[str, Path]] = {}  # real folder -> (name, path as given)
+    seen: set[Path] = set()
+    files: list[tuple[Path, Path]] = []  # (path as given, real folder)
     for root in paths:
         if root.is_dir():
-            files = sorted(p for p in root.rglob("*") if is_trace_file(p))
+            found = sorted(p for p in root.rglob("*") if is_trace_file(p))
         elif root.exists():
-            files = [root]
+            found = [root]
         else:
             raise AgentDiffError("file not found", source=root)
-        for path in files:
-            base = root if root.is_dir() else root.parent
-            folder = path.parent.relative_to(base).as_posix()
-            default = root.name if folder == "." else folder
-            for run_id, trace in load_runs(path, adapter):
-                key = _field(trace, scenario_key, path) if scenario_key else default
-                groups.setdefault(key, []).append((run_id, trace))
-    return dict(sorted(groups.items()))
+        for path in found:
+            real = path.resolve()
+            if real in seen:
+                continue
+            seen.add(real)
+            folder = path.parent.resolve()  # where the file sits (a link: where the link is)
+            if folder not in folders:
+                if root.is_dir() and path.parent != root:
+                    name = path.parent.relative_to(root).as_posix()
+                else:
+                    name = _folder_name(path.parent)
+                folders[folder] = (name, path.parent)
+            files.append((path, folder))
+    names = _distinct(folders)
+    groups: dict[str, list[tuple[str, Path, AgentTrace]]] = {}
+    for path, folder in files:
+        for run_id, trace in load_runs(path, adapter):
+            key = _field(trace, scenario_key, path) if scenario_key else names[folder]
+            groups.setdefault(key, []).append((run_id, path, trace))
+    return {key: _named_runs(groups[key]) for key in sorted(groups)}
+
+
+def _folder_name(folder: Path) -> str:
+    """A folder's name as given; `.`, `..` and the like by the folder they resolve to."""
+    if folder.name not in ("", ".", ".."):
+        return folder.name
+    real = folder.resolve()
+    return real.name or real.as_posix()
+
+
+def _distinct(folders: dict[Path, tuple[str, Path]]) -> dict[Path, str]:
+    """Each real folder's scenario: its name, or its path as given where names clash."""
+    names = {real: name for real, (name, _) in folders.items()}
+    for fallback in (
+        lambda real: folders[real][1].as_posix(),  # the path as the user gave it
+        lambda real: real.as_posix(),  # distinct real folders have distinct real paths
+    ):
+        clashing = _clashes(names)
+        if not clashing:
+            break
+        for real in clashing:
+            names[real] = fallback(real)
+    return names
+
+
+def _clashes(names: dict[Path, str]) -> list[Path]:
+    """The folders whose scenario name another folder has too."""
+    count: dict[str, int] = {}
+    for name in names.values():
+        count[name] = count.get(name, 0) + 1
+    return [real for real, name in names.items() if count[name] > 1]
+
+
+def _named_runs(members: list[tuple[str, Path, AgentTrace]]) -> list[Run]:
+    """The runs of one scenario; ids that would repeat are replaced by the file's path as given."""
+    count: dict[str, int] = {}
+    for run_id, _, _ in members:
+        count[run_id] = count.get(run_id, 0) + 1
+    runs: list[Run] = []
+    for run_id, path, trace in members:
+        if count[run_id] > 1:  # keep a multi-trace file's `#<trace id>`
+            runs.append((path.as_posix() + run_id.removeprefix(_run_name(path)), trace))
+        else:
+            runs.append((run_id, trace))
+    return runs
 
 
 def _field(trace: AgentTrace, dotted: str, path: Path) -> str:
