@@ -10,6 +10,7 @@ directly too); different folders of the same name stay apart, named by their pat
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -138,17 +139,13 @@ def _distinct(folders: dict[Path, tuple[str, Path]]) -> dict[Path, str]:
 
 def _clashes(names: dict[Path, str]) -> list[Path]:
     """The folders whose scenario name another folder has too."""
-    count: dict[str, int] = {}
-    for name in names.values():
-        count[name] = count.get(name, 0) + 1
+    count = Counter(names.values())
     return [real for real, name in names.items() if count[name] > 1]
 
 
 def _named_runs(members: list[tuple[str, Path, AgentTrace]]) -> list[Run]:
     """The runs of one scenario; ids that would repeat are replaced by the file's path as given."""
-    count: dict[str, int] = {}
-    for run_id, _, _ in members:
-        count[run_id] = count.get(run_id, 0) + 1
+    count = Counter(run_id for run_id, _, _ in members)
     runs: list[Run] = []
     for run_id, path, trace in members:
         if count[run_id] > 1:  # keep a multi-trace file's `#<trace id>`
