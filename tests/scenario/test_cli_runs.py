@@ -54,7 +54,7 @@ def test_compare_runs_fails_a_costlier_candidate_and_writes_json(tmp_path: Path)
     )
     assert result.exit_code == 1
     data = json.loads(out.read_text())
-    assert data["report_version"] == "1"
+    assert data["report_version"] == "2"
     (scenario,) = data["scenarios"]
     assert scenario["verdict"] == "regressed"
     assert {t["name"] for t in scenario["tests"] if t["verdict"] == "regressed"} >= {"cost_usd"}

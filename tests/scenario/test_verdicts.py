@@ -165,6 +165,7 @@ def _profile(rng: random.Random, run_id: str, cost_factor: float = 1.0) -> RunPr
         steps=len(route),
         tool_calls=len(route) - 2,
         llm_calls=1,
+        model_turns=1,
         errors=int(rng.random() < 0.1),
         retries=0,
         total_tokens=int(cost * 1e6),

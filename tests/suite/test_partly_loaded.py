@@ -114,7 +114,7 @@ def test_a_passing_scenario_with_a_run_not_loaded_fails_the_suite_with_exit_2(st
 
 def test_the_json_contract_and_the_cli_exit_codes(steady, looping, tmp_path):
     data = orjson.loads(render_suite(steady, "json"))
-    assert data["report_version"] == "2"
+    assert data["report_version"] == "3"
     assert data["counts"]["partly_loaded"] == 1
     assert data["scenarios"][0]["verdict"] == "pass" and data["scenarios"][0]["errors"]
     for variant, code in (("unchanged", 2), ("loop", 1)):

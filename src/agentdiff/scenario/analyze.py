@@ -309,6 +309,7 @@ def _run_row(side: str, run: RunProfile, route: str) -> RunRow:
         steps=run.steps,
         tool_calls=run.tool_calls,
         llm_calls=run.llm_calls,
+        model_turns=run.model_turns,
         errors=run.errors,
         total_tokens=run.total_tokens,
         cost_usd=run.cost_usd,

@@ -35,7 +35,7 @@ _THRESHOLD_KEY = {
     "latency_ms": "min_latency_effect",
     "steps": "min_step_effect",
     "tool_calls": "min_step_effect",
-    "llm_calls": "min_step_effect",
+    "model_turns": "min_step_effect",
 }
 
 

@@ -21,8 +21,12 @@ from agentdiff.routes.route import side_route
 
 __all__ = ["METRICS", "LoopSeen", "RunProfile", "profile_run"]
 
-METRICS = ("steps", "tool_calls", "llm_calls", "total_tokens", "cost_usd", "latency_ms")
-"""The continuous per-run metrics, in report order."""
+METRICS = ("steps", "tool_calls", "model_turns", "total_tokens", "cost_usd", "latency_ms")
+"""The continuous per-run metrics, in report order.
+
+`model_turns`, not `llm_calls`: a LangGraph or CrewAI run's model turns are routing and
+response steps, so its `llm_call` steps are none in every run and would test nothing.
+"""
 
 _OUTCOME_KEYS = ("success", "passed", "outcome")
 
@@ -45,6 +49,9 @@ class RunProfile:
     steps: int
     tool_calls: int
     llm_calls: int
+    """Steps typed `llm_call` (the report's run rows give it; not tested)."""
+    model_turns: int
+    """Every model turn, whatever step type it maps to (`Summary.model_turns`): the tested one."""
     errors: int
     retries: int
     total_tokens: int | None
@@ -88,6 +95,7 @@ def profile_run(
         steps=summary.steps,
         tool_calls=summary.tool_calls,
         llm_calls=summary.llm_calls,
+        model_turns=summary.model_turns,
         errors=summary.errors,
         retries=summary.retries,
         total_tokens=None if "total_tokens" in partly else summary.total_tokens,

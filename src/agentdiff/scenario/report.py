@@ -36,7 +36,10 @@ __all__ = [
     "Verdict",
 ]
 
-RUNS_REPORT_VERSION = "1"
+RUNS_REPORT_VERSION = "2"
+"""2: the per-run metric tested is `model_turns` (every model turn, `Summary.model_turns`), not
+`llm_calls` (steps typed `llm_call`: none in a LangGraph or CrewAI run, so version 1 never tested
+their turns); `RunRow.model_turns` gives it per run. Route reports share the number, unchanged."""
 
 
 class Verdict(str, Enum):
@@ -225,6 +228,10 @@ class RunRow(_Record):
     steps: int
     tool_calls: int
     llm_calls: int
+    """Steps typed `llm_call`."""
+    model_turns: int | None = None
+    """Model turns, whatever step type they map to (the tested metric); None in a saved report
+    written before it was given (runs report version 1, suite report version 2)."""
     errors: int
     total_tokens: int | None
     cost_usd: float | None

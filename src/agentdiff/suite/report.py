@@ -50,9 +50,11 @@ __all__ = [
     "Verdict",
 ]
 
-SUITE_REPORT_VERSION = "2"
-"""2: a scenario with several runs is judged on the runs that loaded, its row listing the others
-in `errors` (version 1 made it an `error` row), and `counts.partly_loaded` counts such rows."""
+SUITE_REPORT_VERSION = "3"
+"""3: a multi-run scenario's statistics test `model_turns` (every model turn), not `llm_calls`,
+and its run rows give `model_turns` (see `RUNS_REPORT_VERSION`). 2: a scenario with several runs
+is judged on the runs that loaded, its row listing the others in `errors` (version 1 made it an
+`error` row), and `counts.partly_loaded` counts such rows."""
 
 
 class _Record(BaseModel):
