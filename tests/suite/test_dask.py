@@ -19,6 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from agentdiff.errors import ConfigError
 from agentdiff.suite import RunSet, SuiteOptions, run_suite
 
 distributed = pytest.importorskip("distributed")
@@ -190,3 +191,14 @@ def test_a_local_cluster_starts_no_more_workers_than_batches(monkeypatch):
     monkeypatch.setattr(cluster_module, "local_cluster", counted)
     assert sorted(DaskBackend(workers=8).map(abs, [-1, 2])) == [1, 2]
     assert sizes == [2]  # as the process pool: `-j 8` over 2 batches starts 2
+
+
+def test_a_scheduler_that_is_no_address_starts_no_event_loop():
+    """A client that fails to construct leaves its event loop thread running, and a later
+    `LocalCluster` in the same process could then not start its own (seen in the full suite)."""
+    import threading
+
+    before = {thread.name for thread in threading.enumerate()}
+    with pytest.raises(ConfigError, match="cannot reach the Dask scheduler at notaurl"):
+        list(DaskBackend("notaurl").map(abs, [1]))
+    assert {thread.name for thread in threading.enumerate()} - before == set()

@@ -79,8 +79,11 @@ class DaskBackend:
             return self._scheduler
         if isinstance(self._scheduler, str):
             try:
+                # not an address at all (ValueError): refused before a client starts its event
+                # loop thread, which a client that fails to construct leaves running
+                distributed.comm.get_address_host_port(self._scheduler)
                 return stack.enter_context(distributed.Client(self._scheduler, timeout="10s"))
-            except (OSError, ValueError) as exc:  # ValueError: not an address at all
+            except (OSError, ValueError) as exc:
                 msg = f"cannot reach the Dask scheduler at {self._scheduler}: {exc}"
                 raise ConfigError(msg, hint="is `dask scheduler` running there?") from None
         cluster = stack.enter_context(local_cluster(workers))
