@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from rapidfuzz.distance import Indel
 
@@ -23,6 +24,7 @@ from agentdiff.models.trace import AgentTrace, TraceStep
 
 __all__ = [
     "ROUTE_SEPARATOR",
+    "RouteShape",
     "nearest_run",
     "route_bytes_id",
     "route_distance",
@@ -59,6 +61,70 @@ def side_route(side: Side, *, strict: bool = False) -> list[str]:
     steps = side.steps
     ordered = steps if side.canon is None else list(map(steps.__getitem__, side.canon))
     return _labels(ordered, ordered if strict else None)
+
+
+@dataclass(frozen=True, eq=False)
+class RouteShape:
+    """Which steps of a run's route the engine treats as one concurrent group (for display).
+
+    Holds the prepared side's own lists (no copy, nothing computed per step): the groups are
+    read off only for the runs whose skeleton is printed (`groups`).
+    """
+
+    group: Sequence[int]
+    """`Side.group`: each step's concurrent group (-1: none), in execution order."""
+    depth: Sequence[int]
+    """`Side.depth`, in execution order."""
+    canon: Sequence[int] | None
+    """`Side.canon`: the route's order (None: the execution order)."""
+
+    @classmethod
+    def of(cls, side: Side) -> RouteShape:
+        """The shape of `side_route(side)`."""
+        return cls(side.group, side.depth, side.canon)
+
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        """The route's concurrent groups: each its branches' starts, then its end.
+
+        Route positions, the groups ascending by first position; the end is the position
+        just past the last branch.
+
+        A branch is a group member with the steps under it (a wrapper node and the call it
+        wraps). A group whose members are not adjacent subtrees of the route (depths capped at
+        `MAX_DEPTH`) is left out: its steps read as a sequence, as before.
+        """
+        group, depth = self.group, self.depth
+        if not group or max(group) < 0:
+            return ()
+        if self.canon is not None:
+            group = [group[i] for i in self.canon]
+            depth = [depth[i] for i in self.canon]
+        members: dict[int, list[int]] = {}
+        for position, number in enumerate(group):
+            if number >= 0:
+                members.setdefault(number, []).append(position)
+        found = [
+            bounds
+            for starts in members.values()
+            if len(starts) > 1 and (bounds := _branches(starts, depth)) is not None
+        ]
+        return tuple(sorted(found))
+
+
+def _branches(starts: list[int], depth: Sequence[int]) -> tuple[int, ...] | None:
+    """`starts`, then the end of the last one's subtree; None unless subtrees adjoin.
+
+    Each start's subtree must end where the next start is (siblings one after another).
+    """
+    level, size = depth[starts[0]], len(depth)
+    end = starts[0]
+    for start in starts:
+        if start != end or depth[start] != level:
+            return None
+        end = start + 1
+        while end < size and depth[end] > level:
+            end += 1
+    return (*starts, end)
 
 
 def route_from_refs(

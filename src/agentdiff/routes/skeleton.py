@@ -1,21 +1,29 @@
 """What a route looks like to a person: step names with repeats folded, and where it departs.
 
-`lookup_order, lookup_order, lookup_order` reads `lookup_order ×3`. The first departure of a
-route from the main route is the first step of the edit script (LCS) that is not shared.
+`lookup_order, lookup_order, lookup_order` reads `lookup_order ×3`: one after another. Steps the
+engine treats as one concurrent group (`Side.group`: the calls one model message issued, or
+steps whose times overlap) read `{geocode ‖ web_search}`: the route lists them by name (its
+canonical order), not in the order they ran, so they are not joined by "→" ("then"). A member
+that wraps steps reads with them: `{tools → geocode ‖ tools → web_search}`; equal members
+read once, `{lookup_order ‖×3}`. The first departure of a route from the main route is the
+first step of the edit script (LCS) that is not shared.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from rapidfuzz.distance import Indel
 
 from agentdiff.routes.encode import RouteCodec, label_name
 
-__all__ = ["Departure", "first_departure", "fold", "skeleton"]
+__all__ = ["CONCURRENT", "Departure", "first_departure", "fold", "skeleton"]
 
 ARROW = " → "
+CONCURRENT = " ‖ "
+"""Between the members of a concurrent group (inside `{…}`)."""
 
 
 def fold(labels: Sequence[str]) -> list[tuple[str, int]]:
@@ -30,9 +38,46 @@ def fold(labels: Sequence[str]) -> list[tuple[str, int]]:
     return out
 
 
-def skeleton(labels: Sequence[str]) -> str:
-    """`plan → lookup_order ×3 → answer`."""
+def skeleton(labels: Sequence[str], groups: Sequence[Sequence[int]] = ()) -> str:
+    """`plan → lookup_order ×3 → answer`; with concurrent `groups`, `plan → {a ‖ b} → answer`.
+
+    `groups` (`RouteShape.groups`): each group's branch starts in `labels`, then its end.
+    """
+    if not groups:
+        return _sequence(labels)
+    starting = {bounds[0]: bounds for bounds in groups}
+    return _part(labels, 0, len(labels), starting)
+
+
+def _sequence(labels: Sequence[str]) -> str:
     return ARROW.join(name if n == 1 else f"{name} ×{n}" for name, n in fold(labels))
+
+
+def _part(labels: Sequence[str], start: int, end: int, starting: dict[int, Sequence[int]]) -> str:
+    """`labels[start:end]`, the groups that start (and end) within it shown concurrent."""
+    parts: list[str] = []
+    plain = start
+    at = start
+    while at < end:
+        bounds = starting.get(at)
+        if bounds is None or bounds[-1] > end:
+            at += 1
+            continue
+        if plain < at:
+            parts.append(_sequence(labels[plain:at]))
+        branches = [_part(labels, a, b, starting) for a, b in pairwise(bounds)]
+        shown: list[tuple[str, int]] = []
+        for branch in branches:  # equal members are adjacent (canonical order)
+            if shown and shown[-1][0] == branch:
+                shown[-1] = (branch, shown[-1][1] + 1)
+            else:
+                shown.append((branch, 1))
+        inner = CONCURRENT.join(b if n == 1 else f"{b} ‖×{n}" for b, n in shown)
+        parts.append("{" + inner + "}")
+        at = plain = bounds[-1]
+    if plain < end:
+        parts.append(_sequence(labels[plain:end]))
+    return ARROW.join(parts)
 
 
 @dataclass(frozen=True)
@@ -47,6 +92,8 @@ class Departure:
     """This route's step name there (None: this route ended, the main one went on)."""
     extra_steps: int
     """len(this route) − len(main route)."""
+    main_step: int = 0
+    """1-based position in the main route (or just past its end) of `main`."""
 
 
 def first_departure(main: Sequence[str], route: Sequence[str]) -> Departure | None:
@@ -59,5 +106,6 @@ def first_departure(main: Sequence[str], route: Sequence[str]) -> Departure | No
         if op.tag != "equal":
             here = label_name(route[op.dest_start]) if op.dest_start < len(route) else None
             there = label_name(main[op.src_start]) if op.src_start < len(main) else None
-            return Departure(op.dest_start + 1, there, here, len(route) - len(main))
+            extra = len(route) - len(main)
+            return Departure(op.dest_start + 1, there, here, extra, op.src_start + 1)
     return None  # pragma: no cover - different strings always have a non-equal opcode

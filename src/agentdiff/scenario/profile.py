@@ -7,7 +7,7 @@ route, the loops and the totals agree with what `compare` reports for the same r
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from agentdiff.diff.loops import side_loops
 from agentdiff.diff.normalize import Normalizer
@@ -17,7 +17,7 @@ from agentdiff.diff.signatures import Signer
 from agentdiff.diff.totals import memoized_totals
 from agentdiff.models.report import Summary
 from agentdiff.models.trace import AgentTrace
-from agentdiff.routes.route import side_route
+from agentdiff.routes.route import RouteShape, side_route
 
 __all__ = ["METRICS", "LoopSeen", "RunProfile", "profile_run"]
 
@@ -65,6 +65,8 @@ class RunProfile:
     """The metrics the run reports for only some of its model turns (`total_tokens` when a
     turn gives no tokens, `cost_usd` when one cannot be priced): unknown as totals (None), as
     `compare` does not judge them, since the sum of the turns that report is not the run's."""
+    shape: RouteShape | None = field(default=None, compare=False, repr=False)
+    """Which steps of `route` are one concurrent group (read only for a skeleton printed)."""
 
     def metric(self, name: str) -> float | None:
         """A continuous metric by name (see `METRICS`)."""
@@ -105,6 +107,7 @@ def profile_run(
         route=tuple(side_route(side, strict=strict) if route is None else route),
         outcome=_outcome(trace),
         partly=partly,
+        shape=RouteShape.of(side),
     )
 
 

@@ -139,6 +139,9 @@ class Departure(_Record):
     main: str | None
     here: str | None
     extra_steps: int
+    concurrent: bool = False
+    """The step (here or on the main route) is in a concurrent group: its position counts the
+    group's steps as the skeleton lists them (by name), not in the order they ran."""
 
 
 class RouteRow(_Record):
@@ -148,6 +151,9 @@ class RouteRow(_Record):
     counts: dict[str, int]
     """Runs per side (`baseline`, `candidate`; `runs` for one set of runs)."""
     skeleton: str
+    """Its medoid's route: `a → b` one after another, `a ×3` repeated, `{a ‖ b}` one
+    concurrent group (listed by name, not in the order they ran), `{a ‖×3}` three equal members
+    of one."""
     medoid_run: str
     medoid_id: str
     variants: int

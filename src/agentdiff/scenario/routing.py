@@ -167,6 +167,7 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
         key=lambda k: (sum(1 for i in routes.clusters[k].runs if sides[i] == first_side), -k),
     )
     main_route = routes.clusters[main].medoid
+    main_groups = _groups(runs[routes.clusters[main].medoid_run], main_route)
     rows = []
     for k, cluster in enumerate(routes.clusters):
         members = [runs[i] for i in cluster.runs]
@@ -175,11 +176,12 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
             counts[sides[i]] += 1
         costs = [r.cost_usd for r in members if r.cost_usd is not None]
         departure = None if k == main else first_departure(main_route, cluster.medoid)
+        groups = _groups(runs[cluster.medoid_run], cluster.medoid)
         rows.append(
             RouteRow(
                 name=cluster.name,
                 counts=counts,
-                skeleton=skeleton(cluster.medoid),
+                skeleton=skeleton(cluster.medoid, groups),
                 medoid_run=runs[cluster.medoid_run].run_id,
                 medoid_id=cluster.medoid_id,
                 variants=cluster.variants,
@@ -195,6 +197,8 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
                     main=departure.main,
                     here=departure.here,
                     extra_steps=departure.extra_steps,
+                    concurrent=_within(groups, departure.step)
+                    or _within(main_groups, departure.main_step),
                 ),
             )
         )
@@ -220,8 +224,22 @@ def _side_routes(
     for run, side in zip(members, sides, strict=True):
         taken.setdefault(side, Counter())[run.route] += 1
     target = tuple(medoid)
-    return {
-        side: skeleton(routes.most_common(1)[0][0])
-        for side, routes in taken.items()
-        if target not in routes
-    }
+    shown = {}
+    for side, routes in taken.items():
+        if target not in routes:
+            route = routes.most_common(1)[0][0]
+            taker = next(run for run in members if run.route == route)  # its groups are shown
+            shown[side] = skeleton(route, _groups(taker, route))
+    return shown
+
+
+def _groups(run: RunProfile, route: Sequence[str]) -> tuple[tuple[int, ...], ...]:
+    """The concurrent groups of `run`, whose route is `route` (none without its shape)."""
+    if run.shape is None or tuple(run.route) != tuple(route) or len(run.shape.group) != len(route):
+        return ()
+    return run.shape.groups()
+
+
+def _within(groups: Sequence[Sequence[int]], step: int) -> bool:
+    """The 1-based `step` is a member (or under one) of a concurrent group."""
+    return any(bounds[0] < step <= bounds[-1] for bounds in groups)

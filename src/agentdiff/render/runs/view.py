@@ -35,6 +35,7 @@ __all__ = [
     "TEST_HEADER",
     "ScenarioView",
     "caveat",
+    "concurrency_legend",
     "number",
     "route_cells",
     "route_header",
@@ -192,18 +193,36 @@ def route_cells(row: RouteRow, totals: dict[str, int]) -> tuple[str, ...]:
     )
 
 
+CONCURRENCY_LEGEND = (
+    "skeletons: {a ‖ b} = a and b in one concurrent group (issued together, e.g. by one model "
+    "message, or overlapping in time), listed by name, not in the order they ran; {a ‖×3} = "
+    "three a's in one; a → b = a, then b; a ×3 = three steps named a in a row"
+)
+
+
+def concurrency_legend(rows: Sequence[RouteRow]) -> list[str]:
+    """The legend of the skeletons' notation, when one of `rows` shows a concurrent group."""
+    shown = [s for row in rows for s in (row.skeleton, *row.side_routes.values())]
+    concurrent = any(("{" in s and " ‖ " in s) or "‖×" in s for s in shown)
+    return [CONCURRENCY_LEGEND] if concurrent else []
+
+
 def route_notes(section: RouteSection) -> list[str]:
-    """Where each route departs from the main one; runs no baseline route explains."""
+    """Where each route departs from the main one; runs no baseline route explains.
+
+    Last, the legend of a concurrent group's notation when a skeleton shows one.
+    """
     notes = []
     for row in section.clusters:
         notes += side_route_notes(row)
         d = row.departure
         if d is None:
             continue
-        where = f"step {d.step}"
+        where = f"step {d.step}" + (" (in a concurrent group, counted as listed)" * d.concurrent)
         what = f"{d.here or 'ends'} instead of {d.main or 'the end'}"
         extra = f"; {d.extra_steps:+d} steps" if d.extra_steps else ""
         notes.append(text(f"{row.name} departs from the main route at {where}: {what}{extra}"))
+    notes += concurrency_legend(section.clusters)
     if section.unexplained is not None and section.unexplained.count:
         u = section.unexplained
         notes.append(
