@@ -15,7 +15,7 @@ import pytest
 
 from agentdiff.diff import order
 from agentdiff.diff.normalize import Normalizer
-from agentdiff.diff.order import Side, _Columns, _execution_order, prepare
+from agentdiff.diff.order import Side, _Columns, _execution_order, execution_order, prepare
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.trace import AgentTrace
 from tests.diff.builders import step, trace
@@ -36,7 +36,8 @@ def _assert_same(one: Side, other: Side) -> None:
 
 
 def _listed_in_order(item: AgentTrace, signer: Signer) -> bool:
-    return _execution_order(_Columns(item.steps, signer))[0] is None
+    cols = _Columns(item.steps, signer)
+    return _execution_order(cols.refs, cols.parents, cols.starts)[0] is None
 
 
 def _relisted(item: AgentTrace, steps: list) -> AgentTrace:
@@ -56,6 +57,25 @@ def test_a_shuffled_or_reversed_trace_prepares_like_the_trace_as_captured():
             if len(item.steps) > 1:
                 assert not _listed_in_order(relisted, signer)
             _assert_same(prepare(item, signer), prepare(relisted, signer))
+
+
+def test_execution_order_alone_is_the_order_prepare_lists_the_steps_in():
+    """`execution_order` (no signing: for places in a run compared as a folded copy)."""
+    signer = Signer(Normalizer(), strict=False)
+    rng = random.Random(11)
+    for item in _real_traces():
+        shuffled = list(item.steps)
+        rng.shuffle(shuffled)
+        for relisted in (item, _relisted(item, shuffled), _relisted(item, item.steps[::-1])):
+            steps = relisted.steps
+            ordered = [steps[at] for at in execution_order(relisted)]
+            assert all(
+                a is b for a, b in zip(ordered, prepare(relisted, signer).steps, strict=True)
+            )
+    for starts in ([1.0, 2.0, 3.0], [3.0, 1.0, 2.0]):
+        item = _fan_out(starts)
+        ordered = [item.steps[at] for at in execution_order(item)]
+        assert all(a is b for a, b in zip(ordered, prepare(item, signer).steps, strict=True))
 
 
 def _fan_out(starts: list[float]) -> AgentTrace:

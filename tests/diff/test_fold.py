@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from typer.testing import CliRunner
 
 from agentdiff import compare
@@ -29,7 +31,8 @@ def test_plumbing_is_folded_and_everything_else_kept() -> None:
         assert [(s.name, s.input_payload) for s in tool_steps(folded)] == [
             (s.name, s.input_payload) for s in tool_steps(trace)
         ]
-        assert [s.step_index for s in folded.steps] == list(range(len(folded.steps)))
+        index = {s.step_id: s.step_index for s in trace.steps}
+        assert [s.step_index for s in folded.steps] == [index[s.step_id] for s in folded.steps]
         ids = {s.step_id for s in folded.steps}
         assert all(s.parent_id is None or s.parent_id in ids for s in folded.steps)
         dropped = len(trace.steps) - len(folded.steps)
@@ -56,3 +59,78 @@ def test_off_by_default_and_on_by_option_or_flag() -> None:
     tree = runner.invoke(app, ["inspect", paths[1], "--fold-framework-steps"])
     assert "RunnableSequence" not in tree.stdout
     assert StepType.TOOL_CALL.value in tree.stdout
+
+
+# The positions a folded report prints are places in the run as the user holds it (the file,
+# and `agentdiff inspect` of it): a user reading the file must find "tools (ran #10)" at its
+# tenth step, never at the tenth step of a trace without the plumbing only AgentDiff made.
+_FOLDED_PARALLEL = ((LANGSMITH, "nested"), (LANGSMITH, "flat"), (OI, "spans"))
+
+
+def _ran_order(path: str) -> list[str]:
+    """The steps of the file's `inspect` tree (no folding), one `type name` per line in order."""
+    tree = runner.invoke(app, ["inspect", path])
+    assert tree.exit_code == 0, tree.output
+    lines = tree.stdout.splitlines()[1:]
+    return [" ".join(line.split("─ ", 1)[1].split()[:2]) for line in lines if "─ " in line]
+
+
+def test_moved_positions_of_folded_runs_are_places_in_the_file() -> None:
+    for source, shape in _FOLDED_PARALLEL:
+        paths = [str(source.path(shape, "parallel", side)) for side in ("baseline", "candidate")]
+        base, cand = (source.load(shape, "parallel", side) for side in ("baseline", "candidate"))
+        plain = compare(base, cand)
+        folded = compare(base, cand, options=CompareOptions(fold_framework_steps=True))
+        assert folded.moved and len(folded.candidate_trace.steps) < len(cand.steps)  # type: ignore[union-attr]
+
+        def places(report):  # type: ignore[no-untyped-def]
+            out = {}
+            for m in report.moved:
+                entry = report.alignment[m.row - 1]
+                out[entry.baseline.step_id, entry.candidate.step_id] = (
+                    m.baseline_position,
+                    m.candidate_position,
+                )
+            return out
+
+        # the same steps moved, at the places the unfolded report (and the file) gives them
+        assert places(folded) == places(plain) == {next(iter(places(plain))): (10, 8)}
+        # what a user counts in `inspect` of each file: the node running web_search, the call
+        # each run made in the other order
+        ((b_at, c_at),) = places(folded).values()
+        for path, at in ((paths[0], b_at), (paths[1], c_at)):
+            ran = _ran_order(path)
+            assert ran[at - 1] == "routing tools" and ran[at] == "tool_call web_search", (
+                source,
+                ran,
+            )
+
+
+def test_folded_reports_show_the_places_in_the_file() -> None:
+    paths = [str(LANGSMITH.path("nested", "parallel", side)) for side in ("baseline", "candidate")]
+    for fmt in ("terminal", "markdown", "json"):
+        shown = runner.invoke(app, ["compare", *paths, "--fold-framework-steps", "-f", fmt])
+        assert shown.exit_code == 0, shown.output
+        out = shown.stdout.replace("#\u200b", "#")
+        if fmt == "json":
+            assert '"baseline_position": 10' in out and '"candidate_position": 8' in out
+        else:
+            assert "tools (ran #10)" in out and "tools (ran #8)" in out, out
+            assert "ran #7" not in out and "ran #5" not in out
+
+
+def test_folded_steps_keep_their_step_index() -> None:
+    """The `step_index` a folded report or `inspect --fold-framework-steps` shows is the file's."""
+    for source, shape in _FOLDED_PARALLEL:
+        path = str(source.path(shape, "parallel", "baseline"))
+        plain = runner.invoke(app, ["inspect", path, "-f", "json"])
+        folded = runner.invoke(app, ["inspect", path, "--fold-framework-steps", "-f", "json"])
+        index = {s["step_id"]: s["step_index"] for s in json.loads(plain.stdout)["steps"]}
+        kept = json.loads(folded.stdout)["steps"]
+        assert len(kept) < len(index)
+        assert all(s["step_index"] == index[s["step_id"]] for s in kept), source
+        base, cand = (source.load(shape, "parallel", side) for side in ("baseline", "candidate"))
+        report = compare(base, cand, options=CompareOptions(fold_framework_steps=True))
+        for entry in report.alignment:
+            if entry.baseline is not None:
+                assert entry.baseline.step_index == index[entry.baseline.step_id], source

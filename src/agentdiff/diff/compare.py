@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from operator import attrgetter
 
@@ -15,7 +15,7 @@ from agentdiff.diff.loops import label_loops, side_loops
 from agentdiff.diff.metrics import deltas
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions, applied_thresholds
-from agentdiff.diff.order import MAX_DEPTH, Side, prepare
+from agentdiff.diff.order import MAX_DEPTH, Side, execution_order, prepare
 from agentdiff.diff.recovery import recoveries
 from agentdiff.diff.signatures import Signer
 from agentdiff.diff.totals import memoized_totals
@@ -188,12 +188,14 @@ def _divergence(off_route: int, b_side: Side, c_side: Side) -> float:
 
 
 def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions) -> DiffReport:
+    given = None
     if options.fold_framework_steps:
+        given = baseline, candidate
         baseline, candidate = fold_framework_steps(baseline), fold_framework_steps(candidate)
     normalizer = Normalizer(options.ignore)
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
     b_side, c_side = prepare(baseline, signer), prepare(candidate, signer)
-    return _report(baseline, candidate, b_side, c_side, normalizer, options)
+    return _report(baseline, candidate, b_side, c_side, normalizer, options, given=given)
 
 
 def _report(
@@ -205,7 +207,13 @@ def _report(
     options: CompareOptions,
     *,
     findings: bool = True,
+    given: tuple[AgentTrace, AgentTrace] | None = None,
 ) -> DiffReport:
+    """The report of two prepared sides.
+
+    `given`: the runs as given when the sides are of folded copies (`moved` then gives the
+    places in the runs as given).
+    """
     pairs = _align(b_side, c_side)
     moved = reorders(pairs, b_side, c_side)
     entries, noted = _entries(pairs, moved, b_side, c_side, normalizer, options)
@@ -213,6 +221,7 @@ def _report(
     divergence = _divergence(ops.count(Op.INSERT) + ops.count(Op.DELETE), b_side, c_side)
     b_sum, _ = memoized_totals(baseline, b_side, options.prices)
     c_sum, c_attempts = memoized_totals(candidate, c_side, options.prices)
+    places = _places(given, (baseline, candidate), (b_side, c_side)) if moved and given else None
     # every part is validated (summaries) or built from validated steps (alignment)
     report = DiffReport.assemble(
         baseline,
@@ -227,7 +236,7 @@ def _report(
         alignment=entries,
         loops=_loops(b_side, c_side) if options.detect_loops else [],
         recovery=recoveries(pairs, ops, c_side, c_attempts),
-        moved=_moved(pairs, moved),
+        moved=_moved(pairs, moved, places),
         deltas=deltas(b_sum, c_sum),
         gate=_PENDING,
         thresholds=applied_thresholds(options),
@@ -239,13 +248,49 @@ def _report(
     return report
 
 
-def _moved(pairs: list[Pair], moved: set[int]) -> list[Moved]:
-    """Where each run ran the steps of each moved pair (rows and positions 1-based)."""
+def _moved(
+    pairs: list[Pair], moved: set[int], places: tuple[_Place, _Place] | None = None
+) -> list[Moved]:
+    """Where each run ran the steps of each moved pair (rows and positions 1-based).
+
+    `places` maps a side's execution position to the step's place in the run as given (the
+    sides are of folded copies); without it the positions are the places.
+    """
+    b_place, c_place = places or (_SAME, _SAME)
     out = []
     for i in sorted(moved):
         b, c = pairs[i]
-        out.append(new_moved(i + 1, (b or 0) + 1, (c or 0) + 1))
+        out.append(new_moved(i + 1, b_place(b or 0) + 1, c_place(c or 0) + 1))
     return out
+
+
+_Place = Callable[[int], int]
+_SAME: _Place = int  # a position is its own place
+
+
+def _places(
+    given: tuple[AgentTrace, AgentTrace],
+    compared: tuple[AgentTrace, AgentTrace],
+    sides: tuple[Side, Side],
+) -> tuple[_Place, _Place]:
+    """For each side compared as a folded copy: execution position → place in the run given.
+
+    The place (0-based) is in the run a user reads (the file; `agentdiff inspect` of it).
+    Folding drops steps and moves children up, so positions in the folded copy are not places
+    the user can count; a kept step keeps its id (unique in a validated trace).
+    """
+    b_place, c_place = (
+        _SAME if copy is run else _place_in(run, side)
+        for run, copy, side in zip(given, compared, sides, strict=True)
+    )
+    return b_place, c_place
+
+
+def _place_in(run: AgentTrace, side: Side) -> _Place:
+    steps = run.steps
+    place = {steps[at].step_id: k for k, at in enumerate(execution_order(run))}
+    of_side = side.steps
+    return lambda position: place.get(of_side[position].step_id, position)
 
 
 def _align(b_side: Side, c_side: Side) -> list[Pair]:

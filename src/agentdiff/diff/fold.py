@@ -5,8 +5,10 @@ runnable the framework composes: `RunnableSequence`, prompt templates, routing l
 LangGraph's `should_continue`, channel reads and writes. They are plumbing, not behaviour; folding
 them gives shorter reports. A folded step is a `routing` step recorded as a LangChain chain (run
 type `chain` or span kind `CHAIN`) whose name is in `FRAMEWORK_STEPS` (or starts with one of
-`FRAMEWORK_PREFIXES`); its children move up to its parent and indices are renumbered. Nothing
-else changes, and a trace with no such step comes back as the same object.
+`FRAMEWORK_PREFIXES`); its children move up to its parent. Nothing else changes: every kept
+step keeps its `step_index` (the one the trace as given, and `agentdiff inspect` of it, shows),
+and a trace with no such step comes back as the same object. `compare` reports a moved step's
+place in the run as given, not in the folded copy (`diff.compare`).
 """
 
 from __future__ import annotations
@@ -69,8 +71,9 @@ def fold_framework_steps(trace: AgentTrace) -> AgentTrace:
         return parent
 
     steps = [
-        s.model_copy(update={"parent_id": kept_parent(s.parent_id), "step_index": i})
-        for i, s in enumerate(s for s in trace.steps if s.step_id not in folded)
+        s.model_copy(update={"parent_id": kept_parent(s.parent_id)})
+        for s in trace.steps
+        if s.step_id not in folded
     ]
     metadata = {**(trace.metadata or {}), "folded_framework_steps": len(folded)}
     return trace.model_copy(update={"steps": steps, "metadata": metadata})

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from agentdiff.diff.loops import Loop
     from agentdiff.diff.pricing import ModelPrice
 
-__all__ = ["MAX_DEPTH", "Side", "prepare"]
+__all__ = ["MAX_DEPTH", "Side", "execution_order", "prepare"]
 
 MAX_DEPTH = 63
 """Depths past this are recorded as this (the alignment packs a key and a depth in one int)."""
@@ -214,7 +214,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     cols = _Columns(trace.steps, signer)
     if not (_epochs(cols.starts, cols.ends) or _uniform_utc(cols.starts, cols.ends)):
         cols.starts, cols.ends = list(map(_epoch, cols.starts)), list(map(_epoch, cols.ends))
-    order, depth, families = _execution_order(cols)
+    order, depth, families = _execution_order(cols.refs, cols.parents, cols.starts)
     group = [-1] * len(depth)
     canon = _Groups(cols, families, group).mark()
     side = Side(
@@ -240,21 +240,45 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     return side
 
 
+def execution_order(trace: AgentTrace) -> list[int]:
+    """The positions in `trace.steps` of the steps in execution order, as `prepare` orders them.
+
+    Only the order (no signing): `prepare(trace, signer).steps` are the steps at these
+    positions. For a place in the trace as given where the engine compared a changed copy of
+    it (folded framework steps).
+    """
+    steps = trace.steps
+    ids = {s.step_id: i for i, s in enumerate(steps)}  # the last wins, as in `_Columns`
+    parents: list[int | None] = list(map(ids.get, map(_PARENT_ID, steps)))
+    starts: list[Any] = []
+    ends: list[Any] = []
+    for s in steps:
+        meta = s.metadata
+        start, end = (meta.get("started_at"), meta.get("ended_at")) if meta else (None, None)
+        starts.append(start)
+        ends.append(start if end is None else end)
+    if not (_epochs(starts, ends) or _uniform_utc(starts, ends)):
+        starts = list(map(_epoch, starts))
+    order, _, _ = _execution_order(steps, parents, starts)
+    return list(range(len(steps))) if order is None else order
+
+
 def _execution_order(
-    cols: _Columns,
+    refs: list[StepRef] | list[TraceStep], parents: list[int | None], starts: list[Any]
 ) -> tuple[list[int] | None, list[int], dict[int | None, list[int]]]:
     """The execution order (list positions; None: the steps' own order), depths and families.
 
-    Families map each parent (None for the roots) to its children in execution order. Most
-    traces list their steps in execution order already: that is checked (one pass) before any
-    walk.
+    `refs` are read for their `step_index`, `parents` are the parents' list positions and
+    `starts` the start times of one kind (`prepare`). Families map each parent (None for the
+    roots) to its children in execution order. Most traces list their steps in execution
+    order already: that is checked (one pass) before any walk.
     """
-    indexes = list(map(_STEP_INDEX, cols.refs))
+    indexes = list(map(_STEP_INDEX, refs))
     listed = _ascending(indexes)
-    tree = _tree(cols.parents) if listed else None
+    tree = _tree(parents) if listed else None
     if tree is not None:
         depth, families = tree
-        moved = _resort(families, cols.starts)
+        moved = _resort(families, starts)
         if not moved:
             return None, depth, families
         order = _rearranged(len(depth), families, moved)
@@ -264,10 +288,10 @@ def _execution_order(
     by_index = (
         range(len(indexes)) if listed else sorted(range(len(indexes)), key=indexes.__getitem__)
     )
-    families = _families(by_index, cols.parents)
-    _resort(families, cols.starts)
+    families = _families(by_index, parents)
+    _resort(families, starts)
     order = _preorder(families.get(None, []), families)
-    return order, _depths(order, cols.parents), families
+    return order, _depths(order, parents), families
 
 
 def _tree(parents: list[int | None]) -> tuple[list[int], dict[int | None, list[int]]] | None:

@@ -310,7 +310,8 @@ class Moved:
 
     Rows list the candidate's execution order, so the baseline column of a `reorder` row is
     not the order the baseline ran: these positions are (1-based, in each run's execution
-    order, as `compare` ordered it).
+    order, as `compare` ordered it; of the run as given, also when `fold_framework_steps`
+    compared folded copies).
     """
 
     __pydantic_config__ = _FORBID
