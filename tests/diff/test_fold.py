@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 
+import orjson
 from typer.testing import CliRunner
 
 from agentdiff import compare
@@ -134,3 +136,104 @@ def test_folded_steps_keep_their_step_index() -> None:
         for entry in report.alignment:
             if entry.baseline is not None:
                 assert entry.baseline.step_index == index[entry.baseline.step_id], source
+
+
+# A folded report counts the steps it kept: every count of a side's steps it prints says how
+# many framework steps were folded, so the file's count is the printed one plus that number.
+_FOLDED_SCENARIOS = tuple(
+    (source, shape, scenario)
+    for source, shape in _FOLDED_PARALLEL
+    for scenario in ("detour", "parallel")
+)
+_WIDE = {"COLUMNS": "240"}  # side lines unwrapped
+
+
+def _in_file(path: str) -> int:
+    """The steps of the file as `agentdiff inspect` (no folding) lists them."""
+    shown = runner.invoke(app, ["inspect", path, "-f", "json"])
+    assert shown.exit_code == 0, shown.output
+    return len(json.loads(shown.stdout)["steps"])
+
+
+def _compared(paths: list[str], fmt: str, *flags: str) -> str:
+    shown = runner.invoke(app, ["compare", *paths, *flags, "-f", fmt], env=_WIDE)
+    assert shown.exit_code in (0, 1), shown.output  # 1: the gate failed (tokens)
+    return shown.stdout
+
+
+def test_folded_reports_say_how_many_framework_steps_were_folded() -> None:
+    for source, shape, scenario in _FOLDED_SCENARIOS:
+        case = (source, shape, scenario)
+        paths = [str(source.path(shape, scenario, side)) for side in ("baseline", "candidate")]
+        runs = [source.load(shape, scenario, side) for side in ("baseline", "candidate")]
+        removed = [len(run.steps) - len(fold_framework_steps(run).steps) for run in runs]
+        assert removed == [sum(map(is_framework_step, run.steps)) for run in runs]
+        assert all(removed), case
+        in_file = list(map(_in_file, paths))
+        kept = [n - r for n, r in zip(in_file, removed, strict=True)]
+
+        data = json.loads(_compared(paths, "json", "--fold-framework-steps"))
+        for side, n, r in zip(("baseline", "candidate"), kept, removed, strict=True):
+            assert data[side]["steps"] == n, case
+            assert data[side]["folded_framework_steps"] == r, case
+
+        terminal = _compared(paths, "terminal", "--fold-framework-steps")
+        markdown = _compared(paths, "markdown", "--fold-framework-steps")
+        html = _compared(paths, "html", "--fold-framework-steps")
+        (b, c), (rb, rc) = kept, removed
+        for n, r in zip(kept, removed, strict=True):
+            assert f"  {n} steps ({r} framework steps folded) · " in terminal, (case, terminal)
+            assert f" · {n} steps ({r} framework steps folded) · " in html, case
+        assert re.search(rf"\nsteps +{b} +{c} ", terminal), case
+        assert re.search(rf"\nframework steps folded +{rb} +{rc}\n", terminal), case
+        assert f"\n| steps | {b} | {c} | " in markdown, case
+        assert f"\n| framework steps folded | {rb} | {rc} |  |  |\n" in markdown, case
+        assert f"<td>framework steps folded</td><td>{rb}</td><td>{rc}</td>" in html, case
+        # JUnit prints no side's step count (the verdict, findings and thresholds only)
+        junit = _compared(paths, "junit", "--fold-framework-steps")
+        assert " steps · " not in junit and "framework steps" not in junit, case
+
+
+def test_inspect_says_how_many_framework_steps_it_folded() -> None:
+    for source, shape, scenario in _FOLDED_SCENARIOS:
+        path = str(source.path(shape, scenario, "candidate"))
+        run = source.load(shape, scenario, "candidate")
+        removed = sum(map(is_framework_step, run.steps))
+        kept = _in_file(path) - removed
+        tree = runner.invoke(app, ["inspect", path, "--fold-framework-steps"], env=_WIDE)
+        assert re.search(rf"\n  steps +{kept} \({removed} framework steps folded\)", tree.stdout)
+        folded = runner.invoke(app, ["inspect", path, "--fold-framework-steps", "-f", "json"])
+        data = json.loads(folded.stdout)
+        assert len(data["steps"]) == data["totals"]["steps"] == kept
+        assert data["totals"]["folded_framework_steps"] == removed
+        plain = runner.invoke(app, ["inspect", path, "-f", "json"], env=_WIDE)
+        assert "folded_framework_steps" not in json.loads(plain.stdout)["totals"]
+        shown = runner.invoke(app, ["inspect", path], env=_WIDE).stdout
+        assert "framework steps folded" not in shown
+
+
+def test_nothing_folded_reads_as_unfolded() -> None:
+    """Folding on and nothing to fold (Langfuse): the human reports are the unfolded ones.
+
+    The JSON says 0 folded on each side; compared without folding it has no such field (the
+    report of an unfolded comparison is the JSON it was before the field existed).
+    """
+    paths = [str(LANGFUSE.path("json", "detour", side)) for side in ("baseline", "candidate")]
+    for fmt in ("terminal", "markdown", "html", "junit"):
+        assert _compared(paths, fmt, "--fold-framework-steps") == _compared(paths, fmt), fmt
+    folded = json.loads(_compared(paths, "json", "--fold-framework-steps"))
+    plain = json.loads(_compared(paths, "json"))
+    assert [folded[s].pop("folded_framework_steps") for s in ("baseline", "candidate")] == [0, 0]
+    assert folded == plain
+    assert "folded_framework_steps" not in _compared(paths, "json")
+
+
+def test_folded_count_is_written_alike_by_both_json_paths() -> None:
+    """orjson's direct walk and pydantic's dump write the same JSON, folded or not."""
+    base, cand = (LANGSMITH.load("nested", "detour", side) for side in ("baseline", "candidate"))
+    for fold in (False, True):
+        report = compare(base, cand, options=CompareOptions(fold_framework_steps=fold))
+        dumped = report.model_dump(mode="json")
+        assert report.to_json(indent=False) == orjson.dumps(dumped).decode()
+        assert ("folded_framework_steps" in dumped["baseline"]) is fold
+        assert b"".join(report.json_parts()) == report.to_json_bytes()

@@ -20,6 +20,7 @@ from agentdiff.cli.options import (
 )
 from agentdiff.diff import trace_totals
 from agentdiff.diff.fold import fold_framework_steps as fold
+from agentdiff.diff.totals import with_folded
 from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
 from agentdiff.render.json import data_json
@@ -54,9 +55,12 @@ def inspect(
     """Show the step tree (type, name, status, latency, tokens) and totals of FILE."""
     limits = Limits.resolve(max_input_size, max_steps)
     trace = load_trace(resolve_path(file), adapter, trace_id=trace_id, limits=limits)
+    given = trace
     if fold_framework_steps:
-        trace = fold(trace)
+        trace = fold(given)
     totals = trace_totals(trace)
+    if fold_framework_steps:  # the steps shown and counted leave the folded ones out: say so
+        totals = with_folded(totals, given, trace)
     if fmt is InspectFormat.json:
         steps = [
             {

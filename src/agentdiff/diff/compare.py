@@ -18,7 +18,7 @@ from agentdiff.diff.options import CompareOptions, applied_thresholds
 from agentdiff.diff.order import MAX_DEPTH, Side, execution_order, prepare
 from agentdiff.diff.recovery import recoveries
 from agentdiff.diff.signatures import Signer
-from agentdiff.diff.totals import memoized_totals
+from agentdiff.diff.totals import memoized_totals, with_folded
 from agentdiff.gate import evaluate_gate
 from agentdiff.gcpause import no_gc_pauses
 from agentdiff.limits import nesting_error, too_deep
@@ -212,7 +212,7 @@ def _report(
     """The report of two prepared sides.
 
     `given`: the runs as given when the sides are of folded copies (`moved` then gives the
-    places in the runs as given).
+    places in the runs as given, and each summary how many steps folding removed).
     """
     pairs = _align(b_side, c_side)
     moved = reorders(pairs, b_side, c_side)
@@ -221,6 +221,9 @@ def _report(
     divergence = _divergence(ops.count(Op.INSERT) + ops.count(Op.DELETE), b_side, c_side)
     b_sum, _ = memoized_totals(baseline, b_side, options.prices)
     c_sum, c_attempts = memoized_totals(candidate, c_side, options.prices)
+    if given is not None:
+        b_sum = with_folded(b_sum, given[0], baseline)
+        c_sum = with_folded(c_sum, given[1], candidate)
     places = _places(given, (baseline, candidate), (b_side, c_side)) if moved and given else None
     # every part is validated (summaries) or built from validated steps (alignment)
     report = DiffReport.assemble(

@@ -132,6 +132,7 @@ def summarize(
         else None,
         latency_ms=_latency(trace, wall_clock),
         tool_counts=tool_counts or {},
+        folded_framework_steps=None,  # `totals.with_folded` says it of a folded copy
     )
 
 
@@ -176,6 +177,7 @@ _SUMMARY_TYPES = (
     (TokenCoverage, _OPTIONAL),  # token_coverage
     (float, _OPTIONAL),  # latency_ms
     (dict,),  # tool_counts
+    (_OPTIONAL,),  # folded_framework_steps
 )
 """The exact types validation leaves in each field of `Summary`, in field order."""
 

@@ -19,7 +19,7 @@ from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import Summary
 from agentdiff.models.trace import AgentTrace
 
-__all__ = ["memoized_totals", "side_totals", "trace_totals"]
+__all__ = ["memoized_totals", "side_totals", "trace_totals", "with_folded"]
 
 _NAME = attrgetter("name")
 
@@ -31,6 +31,16 @@ def trace_totals(trace: AgentTrace, prices: Mapping[str, ModelPrice] = DEFAULT_P
     """The `Summary` `compare()` would report for `trace` as either side."""
     side = prepare(trace, Signer(Normalizer(), strict=False))
     return memoized_totals(trace, side, prices)[0]
+
+
+def with_folded(summary: Summary, given: AgentTrace, folded: AgentTrace) -> Summary:
+    """`summary` (of `folded`, `fold_framework_steps(given)`) saying how many steps folding removed.
+
+    The count is of the steps actually removed (`given`'s minus `folded`'s, 0 when none was):
+    `summary.steps` plus it is the step count of the run as given.
+    """
+    removed = len(given.steps) - len(folded.steps)
+    return summary.model_copy(update={"folded_framework_steps": removed})
 
 
 def memoized_totals(

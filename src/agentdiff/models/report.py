@@ -15,7 +15,14 @@ from enum import Enum
 from typing import Any, ClassVar, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from agentdiff.models.compact import shared_store
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
@@ -416,6 +423,29 @@ class Summary(_Record):
     latency_ms: float | None
     tool_counts: dict[str, int] = Field(default_factory=dict)
     """Calls per tool name (the `tool_repeats` gate rule reads it)."""
+    folded_framework_steps: int | None = None
+    """Framework steps folded into their parents before comparing (`fold_framework_steps`):
+    `steps` and the other counts here are of the steps kept, so the run as given holds
+    `steps + folded_framework_steps` steps. `None` (left out of the JSON) when folding was off;
+    0 when it was on and the run had no such step."""
+
+    # No return annotation: pydantic would publish the serialization schema of an annotated
+    # wrap serializer as a bare object (the fields' schema is what the JSON holds).
+    @model_serializer(mode="wrap")
+    def _unfolded_as_before(  # type: ignore[no-untyped-def]  # noqa: ANN202
+        self, handler: SerializerFunctionWrapHandler
+    ):
+        """Every field, `folded_framework_steps` only when folding was on.
+
+        A report compared without folding is the same JSON as before the field existed.
+        """
+        data = handler(self)
+        if data.get(_FOLDED) is None:
+            data.pop(_FOLDED, None)
+        return data
+
+
+_FOLDED = "folded_framework_steps"
 
 
 class GateViolation(_Record):
@@ -653,6 +683,8 @@ def _fields_of(value: Any) -> dict[str, Any]:
             "baseline_position": value.baseline_position,
             "candidate_position": value.candidate_position,
         }
+    if kind is Summary and value.folded_framework_steps is None:
+        return {name: held for name, held in value.__dict__.items() if name != _FOLDED}
     if isinstance(value, BaseModel):
         return value.__dict__
     raise TypeError(kind.__name__)

@@ -11,6 +11,7 @@ __all__ = [
     "MAX_PLACES",
     "Formatter",
     "count",
+    "folded",
     "format_delta",
     "ms",
     "pair",
@@ -23,6 +24,15 @@ __all__ = [
 def plural(n: int, word: str, many: str | None = None) -> str:
     """`1 step`, `2 steps`, `1,200 steps` (`many` for irregular plurals)."""
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def folded(steps: int | None) -> str:
+    """` (9 framework steps folded)` after a step count that folding made smaller, else ``.
+
+    `steps`: `Summary.folded_framework_steps` (`None` when folding was off, 0 when nothing was
+    folded: the count is the run's own then, and nothing is said).
+    """
+    return f" ({plural(steps, 'framework step')} folded)" if steps else ""
 
 
 def partly(coverage: CostCoverage | TokenCoverage | None) -> str:

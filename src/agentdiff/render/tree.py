@@ -11,7 +11,7 @@ from rich.text import Text
 from agentdiff.diff.totals import trace_totals
 from agentdiff.models.report import Summary
 from agentdiff.models.trace import AgentTrace, StepStatus, TraceStep
-from agentdiff.render.measures import count, ms, partly, usd
+from agentdiff.render.measures import count, folded, ms, partly, usd
 from agentdiff.render.view import ERROR_CHARS, text
 
 __all__ = ["MAX_INDENT", "dropped_line", "trace_tree"]
@@ -81,7 +81,7 @@ def _unknown(value: float | None, fmt: Callable[[float], str]) -> str:
 def _totals(totals: Summary, trace: AgentTrace) -> Table:
     """The same totals `compare` reports for this trace."""
     table = Table(show_header=False, box=None, padding=(0, 2))
-    table.add_row("steps", count(totals.steps))
+    table.add_row("steps", count(totals.steps) + folded(totals.folded_framework_steps))
     table.add_row("tool calls", count(totals.tool_calls))
     table.add_row(*_model_calls(totals))
     table.add_row("errors", count(totals.errors))

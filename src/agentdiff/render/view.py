@@ -13,7 +13,16 @@ from dataclasses import dataclass
 from agentdiff.figures import fixed
 from agentdiff.models.report import Aligned, DiffReport, Op, StepRef, Summary
 from agentdiff.models.trace import StepStatus, TraceStep
-from agentdiff.render.measures import DELTA_ROWS, count, format_delta, ms, pair, partly, plural
+from agentdiff.render.measures import (
+    DELTA_ROWS,
+    count,
+    folded,
+    format_delta,
+    ms,
+    pair,
+    partly,
+    plural,
+)
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import ERROR_CHARS, block, redacting, shown_value, text
 from agentdiff.render.rows import Row, rows
@@ -163,10 +172,15 @@ class SideView:
     model_turns: int = 0
     by_turns: bool = False
     """Count model turns, not `llm_call` steps: a side of the report has turns of other types."""
+    folded: int = 0
+    """Framework steps folded before comparing (`steps` counts the rest)."""
 
     @property
     def counts(self) -> str:
-        """`8 steps · 2 tool calls · 3 LLM calls · 0 errors` (`3 model turns` when `by_turns`)."""
+        """`8 steps · 2 tool calls · 3 LLM calls · 0 errors` (`3 model turns` when `by_turns`).
+
+        With framework steps folded: `8 steps (9 framework steps folded) · …`.
+        """
         calls = (
             plural(self.model_turns, "model turn")
             if self.by_turns
@@ -174,7 +188,7 @@ class SideView:
         )
         return " · ".join(
             (
-                plural(self.steps, "step"),
+                plural(self.steps, "step") + folded(self.folded),
                 plural(self.tool_calls, "tool call"),
                 calls,
                 plural(self.errors, "error"),
@@ -361,6 +375,7 @@ def _side(label: str, summary: Summary, by_turns: bool) -> SideView:
         errors=summary.errors,
         model_turns=summary.model_turns,
         by_turns=by_turns,
+        folded=summary.folded_framework_steps or 0,
     )
 
 
@@ -369,7 +384,8 @@ def _deltas(report: DiffReport, by_turns: bool) -> list[tuple[str, str, str, str
 
     `LLM calls` (the `llm_call` steps), or `model turns` when a side has turns that are no
     `llm_call` step: beside the turns of a LangGraph run, 'LLM calls 0 → 0' would deny the
-    calls it made. Without such turns both rows hold the same numbers.
+    calls it made. Without such turns both rows hold the same numbers. When framework steps
+    were folded, a row under `steps` says how many on each side (`steps` counts the rest).
     """
     hidden = "llm_calls" if by_turns else "model_turns"
     rows = []
@@ -378,7 +394,19 @@ def _deltas(report: DiffReport, by_turns: bool) -> list[tuple[str, str, str, str
             base, cand, change, pct = format_delta(getattr(report.deltas, name), fmt)
             base_mark, cand_mark = _partial_marks(report, name)
             rows.append((label, base + base_mark, cand + cand_mark, change, pct))
+        if name == "steps":
+            rows.extend(_folded_row(report))
     return rows
+
+
+def _folded_row(report: DiffReport) -> list[tuple[str, str, str, str, str]]:
+    """`framework steps folded  9  9`: what each side's step count leaves out, when any.
+
+    No change or percent: the folded steps are plumbing the comparison left out, not a measure
+    of either run.
+    """
+    b, c = (s.folded_framework_steps or 0 for s in (report.baseline, report.candidate))
+    return [("framework steps folded", count(b), count(c), "", "")] if b or c else []
 
 
 def _partial_marks(report: DiffReport, name: str) -> tuple[str, str]:

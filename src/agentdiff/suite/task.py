@@ -19,7 +19,7 @@ from typing import Any, Literal, NamedTuple
 
 from agentdiff.diff import CompareOptions
 from agentdiff.diff.fold import fold_framework_steps
-from agentdiff.diff.totals import memoized_totals, trace_totals
+from agentdiff.diff.totals import memoized_totals, trace_totals, with_folded
 from agentdiff.errors import AgentDiffError
 from agentdiff.gate import GateThresholds
 from agentdiff.gcpause import no_gc_pauses
@@ -164,7 +164,8 @@ class _Run:
 def _totals(trace: AgentTrace, comparer: PairComparer, options: CompareOptions) -> Summary:
     """What `compare()` reports for `trace` as a side (for a run that no pair compared)."""
     if options.fold_framework_steps:
-        return trace_totals(fold_framework_steps(trace), options.prices)
+        folded = fold_framework_steps(trace)
+        return with_folded(trace_totals(folded, options.prices), trace, folded)
     return memoized_totals(trace, comparer.side(trace), options.prices)[0]
 
 
