@@ -101,6 +101,23 @@ def test_compare_runs_bad_folder_is_exit_2(tmp_path: Path) -> None:
     assert "no trace files" in result.output
 
 
+def test_compare_runs_names_runs_of_one_stem_by_file_name(tmp_path: Path) -> None:
+    """`a.json` beside `a.json.gz` and `a.jsonl` are three runs, each named by its file."""
+    base = _folder(tmp_path, "base", 1, 6)
+    cand = tmp_path / "cand"
+    cand.mkdir()
+    t = make_runs(2, 5, Variant(), prefix="c")
+    (cand / "a.json").write_text(t[0].model_dump_json())
+    (cand / "a.json.gz").write_bytes(gzip.compress(t[1].model_dump_json().encode()))
+    (cand / "a.jsonl").write_text(f"{t[2].model_dump_json()}\n{t[3].model_dump_json()}\n")
+    (cand / "b.json").write_text(t[4].model_dump_json())
+    result = runner.invoke(app, ["compare-runs", str(base), str(cand), "-f", "json"])
+    assert result.exit_code in (0, 1), result.output
+    (scenario,) = json.loads(result.output)["scenarios"]
+    names = [r["run_id"] for r in scenario["runs"] if r["side"] == "candidate"]
+    assert names == ["a.json", "a.json.gz", "a.jsonl#c-2", "a.jsonl#c-3", "b"]
+
+
 def test_routes_command_groups_by_folder_and_filters(tmp_path: Path) -> None:
     _folder(tmp_path / "runs", "refund", 1, 12)
     _folder(tmp_path / "runs", "other", 2, 4, Variant(p_plan_a=0.0))

@@ -2,8 +2,10 @@
 
 `runs_in(folder)` reads the trace files directly inside a folder (`*.json`, `*.jsonl`,
 `*.ndjson`, optionally gzipped) in name order; a file holding several traces (JSON Lines, OTLP)
-yields one run per trace, named `<file>#<trace id>`. `group_runs(paths)` groups the runs of
-files and folders into scenarios: by a trace field (`scenario_key`, a dotted path such as
+yields one run per trace, named `<file>#<trace id>`. A run is named by its file's name without
+the ending (`run1.json.gz` → `run1`), or by the whole file name when another file of the folder
+would get the same name (`run1.json` beside `run1.json.gz`). `group_runs(paths)` groups the runs
+of files and folders into scenarios: by a trace field (`scenario_key`, a dotted path such as
 `metadata.scenario` or `task_input.ticket`), else by the folder each file sits in (a file given
 directly too); different folders of the same name stay apart, named by their path as given.
 """
@@ -66,7 +68,24 @@ def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
     if not files:
         msg = f"no trace files ({', '.join(TRACE_SUFFIXES)}) in this folder"
         raise ConfigError(msg, source=folder)
-    return [run for path in files for run in load_runs(path, adapter)]
+    names = _unique_names(files)
+    return [
+        (names[path] + run_id.removeprefix(_run_name(path)), trace)
+        for path in files
+        for run_id, trace in load_runs(path, adapter)
+    ]
+
+
+def _unique_names(files: list[Path]) -> dict[Path, str]:
+    """Each file's run name: its name without the ending, or its whole name if that clashes."""
+    names = {path: _run_name(path) for path in files}
+    while True:
+        counts = Counter(names.values())
+        clashing = [p for p in files if counts[names[p]] > 1 and names[p] != p.name]
+        if not clashing:
+            return names
+        for path in clashing:  # file names are unique in a folder: this ends
+            names[path] = path.name
 
 
 def group_runs(
