@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import gzip
 import shutil
 from pathlib import Path
 
@@ -190,3 +191,49 @@ def test_multi_trace_file_yields_one_run_per_trace(tmp_path):
     runs = load_runs(RunRef("s", "both", "both.jsonl"), str(tmp_path))
     assert len(runs) == 2
     assert all(run_id.startswith("both#") and run_id.endswith(tid) for run_id, tid, _ in runs)
+
+
+def _gzip_tree(root: Path, names: list[str]) -> Path:
+    """`_tree`, each `.gz` name holding the trace gzipped."""
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = LOOP.read_bytes()
+        path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    return root
+
+
+@pytest.mark.parametrize("layout", ["auto", "runs"])
+def test_runs_of_one_stem_are_named_by_file_name(tmp_path, layout):
+    """`r1.json` beside `r1.json.gz` are two runs named by their files (they were one name
+    twice, and the suite stopped: "scenario 's1' lists run 'r1' twice")."""
+    root = _gzip_tree(tmp_path, ["s1/r1.json", "s1/r1.json.gz", "s1/r2.json", "s2/r1.json"])
+    runs = RunSet.from_dir(root, layout=layout)
+    assert [r.run_id for r in runs.runs["s1"]] == ["r1.json", "r1.json.gz", "r2"]
+    assert [r.source for r in runs.runs["s1"]] == ["s1/r1.json", "s1/r1.json.gz", "s1/r2.json"]
+    assert [r.run_id for r in runs.runs["s2"]] == ["r1"]
+
+
+def test_single_run_files_of_one_stem_are_scenarios_named_by_file_name(tmp_path):
+    root = _gzip_tree(tmp_path, ["a/one.json", "a/one.json.gz", "a/two.json", "top.json"])
+    files = RunSet.from_dir(root, layout="files")
+    assert files.scenarios == ["a/one.json", "a/one.json.gz", "a/two", "top"]
+    assert [files.runs[s][0].run_id for s in files.scenarios] == ["one", "one", "two", "top"]
+    auto = RunSet.from_dir(_gzip_tree(tmp_path / "b", ["x/r.json", "t.json", "t.json.gz"]))
+    assert auto.scenarios == ["t.json", "t.json.gz", "x"]
+
+
+def test_scenario_key_names_runs_of_one_stem_by_file_name(tmp_path):
+    _gzip_tree(tmp_path, ["a.json", "a.json.gz", "b.json"])
+    runs = RunSet.from_dir(tmp_path, scenario_key="agent_name")
+    (scenario,) = runs.scenarios
+    assert [r.run_id for r in runs.runs[scenario]] == ["a.json", "a.json.gz", "b"]
+    # in different scenarios the two files clash with nothing: they keep the short name
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copyfile(LOOP, other / "a.json")
+    detour = RealSource("openai_agents").path("export", "detour", "candidate")
+    (other / "a.json.gz").write_bytes(gzip.compress(detour.read_bytes()))
+    by_id = RunSet.from_dir(other, scenario_key="trace_id")
+    assert len(by_id.scenarios) == 2
+    assert [r.run_id for refs in by_id.runs.values() for r in refs] == ["a", "a"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -120,22 +121,44 @@ def _list_url(root: str) -> tuple[str, list[Listed]]:
 
 
 def assign(files: list[Listed], layout: Layout, adapter: str | None = None) -> list[RunRef]:
-    """A `RunRef` per file, its scenario and run id named by `layout`."""
+    """A `RunRef` per file, its scenario and run id named by `layout`.
+
+    A run is named by its file's name without the ending (`r1.json.gz` → `r1`), and a
+    single-run scenario by its path without it; when two files would give one scenario two runs
+    of one name (`r1.json` beside `r1.json.gz`), those files keep their whole names instead: the
+    runs `r1.json` and `r1.json.gz` of a run folder, the scenarios `a/r1.json` and
+    `a/r1.json.gz` of single-run files.
+    """
     if layout not in LAYOUTS:
         raise ConfigError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     folders = {posixpath.dirname(rel) for rel, _ in files}
     parents = {p for f in folders for p in _ancestors(f)}
-    refs = []
-    for rel, size in files:
+    named: list[tuple[str, str]] = []
+    for rel, _ in files:
         folder, name = posixpath.split(rel)
         stem = strip_suffix(name) or name
         as_run = layout == "runs" or (layout == "auto" and folder and folder not in parents)
-        if as_run and folder:
-            scenario, run = folder, stem
-        else:
-            scenario, run = posixpath.join(folder, stem), stem
-        refs.append(RunRef(scenario, run, rel, adapter, None, size))
-    return refs
+        named.append((folder, stem) if as_run and folder else (posixpath.join(folder, stem), stem))
+    _name_clashes_by_file(named, [rel for rel, _ in files])
+    return [
+        RunRef(scenario, run, rel, adapter, None, size)
+        for (scenario, run), (rel, size) in zip(named, files, strict=True)
+    ]
+
+
+def _name_clashes_by_file(named: list[tuple[str, str]], rels: list[str]) -> None:
+    """Rename (in place) the files whose (scenario, run) another file has, by their file names."""
+    renamed: set[int] = set()
+    while True:
+        counts = Counter(named)
+        clashing = [i for i, key in enumerate(named) if counts[key] > 1 and i not in renamed]
+        if not clashing:
+            return
+        for i in clashing:  # each round renames a file for good: this ends
+            (scenario, run), (folder, name) = named[i], posixpath.split(rels[i])
+            single = scenario == posixpath.join(folder, run)  # a single-run scenario
+            named[i] = (rels[i], run) if single else (scenario, name)
+            renamed.add(i)
 
 
 def _ancestors(folder: str) -> list[str]:

@@ -88,6 +88,14 @@ def group_by_field(root: str, files: list[Listed], field: str, adapter: str | No
     ]
     backend = ProcessPool() if len(files) >= _POOL_FROM else InProcess()
     keyed = sorted(row for part in backend.map(_key_chunk, chunks) for row in part)
-    return [
-        RunRef(scenario, run_id, rel, adapt, tid) for rel, run_id, tid, adapt, scenario in keyed
-    ]
+    # files whose paths differ only in their ending (`a.json`, `a.json.gz`) and whose traces
+    # share a scenario keep their whole paths as run ids: `a.json`, `a.json.gz#<trace id>`
+    files_of: dict[tuple[str, str], set[str]] = {}
+    for rel, _, _, _, scenario in keyed:
+        files_of.setdefault((scenario, strip_suffix(rel) or rel), set()).add(rel)
+    refs = []
+    for rel, run_id, tid, adapt, scenario in keyed:
+        stem = strip_suffix(rel) or rel
+        name = rel + run_id.removeprefix(stem) if len(files_of[scenario, stem]) > 1 else run_id
+        refs.append(RunRef(scenario, name, rel, adapt, tid))
+    return refs
