@@ -27,7 +27,17 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from agentdiff.config_kinds import FLAG, GLOBS, INT, NAMES, NUMBER, PATTERNS, Kind, choice
+from agentdiff.config_kinds import (
+    FLAG,
+    GLOBS,
+    INT,
+    NAMES,
+    NUMBER,
+    PATTERNS,
+    Kind,
+    bounded,
+    choice,
+)
 from agentdiff.diff.options import CompareOptions
 from agentdiff.errors import ConfigError
 from agentdiff.gate import RULES, GateThresholds
@@ -85,6 +95,19 @@ class Setting:
 
 _GATE_KINDS = {"number": NUMBER, "int": INT, "flag": FLAG}
 
+
+def _stats_number(name: str) -> Kind:
+    """A `[stats]` number's kind: its type and range are `StatsOptions`' own; it is never off."""
+    info = StatsOptions.model_fields[name]
+    bounds = {
+        key: getattr(rule, key)
+        for rule in info.metadata
+        for key in ("ge", "gt", "le", "lt")
+        if hasattr(rule, key)
+    }
+    return bounded(whole=info.annotation is int, **bounds)
+
+
 SETTINGS: tuple[Setting, ...] = (
     # the gate's settings come from its rule table, one per rule
     *(Setting(rule.setting, "gate", _GATE_KINDS[rule.kind], rule.help) for rule in RULES),
@@ -108,19 +131,66 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("redact_patterns", "report", PATTERNS, "Also redact matches of REGEX (repeatable)."),
     Setting("redact_keys", "report", NAMES, "Also redact values under key NAME (repeatable)."),
-    Setting("alpha", "stats", NUMBER, "Level of a scenario's tests after Holm (N-vs-M runs)."),
-    Setting("fdr", "stats", NUMBER, "Benjamini-Hochberg false discovery rate across scenarios."),
-    Setting("min_cost_effect", "stats", NUMBER, "Cost regresses only above this median % rise."),
-    Setting("min_token_effect", "stats", NUMBER, "Tokens regress only above this median % rise."),
-    Setting("min_latency_effect", "stats", NUMBER, "Latency: the same, in %."),
-    Setting("min_step_effect", "stats", NUMBER, "Steps, tool calls, model turns: the same, in %."),
+    Setting(
+        "alpha",
+        "stats",
+        _stats_number("alpha"),
+        "Level of a scenario's tests after Holm (N-vs-M runs).",
+    ),
+    Setting(
+        "fdr",
+        "stats",
+        _stats_number("fdr"),
+        "Benjamini-Hochberg false discovery rate across scenarios.",
+    ),
+    Setting(
+        "min_cost_effect",
+        "stats",
+        _stats_number("min_cost_effect"),
+        "Cost regresses only above this median % rise.",
+    ),
+    Setting(
+        "min_token_effect",
+        "stats",
+        _stats_number("min_token_effect"),
+        "Tokens regress only above this median % rise.",
+    ),
+    Setting(
+        "min_latency_effect",
+        "stats",
+        _stats_number("min_latency_effect"),
+        "Latency: the same, in %.",
+    ),
+    Setting(
+        "min_step_effect",
+        "stats",
+        _stats_number("min_step_effect"),
+        "Steps, tool calls, model turns: the same, in %.",
+    ),
     Setting("loops", "stats", choice("invariant", "rate"), "A new loop fails, or Fisher's test."),
     Setting("route_shift", "stats", FLAG, "Count a significant route shift as a regression."),
-    Setting("route_threshold", "stats", NUMBER, "Route distance that joins a route cluster."),
+    Setting(
+        "route_threshold",
+        "stats",
+        _stats_number("route_threshold"),
+        "Route distance that joins a route cluster.",
+    ),
     Setting("inconclusive", "stats", choice("pass", "fail"), "Whether inconclusive fails."),
-    Setting("seed", "stats", INT, "Seed of every permutation and bootstrap draw."),
-    Setting("permutations", "stats", INT, "Random splits of the route-shift test."),
-    Setting("bootstrap", "stats", INT, "Bootstrap resamples of the effect intervals."),
+    Setting(
+        "seed", "stats", _stats_number("seed"), "Seed of every permutation and bootstrap draw."
+    ),
+    Setting(
+        "permutations",
+        "stats",
+        _stats_number("permutations"),
+        "Random splits of the route-shift test.",
+    ),
+    Setting(
+        "bootstrap",
+        "stats",
+        _stats_number("bootstrap"),
+        "Bootstrap resamples of the effect intervals.",
+    ),
     Setting("stale_after_days", "baseline", NUMBER, "Warn when the baseline is older (days)."),
 )
 COMPARE_SETTINGS = tuple(s for s in SETTINGS if s.section in ("gate", "compare"))

@@ -2,7 +2,8 @@
 
 Text comes from flags and environment variables; values come from TOML files and Python
 keyword arguments and must already have the right type (a TOML string is not a number). Number
-kinds accept `"off"` (and `None` from Python) to switch a rule off.
+kinds accept `"off"` (and `None` from Python) to switch a rule off; `bounded` kinds (settings
+that cannot be off) take only a number in their range.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["FLAG", "GLOBS", "INT", "NAMES", "NUMBER", "PATTERNS", "Kind", "choice"]
+__all__ = ["FLAG", "GLOBS", "INT", "NAMES", "NUMBER", "PATTERNS", "Kind", "bounded", "choice"]
 
 _OFF = "off"
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -133,3 +134,58 @@ def choice(*values: str) -> Kind:
         return value
 
     return Kind(" or ".join(repr(v) for v in values), "|".join(values), from_text, from_value)
+
+
+def bounded(
+    *,
+    whole: bool = False,
+    ge: float | None = None,
+    gt: float | None = None,
+    le: float | None = None,
+    lt: float | None = None,
+) -> Kind:
+    """A number (`whole`: an integer) within the bounds given, never `'off'`.
+
+    Its `expected` says the range ("a number from 0 to 1"), so a bad value's message says what
+    is allowed; `'off'`, NaN, infinities and numbers out of range are all refused alike.
+    """
+
+    def check(number: float) -> None:
+        if (
+            not math.isfinite(number)
+            or (ge is not None and number < ge)
+            or (gt is not None and number <= gt)
+            or (le is not None and number > le)
+            or (lt is not None and number >= lt)
+        ):
+            raise ValueError(number)
+
+    def from_text(text: str) -> float:
+        number = int(text.strip()) if whole else float(text.strip())
+        check(number)
+        return number
+
+    def from_value(value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, int if whole else int | float):
+            raise TypeError(value)
+        number = value if whole else float(value)
+        check(number)
+        return number
+
+    noun = "a whole number" if whole else "a number"
+    return Kind(f"{noun} {_range(ge, gt, le, lt)}".rstrip(), "N", from_text, from_value)
+
+
+def _range(ge: float | None, gt: float | None, le: float | None, lt: float | None) -> str:
+    """'from 0 to 1', 'above 0 and below 1', '0 or more'..."""
+    if ge is not None and le is not None:
+        return f"from {_shown(ge)} to {_shown(le)}"
+    lower = f"above {_shown(gt)}" if gt is not None else None
+    lower = f"of {_shown(ge)} or more" if ge is not None else lower
+    upper = f"below {_shown(lt)}" if lt is not None else None
+    upper = f"of at most {_shown(le)}" if le is not None else upper
+    return " and ".join(part for part in (lower, upper) if part)
+
+
+def _shown(bound: float) -> str:
+    return f"{bound:,}" if isinstance(bound, int) else f"{bound:,g}"

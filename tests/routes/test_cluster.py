@@ -272,7 +272,7 @@ def test_leader_clustering_is_input_order_free(monkeypatch: pytest.MonkeyPatch) 
 @pytest.mark.parametrize("threshold", [5, -1, 1.5, float("nan")])
 def test_a_threshold_outside_zero_to_one_is_refused(threshold: float) -> None:
     # the CLI checks --threshold by [stats] route_threshold; the function took any float
-    with pytest.raises(ConfigError, match="threshold"):
+    with pytest.raises(ConfigError, match="threshold must be a number from 0 to 1, got"):
         cluster_routes([["a", "b"], ["a", "c"]], threshold)
 
 

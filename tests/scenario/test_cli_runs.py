@@ -150,7 +150,7 @@ def test_routes_threshold_errors_name_the_flag_given(tmp_path: Path, flag: str) 
     runs = _folder(tmp_path, "runs", 1, 4)
     bad = runner.invoke(app, ["routes", str(runs), flag, "1.5"])
     assert bad.exit_code == 2
-    assert f"flag {flag}: route_threshold:" in bad.output
+    assert f"flag {flag}: route_threshold must be a number from 0 to 1, got '1.5'" in bad.output
     (named,) = [w.rstrip(":") for w in bad.output.split() if w.startswith("--")]
     assert named == flag
 
@@ -162,13 +162,64 @@ def test_routes_threshold_from_env_or_file_names_where_it_was_set(
     monkeypatch.setenv("AGENTDIFF_STATS_ROUTE_THRESHOLD", "1.5")
     from_env = runner.invoke(app, ["routes", str(runs)])
     assert from_env.exit_code == 2
-    assert "env AGENTDIFF_STATS_ROUTE_THRESHOLD: route_threshold:" in from_env.output
+    allowed = "route_threshold must be a number from 0 to 1, got"
+    assert f"env AGENTDIFF_STATS_ROUTE_THRESHOLD: {allowed} '1.5'" in from_env.output
     monkeypatch.delenv("AGENTDIFF_STATS_ROUTE_THRESHOLD")
     (tmp_path / "agentdiff.toml").write_text("[stats]\nroute_threshold = 1.5\n")
     from_file = runner.invoke(app, ["routes", str(runs)])
     assert from_file.exit_code == 2
-    assert "agentdiff.toml [stats]: route_threshold:" in from_file.output
+    assert f"agentdiff.toml [stats]: {allowed} 1.5" in from_file.output
     assert "--" not in from_file.output
+
+
+@pytest.mark.parametrize("value", ["off", "nan", "abc", "-0.1"])
+def test_routes_threshold_errors_say_what_is_allowed_and_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """'off' is no route threshold: it reads as any bad value does, from every source (it said
+    "must be a number or 'off'", or "Input should be a valid number (got None)" for 'off')."""
+    runs = _folder(tmp_path, "runs", 1, 4)
+    allowed = "route_threshold must be a number from 0 to 1, got"
+    for flag in ("--threshold", "--route-threshold"):
+        bad = runner.invoke(app, ["routes", str(runs), f"{flag}={value}"])
+        assert bad.exit_code == 2
+        assert f"flag {flag}: {allowed} {value!r}" in bad.output
+    monkeypatch.setenv("AGENTDIFF_STATS_ROUTE_THRESHOLD", value)
+    from_env = runner.invoke(app, ["routes", str(runs)])
+    assert f"env AGENTDIFF_STATS_ROUTE_THRESHOLD: {allowed} {value!r}" in from_env.output
+    monkeypatch.delenv("AGENTDIFF_STATS_ROUTE_THRESHOLD")
+    (tmp_path / "agentdiff.toml").write_text(f"[stats]\nroute_threshold = {value!r}\n")
+    from_file = runner.invoke(app, ["routes", str(runs)])
+    assert f"agentdiff.toml [stats]: {allowed} {value!r}" in from_file.output
+    (tmp_path / "agentdiff.toml").unlink()
+    with pytest.raises(ConfigError, match=f"^m.toml \\[stats\\]: {allowed} {value!r}$"):
+        load_stats(manifest={"route_threshold": value}, manifest_source="m.toml [stats]", env={})
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "allowed"),
+    [
+        ("--alpha", "off", "alpha must be a number above 0 and below 1"),
+        ("--fdr", "1", "fdr must be a number above 0 and below 1"),
+        ("--min-cost-effect", "off", "min_cost_effect must be a number of 0 or more"),
+        ("--seed", "off", "seed must be a whole number from 0 to 9,223,372,036,854,775,807"),
+        ("--permutations", "5", "permutations must be a whole number from 99 to 100,000"),
+        ("--bootstrap", "off", "bootstrap must be a whole number from 100 to 100,000"),
+    ],
+)
+def test_stats_numbers_that_cannot_be_off_say_what_is_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flag: str, value: str, allowed: str
+) -> None:
+    base, cand = _folder(tmp_path, "base", 1, 4), _folder(tmp_path, "cand", 2, 4)
+    bad = runner.invoke(app, ["compare-runs", str(base), str(cand), flag, value])
+    assert bad.exit_code == 2
+    assert f"flag {flag}: {allowed}, got {value!r}" in bad.output
+    env = "AGENTDIFF_STATS_" + flag[2:].replace("-", "_").upper()
+    monkeypatch.setenv(env, value)
+    from_env = runner.invoke(app, ["compare-runs", str(base), str(cand)])
+    assert from_env.exit_code == 2
+    assert f"env {env}: {allowed}, got {value!r}" in from_env.output
+    assert f"{flag} N " in runner.invoke(app, ["compare-runs", "--help"]).output
 
 
 def test_routes_threshold_is_given_once(tmp_path: Path) -> None:

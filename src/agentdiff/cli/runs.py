@@ -102,17 +102,19 @@ def routes_command(
         ),
     ] = None,
     threshold: Annotated[
-        float | None,
+        str | None,
         typer.Option(
             "--threshold",
-            help="Route distance that joins a cluster (default: [stats] 0.2).",
+            metavar="N",
+            help="Route distance that joins a cluster, 0 to 1 (default: [stats] 0.2).",
         ),
     ] = None,
     route_threshold: Annotated[
-        float | None,
+        str | None,
         # the [stats] setting's own flag, as compare-runs and suite take it; its own parameter
-        # so that a bad value's message names the flag that was given
-        typer.Option("--route-threshold", help="Same as --threshold."),
+        # so that a bad value's message names the flag that was given. Text, parsed by the
+        # setting's kind, so 'off' or 'abc' read as a bad threshold ("a number from 0 to 1")
+        typer.Option("--route-threshold", metavar="N", help="Same as --threshold."),
     ] = None,
     adapter: AdapterOpt = None,
     fmt: Annotated[RoutesFormat, typer.Option("--format", "-f")] = "terminal",  # type: ignore[assignment]
@@ -139,7 +141,7 @@ def routes_command(
     write_targets(targets, lambda t: _shown(report, ROUTES_RENDERERS, t.fmt, config))
 
 
-def _route_threshold(threshold: float | None, route_threshold: float | None) -> float:
+def _route_threshold(threshold: str | None, route_threshold: str | None) -> float:
     """The threshold `routes` clusters by; a bad value's message names the flag it came by."""
     if threshold is not None and route_threshold is not None:
         msg = "--threshold and --route-threshold set the same threshold; give one"

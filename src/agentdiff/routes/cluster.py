@@ -115,9 +115,8 @@ def checked_threshold(threshold: float) -> float:
     """`threshold` as a float when it is a valid route distance (`RouteThreshold`)."""
     try:
         return _THRESHOLD.validate_python(threshold)
-    except ValidationError as exc:
-        detail = exc.errors()[0]["msg"]
-        msg = f"arguments: threshold: {detail}, got {threshold!r}"
+    except ValidationError:
+        msg = f"arguments: threshold must be a number from 0 to 1, got {threshold!r}"
         raise ConfigError(msg) from None
 
 
