@@ -220,7 +220,7 @@ def test_parquet_tables_carry_the_schema_version_and_query_works(fixture_sets, t
             f"SELECT decode(key), decode(value) FROM parquet_kv_metadata('{tmp_path}/pairs.parquet')"
         ).fetchall()
     )
-    assert meta["schema_version"] == "2" and meta["agentdiff_table"] == "pairs"
+    assert meta["schema_version"] == "3" and meta["agentdiff_table"] == "pairs"
     names, rows, _ = query_results(
         tmp_path, "SELECT count(*) AS n, bool_and(NOT gate_passed) FROM pairs"
     )
@@ -230,6 +230,24 @@ def test_parquet_tables_carry_the_schema_version_and_query_works(fixture_sets, t
     )
     assert rows and rows[0][1] > 0
     assert Path(tmp_path / "steps.parquet").stat().st_size > 0
+
+
+def test_runs_table_counts_model_turns_beside_llm_calls(fixture_sets, tmp_path):
+    """LangGraph and CrewAI model turns are not `llm_call` steps: `model_turns` counts them."""
+    only = ("langgraph/*", "crewai/*")
+    run_suite(*fixture_sets, SuiteOptions(backend="in-process", only=only, results=str(tmp_path)))
+    rows = [orjson.loads(line) for line in (tmp_path / "runs.jsonl").read_bytes().splitlines()]
+    assert {r["scenario"].split("/")[0] for r in rows} == {"langgraph", "crewai"}
+    assert all(r["model_turns"] > 0 and r["llm_calls"] == 0 for r in rows)
+    pytest.importorskip("duckdb")
+    from agentdiff.suite import query_results
+
+    sql = "SELECT min(model_turns), max(llm_calls), count(*) FROM runs"
+    assert (tmp_path / "runs.parquet").is_file()
+    for read in ("parquet", "jsonl"):  # the Parquet table, then (without it) the JSON Lines one
+        _, got, _ = query_results(tmp_path, sql)
+        assert got == [(min(r["model_turns"] for r in rows), 0, len(rows))], read
+        (tmp_path / "runs.parquet").unlink(missing_ok=True)
 
 
 def test_progress_is_reported_after_every_batch(fixture_sets):

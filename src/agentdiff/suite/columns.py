@@ -8,10 +8,12 @@ from __future__ import annotations
 
 __all__ = ["RESULTS_SCHEMA_VERSION", "TABLES", "Column"]
 
-RESULTS_SCHEMA_VERSION = "2"
+RESULTS_SCHEMA_VERSION = "3"
 """Version of the tables' columns (in every Parquet file's metadata as `schema_version`).
 
-2: `runs` has a row for each run that could not be loaded too, its reason in `load_error`."""
+2: `runs` has a row for each run that could not be loaded too, its reason in `load_error`.
+3: `runs.model_turns`: every model turn (`Summary.model_turns`), as the N-run statistics count
+them; `llm_calls` counts `llm_call` steps only (LangGraph and CrewAI model turns are not)."""
 
 Column = tuple[str, str]
 
@@ -34,6 +36,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         ("steps", "BIGINT"),
         ("tool_calls", "BIGINT"),
         ("llm_calls", "BIGINT"),
+        ("model_turns", "BIGINT"),
         ("errors", "BIGINT"),
         ("retries", "BIGINT"),
         ("prompt_tokens", "BIGINT"),

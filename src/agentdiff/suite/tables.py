@@ -102,6 +102,7 @@ class TableWriter:
                 s.steps,
                 s.tool_calls,
                 s.llm_calls,
+                s.model_turns,
                 s.errors,
                 s.retries,
                 s.prompt_tokens,
