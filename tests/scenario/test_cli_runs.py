@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from agentdiff.cli.app import app
 from agentdiff.config import SETTINGS, load_stats
 from agentdiff.errors import ConfigError
-from agentdiff.scenario.folders import group_runs
+from agentdiff.scenario.folders import _distinct, group_runs
 from agentdiff.stats_options import StatsOptions
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -406,7 +406,8 @@ def test_routes_by_trace_field_names_runs_of_the_same_stem_by_path(tmp_path: Pat
 
 
 def test_group_runs_names_files_of_one_stem_in_one_folder_apart(tmp_path: Path) -> None:
-    """`run1.json` and `run1.json.gz` side by side are two runs, named by path, not both `run1`."""
+    """`run1.json` and `run1.json.gz` side by side are two runs named by file name (as
+    compare-runs and suite name them), not both `run1`."""
     folder = tmp_path / "runs"
     folder.mkdir()
     first, second = make_runs(1, 2)
@@ -414,8 +415,48 @@ def test_group_runs_names_files_of_one_stem_in_one_folder_apart(tmp_path: Path) 
     (folder / "run1.json.gz").write_bytes(gzip.compress(second.model_dump_json().encode()))
     (folder / "run2.json").write_text(second.model_dump_json())
     groups = group_runs([Path("runs")])
-    assert [run_id for run_id, _ in groups["runs"]] == [
-        "runs/run1.json",
-        "runs/run1.json.gz",
-        "run2",
-    ]
+    assert [run_id for run_id, _ in groups["runs"]] == ["run1.json", "run1.json.gz", "run2"]
+
+
+def test_group_runs_never_names_a_scenario_by_its_absolute_path(tmp_path: Path) -> None:
+    """`x/s1`, `y/s1` and `z/x/s1`: `s1` clashes, so `x/s1` and `y/s1` go by their paths as
+    given; `x/s1` then clashes with the subfolder `x/s1` of `z`, which goes by `z/x/s1`. No
+    resolved absolute path of this machine ever names a scenario: reports get posted publicly."""
+    (run,) = make_runs(1, 1)
+    for folder in ("x/s1", "y/s1", "z/x/s1"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "run1.json").write_text(run.model_dump_json())
+    groups = group_runs([Path("x"), Path("y"), Path("z")])
+    assert sorted(groups) == ["x/s1", "y/s1", "z/x/s1"]
+    assert not any(str(tmp_path) in name or name.startswith("/") for name in groups)
+    scenarios = _routes("x", "y", "z")
+    assert sorted(scenarios) == ["x/s1", "y/s1", "z/x/s1"]
+
+
+def test_group_runs_numbers_folders_that_no_path_as_given_tells_apart() -> None:
+    """Two real folders with one path as given (links, `..`) are numbered, not resolved."""
+    folders = {
+        Path("/real/one"): ("s1", Path("a/s1")),
+        Path("/real/two"): ("s1", Path("a/s1")),
+        Path("/real/three"): ("t", Path("t")),
+    }
+    assert _distinct(folders) == {
+        Path("/real/one"): "a/s1",
+        Path("/real/two"): "a/s1 (2)",
+        Path("/real/three"): "t",
+    }
+
+
+def test_group_runs_names_runs_of_different_folders_by_path_only_where_file_names_clash(
+    tmp_path: Path,
+) -> None:
+    """Under --scenario-key: stem, else file name, else path as given, file by file."""
+    (run,) = make_runs(1, 1)
+    for name in ("a/r1.json", "b/r1.json", "b/r1.json.gz", "b/r2.json", "c/r3.json"):
+        path = tmp_path / name
+        path.parent.mkdir(exist_ok=True)
+        data = run.model_dump_json().encode()
+        path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    groups = group_runs([Path("a"), Path("b"), Path("c")], scenario_key="agent_name")
+    (runs,) = groups.values()
+    assert [run_id for run_id, _ in runs] == ["a/r1.json", "b/r1.json", "r1.json.gz", "r2", "r3"]

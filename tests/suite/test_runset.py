@@ -237,3 +237,35 @@ def test_scenario_key_names_runs_of_one_stem_by_file_name(tmp_path):
     by_id = RunSet.from_dir(other, scenario_key="trace_id")
     assert len(by_id.scenarios) == 2
     assert [r.run_id for refs in by_id.runs.values() for r in refs] == ["a", "a"]
+
+
+def test_scenario_key_names_runs_by_stem_then_file_name_then_path(tmp_path):
+    """One rule with routes and compare-runs: `s1/r1.json` alone is `r1` (not `s1/r1`); stems
+    that clash go by file name; file names that clash go by the path below the root."""
+    _gzip_tree(tmp_path, ["s1/r1.json", "s1/r1.json.gz", "s2/r1.json", "s2/r2.json", "s3/r3.json"])
+    runs = RunSet.from_dir(tmp_path, scenario_key="agent_name")
+    (scenario,) = runs.scenarios
+    assert [r.run_id for r in runs.runs[scenario]] == [
+        "s1/r1.json",
+        "r1.json.gz",
+        "s2/r1.json",
+        "r2",
+        "r3",
+    ]
+
+
+def test_trace_file_endings_are_matched_in_any_case(tmp_path):
+    """`R1.JSON` is a trace file to every command, and its run is `R1` everywhere."""
+    from agentdiff.scenario.folders import is_trace_file as folder_has_trace
+    from agentdiff.scenario.folders import runs_in
+    from agentdiff.suite.refs import is_trace_file, strip_suffix
+
+    assert strip_suffix("R1.JSON") == "R1"
+    assert strip_suffix("r1.NdJson.GZ") == "r1"
+    assert strip_suffix("notes.txt") is None
+    assert is_trace_file("R1.JSON")
+    _gzip_tree(tmp_path, ["s1/R1.JSON", "s1/r2.json"])
+    assert folder_has_trace(tmp_path / "s1" / "R1.JSON")
+    assert [run_id for run_id, _ in runs_in(tmp_path / "s1")] == ["R1", "r2"]
+    runs = RunSet.from_dir(tmp_path)
+    assert [r.run_id for r in runs.runs["s1"]] == ["R1", "r2"]

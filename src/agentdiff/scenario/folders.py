@@ -1,18 +1,18 @@
 """Folders of runs: every trace file in a folder is a run (a multi-trace file: one per trace).
 
 `runs_in(folder)` reads the trace files directly inside a folder (`*.json`, `*.jsonl`,
-`*.ndjson`, optionally gzipped) in name order; a file holding several traces (JSON Lines, OTLP)
-yields one run per trace, named `<file>#<trace id>`. A run is named by its file's name without
-the ending (`run1.json.gz` → `run1`), or by the whole file name when another file of the folder
-would get the same name (`run1.json` beside `run1.json.gz`). `group_runs(paths)` groups the runs
-of files and folders into scenarios: by a trace field (`scenario_key`, a dotted path such as
-`metadata.scenario` or `task_input.ticket`), else by the folder each file sits in (a file given
-directly too); different folders of the same name stay apart, named by their path as given.
+`*.ndjson`, optionally gzipped, endings in any case) in name order; a file holding several
+traces (JSON Lines, OTLP) yields one run per trace, named `<file>#<trace id>`. Runs are named by
+the rule of `agentdiff.naming`: by file stem (`run1.json.gz` → `run1`), by file name where stems
+clash in one scenario (`run1.json` beside `run1.json.gz`), by the path as given where file names
+still clash. `group_runs(paths)` groups the runs of files and folders into scenarios: by a trace
+field (`scenario_key`, a dotted path such as `metadata.scenario` or `task_input.ticket`), else by
+the folder each file sits in (a file given directly too); different folders of the same name stay
+apart, named by their path as given (never by a resolved absolute path).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -21,24 +21,20 @@ from agentdiff.adapters.registry import detect_adapter, get_adapter
 from agentdiff.errors import AgentDiffError, ConfigError, MultipleTracesError
 from agentdiff.loader import parse_trace_data, read_document
 from agentdiff.models.trace import AgentTrace
+from agentdiff.naming import TRACE_SUFFIXES, distinct_names, number_repeats, trace_stem
 from agentdiff.scenario.analyze import Run
 
 __all__ = ["TRACE_SUFFIXES", "group_runs", "is_trace_file", "load_runs", "runs_in"]
 
-TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson")
-
 
 def is_trace_file(path: Path) -> bool:
-    """A `.json`, `.jsonl` or `.ndjson` file (optionally `.gz`), not hidden."""
-    name = path.name.lower().removesuffix(".gz")
-    return path.is_file() and not path.name.startswith(".") and name.endswith(TRACE_SUFFIXES)
+    """A `.json`, `.jsonl` or `.ndjson` file (optionally `.gz`; any case), not hidden."""
+    name = path.name
+    return not name.startswith(".") and trace_stem(name) is not None and path.is_file()
 
 
 def _run_name(path: Path) -> str:
-    name = path.name
-    for suffix in (".gz", *TRACE_SUFFIXES):
-        name = name.removesuffix(suffix)
-    return name
+    return trace_stem(path.name) or path.name
 
 
 def load_runs(path: Path, adapter: str | None = None) -> list[Run]:
@@ -68,24 +64,25 @@ def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
     if not files:
         msg = f"no trace files ({', '.join(TRACE_SUFFIXES)}) in this folder"
         raise ConfigError(msg, source=folder)
-    names = _unique_names(files)
-    return [
-        (names[path] + run_id.removeprefix(_run_name(path)), trace)
+    runs = [
+        (path, run_id.removeprefix(_run_name(path)), trace)
         for path in files
         for run_id, trace in load_runs(path, adapter)
     ]
+    names = _run_ids([(path, tail) for path, tail, _ in runs])
+    return [(name, trace) for name, (_, _, trace) in zip(names, runs, strict=True)]
 
 
-def _unique_names(files: list[Path]) -> dict[Path, str]:
-    """Each file's run name: its name without the ending, or its whole name if that clashes."""
-    names = {path: _run_name(path) for path in files}
-    while True:
-        counts = Counter(names.values())
-        clashing = [p for p in files if counts[names[p]] > 1 and names[p] != p.name]
-        if not clashing:
-            return names
-        for path in clashing:  # file names are unique in a folder: this ends
-            names[path] = path.name
+def _run_ids(runs: list[tuple[Path, str]]) -> list[str]:
+    """Ids of runs of one scenario, each (file, `#<trace id>` or "").
+
+    Each file is named apart by `agentdiff.naming` (stem, else file name, else path as given),
+    then followed by its trace id.
+    """
+    files = list(dict.fromkeys(path for path, _ in runs))
+    keys = (_run_name, lambda path: path.name, lambda path: path.as_posix())
+    names = dict(zip(files, number_repeats(distinct_names(files, keys)), strict=True))
+    return [names[path] + tail for path, tail in runs]
 
 
 def group_runs(
@@ -98,8 +95,9 @@ def group_runs(
     directly belongs to the scenario of the folder it sits in. Different folders never merge:
     when the same name comes from different folders, each is named by its path as given
     (`day1/checkout`, `day2/checkout`). A file reached twice is read once. With `scenario_key`
-    the scenario is that trace field. Runs are named by file stem; runs of one scenario that
-    would share a name are named by their path as given (`day1/checkout/run1.json`).
+    the scenario is that trace field. Runs are named by file stem; where stems clash within a
+    scenario, by file name (`run1.json`); where those clash too, by path as given
+    (`day1/checkout/run1.json`).
     """
     folders: dict[Path, tuple[str, Path]] = {}  # real folder -> (name, path as given)
     seen: set[Path] = set()
@@ -125,11 +123,11 @@ def group_runs(
                 folders[folder] = (name, path.parent)
             files.append((path, folder))
     names = _distinct(folders)
-    groups: dict[str, list[tuple[str, Path, AgentTrace]]] = {}
+    groups: dict[str, list[tuple[Path, str, AgentTrace]]] = {}
     for path, folder in files:
         for run_id, trace in load_runs(path, adapter):
             key = _field(trace, scenario_key, path) if scenario_key else names[folder]
-            groups.setdefault(key, []).append((run_id, path, trace))
+            groups.setdefault(key, []).append((path, run_id.removeprefix(_run_name(path)), trace))
     return {key: _named_runs(groups[key]) for key in sorted(groups)}
 
 
@@ -142,36 +140,24 @@ def _folder_name(folder: Path) -> str:
 
 
 def _distinct(folders: dict[Path, tuple[str, Path]]) -> dict[Path, str]:
-    """Each real folder's scenario: its name, or its path as given where names clash."""
-    names = {real: name for real, (name, _) in folders.items()}
-    for fallback in (
-        lambda real: folders[real][1].as_posix(),  # the path as the user gave it
-        lambda real: real.as_posix(),  # distinct real folders have distinct real paths
-    ):
-        clashing = _clashes(names)
-        if not clashing:
-            break
-        for real in clashing:
-            names[real] = fallback(real)
-    return names
+    """Each real folder's scenario: its name, else its path as given, else that numbered.
+
+    Only the folders whose name another has move on to their path as given; two folders that
+    share even that (links, `..`) are numbered (`x/s1`, `x/s1 (2)`): a resolved absolute path
+    never names a scenario.
+    """
+    reals = list(folders)
+    names = distinct_names(
+        reals,
+        (lambda real: folders[real][0], lambda real: folders[real][1].as_posix()),
+    )
+    return dict(zip(reals, number_repeats(names), strict=True))
 
 
-def _clashes(names: dict[Path, str]) -> list[Path]:
-    """The folders whose scenario name another folder has too."""
-    count = Counter(names.values())
-    return [real for real, name in names.items() if count[name] > 1]
-
-
-def _named_runs(members: list[tuple[str, Path, AgentTrace]]) -> list[Run]:
-    """The runs of one scenario; ids that would repeat are replaced by the file's path as given."""
-    count = Counter(run_id for run_id, _, _ in members)
-    runs: list[Run] = []
-    for run_id, path, trace in members:
-        if count[run_id] > 1:  # keep a multi-trace file's `#<trace id>`
-            runs.append((path.as_posix() + run_id.removeprefix(_run_name(path)), trace))
-        else:
-            runs.append((run_id, trace))
-    return runs
+def _named_runs(members: list[tuple[Path, str, AgentTrace]]) -> list[Run]:
+    """The runs of one scenario, named apart by `_run_ids`."""
+    ids = _run_ids([(path, tail) for path, tail, _ in members])
+    return [(run_id, trace) for run_id, (_, _, trace) in zip(ids, members, strict=True)]
 
 
 def _field(trace: AgentTrace, dotted: str, path: Path) -> str:

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
 from agentdiff.errors import ConfigError
 from agentdiff.globs import segments_match
+from agentdiff.naming import distinct_names
 from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.refs import RunRef, is_trace_file, is_url, strip_suffix
 
@@ -124,41 +124,40 @@ def assign(files: list[Listed], layout: Layout, adapter: str | None = None) -> l
     """A `RunRef` per file, its scenario and run id named by `layout`.
 
     A run is named by its file's name without the ending (`r1.json.gz` → `r1`), and a
-    single-run scenario by its path without it; when two files would give one scenario two runs
-    of one name (`r1.json` beside `r1.json.gz`), those files keep their whole names instead: the
-    runs `r1.json` and `r1.json.gz` of a run folder, the scenarios `a/r1.json` and
-    `a/r1.json.gz` of single-run files.
+    single-run scenario by its path without it. Only files that would give one scenario two runs
+    of one name are renamed (`agentdiff.naming`): a run of a run folder by its file name
+    (`r1.json` beside `r1.json.gz`), then by its path below the root; a single-run scenario by
+    its path below the root (`a/r1.json`, `a/r1.json.gz`).
     """
     if layout not in LAYOUTS:
         raise ConfigError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
     folders = {posixpath.dirname(rel) for rel, _ in files}
     parents = {p for f in folders for p in _ancestors(f)}
-    named: list[tuple[str, str]] = []
+    # (path, folder, file name, stem, a run of its folder's scenario?)
+    parts: list[tuple[str, str, str, str, bool]] = []
     for rel, _ in files:
         folder, name = posixpath.split(rel)
         stem = strip_suffix(name) or name
         as_run = layout == "runs" or (layout == "auto" and folder and folder not in parents)
-        named.append((folder, stem) if as_run and folder else (posixpath.join(folder, stem), stem))
-    _name_clashes_by_file(named, [rel for rel, _ in files])
+        parts.append((rel, folder, name, stem, bool(as_run and folder)))
+
+    def by_stem(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
+        _, folder, _, stem, as_run = p
+        return (folder, stem) if as_run else (posixpath.join(folder, stem), stem)
+
+    def by_name(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
+        rel, folder, name, stem, as_run = p
+        return (folder, name) if as_run else (rel, stem)
+
+    def by_path(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
+        rel, folder, _, stem, as_run = p
+        return (folder, rel) if as_run else (rel, stem)
+
+    named = distinct_names(parts, (by_stem, by_name, by_path))
     return [
         RunRef(scenario, run, rel, adapter, None, size)
         for (scenario, run), (rel, size) in zip(named, files, strict=True)
     ]
-
-
-def _name_clashes_by_file(named: list[tuple[str, str]], rels: list[str]) -> None:
-    """Rename (in place) the files whose (scenario, run) another file has, by their file names."""
-    renamed: set[int] = set()
-    while True:
-        counts = Counter(named)
-        clashing = [i for i, key in enumerate(named) if counts[key] > 1 and i not in renamed]
-        if not clashing:
-            return
-        for i in clashing:  # each round renames a file for good: this ends
-            (scenario, run), (folder, name) = named[i], posixpath.split(rels[i])
-            single = scenario == posixpath.join(folder, run)  # a single-run scenario
-            named[i] = (rels[i], run) if single else (scenario, name)
-            renamed.add(i)
 
 
 def _ancestors(folder: str) -> list[str]:

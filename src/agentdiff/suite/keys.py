@@ -10,6 +10,7 @@ longer or structured values become `sha256:<first 16 hex digits>` of their canon
 from __future__ import annotations
 
 import hashlib
+import posixpath
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ import orjson
 
 from agentdiff.errors import AgentDiffError, ConfigError
 from agentdiff.models.trace import AgentTrace
+from agentdiff.naming import distinct_names
 from agentdiff.suite.backends import InProcess, ProcessPool
 from agentdiff.suite.discover import Listed
 from agentdiff.suite.load import load_runs
@@ -63,7 +65,7 @@ def _key_chunk(job: Job) -> list[tuple[str, str, str | None, str | None, str]]:
     root, field, files = job
     out: list[tuple[str, str, str | None, str | None, str]] = []
     for rel, adapter in files:
-        run = strip_suffix(rel) or rel
+        run = _stem(rel)
         ref = RunRef("", run, rel, adapter)
         try:
             loaded = load_runs(ref, root)
@@ -88,14 +90,29 @@ def group_by_field(root: str, files: list[Listed], field: str, adapter: str | No
     ]
     backend = ProcessPool() if len(files) >= _POOL_FROM else InProcess()
     keyed = sorted(row for part in backend.map(_key_chunk, chunks) for row in part)
-    # files whose paths differ only in their ending (`a.json`, `a.json.gz`) and whose traces
-    # share a scenario keep their whole paths as run ids: `a.json`, `a.json.gz#<trace id>`
-    files_of: dict[tuple[str, str], set[str]] = {}
-    for rel, _, _, _, scenario in keyed:
-        files_of.setdefault((scenario, strip_suffix(rel) or rel), set()).add(rel)
-    refs = []
-    for rel, run_id, tid, adapt, scenario in keyed:
-        stem = strip_suffix(rel) or rel
-        name = rel + run_id.removeprefix(stem) if len(files_of[scenario, stem]) > 1 else run_id
-        refs.append(RunRef(scenario, name, rel, adapt, tid))
-    return refs
+    # run ids by the one rule (agentdiff.naming): file stem, else file name, else path below
+    # the root (files told apart within each scenario), then a multi-trace file's `#<trace id>`
+    members = list(dict.fromkeys((scenario, rel) for rel, _, _, _, scenario in keyed))
+    names = distinct_names(
+        members,
+        (
+            lambda f: (f[0], _stem(posixpath.basename(f[1]))),
+            lambda f: (f[0], posixpath.basename(f[1])),
+            lambda f: f,
+        ),
+    )
+    run_of = {file: name for file, (_, name) in zip(members, names, strict=True)}
+    return [
+        RunRef(
+            scenario,
+            run_of[scenario, rel] + run_id.removeprefix(_stem(rel)),
+            rel,
+            adapt,
+            tid,
+        )
+        for rel, run_id, tid, adapt, scenario in keyed
+    ]
+
+
+def _stem(path: str) -> str:
+    return strip_suffix(path) or path

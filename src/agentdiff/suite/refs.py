@@ -12,10 +12,9 @@ import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["TRACE_SUFFIXES", "RunRef", "is_trace_file", "is_url", "join_source", "strip_suffix"]
+from agentdiff.naming import TRACE_SUFFIXES, trace_stem
 
-TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson")
-"""File name endings of trace files (each may be followed by `.gz`)."""
+__all__ = ["TRACE_SUFFIXES", "RunRef", "is_trace_file", "is_url", "join_source", "strip_suffix"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,12 +34,8 @@ class RunRef:
 
 
 def strip_suffix(name: str) -> str | None:
-    """`name` without its trace-file ending (`a.json.gz` → `a`); `None` if not a trace file."""
-    stem = name.removesuffix(".gz")
-    for suffix in TRACE_SUFFIXES:
-        if stem.endswith(suffix) and len(stem) > len(suffix):
-            return stem[: -len(suffix)]
-    return None
+    """`name` without its trace-file ending, in any case (`R1.JSON.gz` → `R1`); else `None`."""
+    return trace_stem(name)
 
 
 def is_trace_file(name: str) -> bool:
