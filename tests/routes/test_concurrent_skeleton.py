@@ -199,3 +199,16 @@ def test_route_identity_is_unchanged_and_groups_nest() -> None:
     nested = [(1, 4, 6), (2, 3, 4)]
     assert skeleton(labels, nested) == "a → {w → {x ‖ y} ‖ w → z} → b"
     assert skeleton(labels) == "a → w → x → y → w → z → b"
+
+
+def test_the_version_2_notes_say_what_changed_in_route_reports() -> None:
+    """Route reports share the runs report's version: its notes list the routes' changes too."""
+    root = Path(__file__).parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    note = readme.split("### Runs report version 2", 1)[1].split("\n## ", 1)[0]
+    source = (root / "src" / "agentdiff" / "scenario" / "report.py").read_text(encoding="utf-8")
+    version = source.split('RUNS_REPORT_VERSION = "2"', 1)[1].split('"""', 2)[1]
+    for text in (note, version):
+        assert "unchanged" not in text.split("share")[1].split(".")[0]
+        assert "{a ‖ b}" in text
+        assert "concurrent`" in text  # `Departure.concurrent` / `departure` gains `concurrent`

@@ -39,7 +39,9 @@ __all__ = [
 RUNS_REPORT_VERSION = "2"
 """2: the per-run metric tested is `model_turns` (every model turn, `Summary.model_turns`), not
 `llm_calls` (steps typed `llm_call`: none in a LangGraph or CrewAI run, so version 1 never tested
-their turns); `RunRow.model_turns` gives it per run. Route reports share the number, unchanged."""
+their turns); `RunRow.model_turns` gives it per run. Route reports share the number: a
+`RouteRow.skeleton` (and `side_routes`) shows a concurrent group as `{a ‖ b}` (`{a ‖×3}`), where
+version 1 joined its steps with `→`, and `Departure.concurrent` is new (optional, False)."""
 
 
 class Verdict(str, Enum):
