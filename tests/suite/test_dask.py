@@ -173,9 +173,15 @@ def test_a_scheduler_that_is_no_address_exits_2(fixture_suite):
     from agentdiff.cli.app import app
 
     base, cand = fixture_suite
-    result = CliRunner().invoke(app, ["suite", str(base), str(cand), "--scheduler", "notaurl"])
-    assert result.exit_code == 2, result.output
-    assert "cannot reach the Dask scheduler at notaurl" in result.output
+    for address in ("notaurl", "localhost", "inproc://x"):
+        args = ["suite", str(base), str(cand), "--scheduler", address]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2, result.output
+        said = " ".join(result.output.split())  # unwrapped
+        assert f"--scheduler: '{address}' is not a Dask scheduler address" in said
+        assert "tcp://HOST:PORT" in said
+        assert "cannot reach" not in said  # nothing was contacted
+        assert "running there" not in said
 
 
 def test_a_local_cluster_starts_no_more_workers_than_batches(monkeypatch):
@@ -199,6 +205,8 @@ def test_a_scheduler_that_is_no_address_starts_no_event_loop():
     import threading
 
     before = {thread.name for thread in threading.enumerate()}
-    with pytest.raises(ConfigError, match="cannot reach the Dask scheduler at notaurl"):
+    with pytest.raises(ConfigError, match="'notaurl' is not a Dask scheduler address") as info:
         list(DaskBackend("notaurl").map(abs, [1]))
+    assert "cannot reach" not in str(info.value)
+    assert info.value.source is None  # no flag: the library was given it
     assert {thread.name for thread in threading.enumerate()} - before == set()

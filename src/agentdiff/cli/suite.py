@@ -256,6 +256,9 @@ def suite(
     sources = {**sources, **stats_resolved.sources}
     redaction = resolved_options(flags).redaction()
     if scheduler:
+        from agentdiff.suite.cluster import check_scheduler  # noqa: PLC0415 - optional extra
+
+        check_scheduler(scheduler, source="--scheduler")
         backend = BackendChoice.dask
     options = SuiteOptions(
         name=name or (loaded.name if loaded else None),

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from agentdiff.errors import ConfigError
 from agentdiff.suite.backends import cpu_count, workers_needed
 
-__all__ = ["DaskBackend", "local_cluster"]
+__all__ = ["DaskBackend", "check_scheduler", "local_cluster"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -50,6 +50,18 @@ def local_cluster(workers: int) -> Any:
     )
 
 
+def check_scheduler(address: str, *, source: str | None = None) -> None:
+    """Refuses `address` when it is no scheduler address (nothing is contacted).
+
+    `source`: where it was given (`--scheduler`), named by the error.
+    """
+    try:
+        _distributed().comm.get_address_host_port(address)
+    except ValueError as exc:
+        msg = f"{address!r} is not a Dask scheduler address (expected tcp://HOST:PORT): {exc}"
+        raise ConfigError(msg, hint="e.g. tcp://127.0.0.1:8786", source=source) from None
+
+
 class DaskBackend:
     """Runs batches on Dask: a fresh `LocalCluster`, a scheduler address, or a given client."""
 
@@ -78,12 +90,12 @@ class DaskBackend:
         if isinstance(self._scheduler, distributed.Client):
             return self._scheduler
         if isinstance(self._scheduler, str):
+            # not an address at all: refused before a client starts its event loop thread,
+            # which a client that fails to construct leaves running
+            check_scheduler(self._scheduler)
             try:
-                # not an address at all (ValueError): refused before a client starts its event
-                # loop thread, which a client that fails to construct leaves running
-                distributed.comm.get_address_host_port(self._scheduler)
                 return stack.enter_context(distributed.Client(self._scheduler, timeout="10s"))
-            except (OSError, ValueError) as exc:
+            except OSError as exc:  # refused, unreachable, timed out (TimeoutError)
                 msg = f"cannot reach the Dask scheduler at {self._scheduler}: {exc}"
                 raise ConfigError(msg, hint="is `dask scheduler` running there?") from None
         cluster = stack.enter_context(local_cluster(workers))
