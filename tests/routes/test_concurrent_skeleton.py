@@ -212,3 +212,24 @@ def test_the_version_2_notes_say_what_changed_in_route_reports() -> None:
         assert "unchanged" not in text.split("share")[1].split(".")[0]
         assert "{a ‖ b}" in text
         assert "concurrent`" in text  # `Departure.concurrent` / `departure` gains `concurrent`
+
+
+def test_the_legend_follows_the_groups_shown_not_the_names(tmp_path: Path) -> None:
+    """A step named like the notation is no group: the legend reads `RouteRow.concurrent`."""
+    named = _folder(tmp_path / "named", {"r": _flat(["gpt", "{a ‖ b}", "x ‖×2", "gpt"])})
+    (section,) = orjson.loads(_invoke("routes", named, "-f", "json"))["scenarios"].values()
+    assert [c["concurrent"] for c in section["clusters"]] == [False]
+    assert LEGEND not in _invoke("routes", named)
+    fan = _folder(tmp_path / "fan", {"r": _fan_out(["geocode", "web_search"])})
+    (section,) = orjson.loads(_invoke("routes", fan, "-f", "json"))["scenarios"].values()
+    assert [c["concurrent"] for c in section["clusters"]] == [True]
+    assert LEGEND in _invoke("routes", fan)
+
+
+def test_a_clipped_skeleton_ends_marked_at_a_space() -> None:
+    from agentdiff.render.text import clip_words  # absent before the fix
+
+    shown = "gpt → {geocode ‖ web_search} → gpt"
+    assert clip_words(shown, 100) == shown
+    assert clip_words(shown, 24) == "gpt → {geocode ‖ …"
+    assert len(clip_words("x" * 50, 10)) <= 10

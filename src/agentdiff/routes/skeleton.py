@@ -19,7 +19,7 @@ from rapidfuzz.distance import Indel
 
 from agentdiff.routes.encode import RouteCodec, label_name
 
-__all__ = ["CONCURRENT", "Departure", "first_departure", "fold", "skeleton"]
+__all__ = ["CONCURRENT", "Departure", "first_departure", "fold", "skeleton", "skeleton_shown"]
 
 ARROW = " → "
 CONCURRENT = " ‖ "
@@ -43,18 +43,33 @@ def skeleton(labels: Sequence[str], groups: Sequence[Sequence[int]] = ()) -> str
 
     `groups` (`RouteShape.groups`): each group's branch starts in `labels`, then its end.
     """
+    return skeleton_shown(labels, groups)[0]
+
+
+def skeleton_shown(labels: Sequence[str], groups: Sequence[Sequence[int]] = ()) -> tuple[str, bool]:
+    """`skeleton(labels, groups)`, and whether it shows a concurrent group (`{…}`)."""
     if not groups:
-        return _sequence(labels)
+        return _sequence(labels), False
     starting = {bounds[0]: bounds for bounds in groups}
-    return _part(labels, 0, len(labels), starting)
+    shown: list[bool] = []
+    return _part(labels, 0, len(labels), starting, shown), bool(shown)
 
 
 def _sequence(labels: Sequence[str]) -> str:
     return ARROW.join(name if n == 1 else f"{name} ×{n}" for name, n in fold(labels))
 
 
-def _part(labels: Sequence[str], start: int, end: int, starting: dict[int, Sequence[int]]) -> str:
-    """`labels[start:end]`, the groups that start (and end) within it shown concurrent."""
+def _part(
+    labels: Sequence[str],
+    start: int,
+    end: int,
+    starting: dict[int, Sequence[int]],
+    groups_shown: list[bool],
+) -> str:
+    """`labels[start:end]`, the groups that start (and end) within it shown concurrent.
+
+    Each group shown appends to `groups_shown`.
+    """
     parts: list[str] = []
     plain = start
     at = start
@@ -65,7 +80,7 @@ def _part(labels: Sequence[str], start: int, end: int, starting: dict[int, Seque
             continue
         if plain < at:
             parts.append(_sequence(labels[plain:at]))
-        branches = [_part(labels, a, b, starting) for a, b in pairwise(bounds)]
+        branches = [_part(labels, a, b, starting, groups_shown) for a, b in pairwise(bounds)]
         shown: list[tuple[str, int]] = []
         for branch in branches:  # equal members are adjacent (canonical order)
             if shown and shown[-1][0] == branch:
@@ -74,6 +89,7 @@ def _part(labels: Sequence[str], start: int, end: int, starting: dict[int, Seque
                 shown.append((branch, 1))
         inner = CONCURRENT.join(b if n == 1 else f"{b} ‖×{n}" for b, n in shown)
         parts.append("{" + inner + "}")
+        groups_shown.append(True)
         at = plain = bounds[-1]
     if plain < end:
         parts.append(_sequence(labels[plain:end]))

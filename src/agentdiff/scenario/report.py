@@ -41,7 +41,8 @@ RUNS_REPORT_VERSION = "2"
 `llm_calls` (steps typed `llm_call`: none in a LangGraph or CrewAI run, so version 1 never tested
 their turns); `RunRow.model_turns` gives it per run. Route reports share the number: a
 `RouteRow.skeleton` (and `side_routes`) shows a concurrent group as `{a ‖ b}` (`{a ‖×3}`), where
-version 1 joined its steps with `→`, and `Departure.concurrent` is new (optional, False)."""
+version 1 joined its steps with `→`; `RouteRow.concurrent` and `Departure.concurrent` are new
+(optional, False)."""
 
 
 class Verdict(str, Enum):
@@ -156,6 +157,8 @@ class RouteRow(_Record):
     """Its medoid's route: `a → b` one after another, `a ×3` repeated, `{a ‖ b}` one
     concurrent group (listed by name, not in the order they ran), `{a ‖×3}` three equal members
     of one."""
+    concurrent: bool = False
+    """`skeleton` (or one of `side_routes`) shows a concurrent group."""
     medoid_run: str
     medoid_id: str
     variants: int

@@ -13,7 +13,7 @@ from statistics import median
 
 from agentdiff.routes.cluster import RouteMap, cluster_routes
 from agentdiff.routes.linkage import distance_matrix
-from agentdiff.routes.skeleton import first_departure, skeleton
+from agentdiff.routes.skeleton import first_departure, skeleton_shown
 from agentdiff.routes.trie import route_trie
 from agentdiff.scenario.checks import Draft, band, rate_band, rate_test
 from agentdiff.scenario.profile import RunProfile
@@ -177,11 +177,14 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
         costs = [r.cost_usd for r in members if r.cost_usd is not None]
         departure = None if k == main else first_departure(main_route, cluster.medoid)
         groups = _groups(runs[cluster.medoid_run], cluster.medoid)
+        shown, concurrent = skeleton_shown(cluster.medoid, groups)
+        side_routes = _side_routes(cluster.medoid, members, [sides[i] for i in cluster.runs])
         rows.append(
             RouteRow(
                 name=cluster.name,
                 counts=counts,
-                skeleton=skeleton(cluster.medoid, groups),
+                skeleton=shown,
+                concurrent=concurrent or any(c for _, c in side_routes.values()),
                 medoid_run=runs[cluster.medoid_run].run_id,
                 medoid_id=cluster.medoid_id,
                 variants=cluster.variants,
@@ -189,7 +192,7 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
                 runs_with_loops=sum(1 for r in members if r.loops),
                 runs_with_errors=sum(1 for r in members if r.errors),
                 cost_median=median(costs) if costs else None,
-                side_routes=_side_routes(cluster.medoid, members, [sides[i] for i in cluster.runs]),
+                side_routes={side: route for side, (route, _) in side_routes.items()},
                 departure=None
                 if departure is None
                 else Departure(
@@ -218,8 +221,11 @@ def _trie(routes: RouteMap, sides: Sequence[str]) -> TrieNode:
 
 def _side_routes(
     medoid: Sequence[str], members: Sequence[RunProfile], sides: Sequence[str]
-) -> dict[str, str]:
-    """Each side of a cluster none of whose runs take its medoid's route: their most common."""
+) -> dict[str, tuple[str, bool]]:
+    """Each side of a cluster none of whose runs take its medoid's route: their most common.
+
+    Each as its skeleton, and whether that shows a concurrent group.
+    """
     taken: dict[str, Counter[tuple[str, ...]]] = {}
     for run, side in zip(members, sides, strict=True):
         taken.setdefault(side, Counter())[run.route] += 1
@@ -229,7 +235,7 @@ def _side_routes(
         if target not in routes:
             route = routes.most_common(1)[0][0]
             taker = next(run for run in members if run.route == route)  # its groups are shown
-            shown[side] = skeleton(route, _groups(taker, route))
+            shown[side] = skeleton_shown(route, _groups(taker, route))
     return shown
 
 

@@ -202,9 +202,7 @@ CONCURRENCY_LEGEND = (
 
 def concurrency_legend(rows: Sequence[RouteRow]) -> list[str]:
     """The legend of the skeletons' notation, when one of `rows` shows a concurrent group."""
-    shown = [s for row in rows for s in (row.skeleton, *row.side_routes.values())]
-    concurrent = any(("{" in s and " ‖ " in s) or "‖×" in s for s in shown)
-    return [CONCURRENCY_LEGEND] if concurrent else []
+    return [CONCURRENCY_LEGEND] if any(row.concurrent for row in rows) else []
 
 
 def route_notes(section: RouteSection) -> list[str]:

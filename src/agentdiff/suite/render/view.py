@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from agentdiff.render.measures import plural
 from agentdiff.render.prepare import text
 from agentdiff.render.runs.view import concurrency_legend, side_route_notes
-from agentdiff.render.text import clip
+from agentdiff.render.text import clip, clip_words
 from agentdiff.stats_options import inconclusive_fails, judged_fdr
 from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
 
@@ -191,7 +191,7 @@ def _route_lines(row: ScenarioRow) -> list[str]:
         mark = " new" if r.new else ""
         shares = f"{r.counts.get('baseline', 0)}/{row.baseline_runs} → "
         shares += f"{r.counts.get('candidate', 0)}/{row.candidate_runs}"
-        out.append(f"route {r.name}{mark} {shares}: {clip(text(r.skeleton), 160)}")
+        out.append(f"route {r.name}{mark} {shares}: {clip_words(text(r.skeleton), 160)}")
         out += [clip(note, 200) for note in side_route_notes(r)]
     return out + concurrency_legend(routes.clusters)
 
