@@ -172,8 +172,8 @@ def test_a_departure_inside_a_concurrent_group_says_how_it_counts(tmp_path: Path
     assert (departure["step"], departure["here"], departure["main"]) == (2, "news", "geocode")
     assert departure["concurrent"] is True
     note = (
-        "R2 departs from the main route at step 2 (in a concurrent group, counted as listed): "
-        "news instead of geocode"
+        "R2 departs from the main route at step 2 (in a concurrent group here and on the main "
+        "route, counted as listed): news instead of geocode"
     )
     assert note in _invoke("routes", runs)
     main = _fan_out(["geocode"], ["web_search"])
@@ -233,3 +233,29 @@ def test_a_clipped_skeleton_ends_marked_at_a_space() -> None:
     assert clip_words(shown, 100) == shown
     assert clip_words(shown, 24) == "gpt → {geocode ‖ …"
     assert len(clip_words("x" * 50, 10)) <= 10
+
+
+def test_a_departure_names_which_route_has_the_group(tmp_path: Path) -> None:
+    """Only the main route's step in a group: step N of this route is not in one."""
+    grouped = _fan_out(["geocode", "web_search"])
+    sequential = _fan_out(["news"], ["web_search"])
+    only_main = _folder(tmp_path / "main", {"a": grouped, "b": grouped, "c": sequential})
+    (section,) = orjson.loads(_invoke("routes", only_main, "-f", "json"))["scenarios"].values()
+    assert [c["skeleton"] for c in section["clusters"]] == [
+        "gpt → {geocode ‖ web_search} → gpt",
+        "gpt → news → gpt → web_search → gpt",
+    ]
+    departure = section["clusters"][1]["departure"]
+    assert (departure["step"], departure["here"], departure["main"]) == (2, "news", "geocode")
+    assert (departure["here_concurrent"], departure["main_concurrent"]) == (False, True)
+    out = " ".join(_invoke("routes", only_main).split())
+    assert (
+        "R2 departs from the main route at step 2 (the main route's step there is in a "
+        "concurrent group, counted as listed): news instead of geocode"
+    ) in out
+    only_here = _folder(tmp_path / "here", {"a": sequential, "b": sequential, "c": grouped})
+    out = " ".join(_invoke("routes", only_here).split())
+    assert (
+        "R2 departs from the main route at step 2 (in a concurrent group, counted as listed): "
+        "geocode instead of news"
+    ) in out

@@ -41,8 +41,8 @@ RUNS_REPORT_VERSION = "2"
 `llm_calls` (steps typed `llm_call`: none in a LangGraph or CrewAI run, so version 1 never tested
 their turns); `RunRow.model_turns` gives it per run. Route reports share the number: a
 `RouteRow.skeleton` (and `side_routes`) shows a concurrent group as `{a ‖ b}` (`{a ‖×3}`), where
-version 1 joined its steps with `→`; `RouteRow.concurrent` and `Departure.concurrent` are new
-(optional, False)."""
+version 1 joined its steps with `→`; `RouteRow.concurrent` and `Departure.concurrent`,
+`here_concurrent` and `main_concurrent` are new (optional, False)."""
 
 
 class Verdict(str, Enum):
@@ -145,6 +145,11 @@ class Departure(_Record):
     concurrent: bool = False
     """The step (here or on the main route) is in a concurrent group: its position counts the
     group's steps as the skeleton lists them (by name), not in the order they ran."""
+    main_concurrent: bool = False
+    """The main route's step there is in a concurrent group (`concurrent` without it: only
+    this route's step is)."""
+    here_concurrent: bool = False
+    """This route's step there is in a concurrent group."""
 
 
 class RouteRow(_Record):

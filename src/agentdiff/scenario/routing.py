@@ -177,6 +177,8 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
         costs = [r.cost_usd for r in members if r.cost_usd is not None]
         departure = None if k == main else first_departure(main_route, cluster.medoid)
         groups = _groups(runs[cluster.medoid_run], cluster.medoid)
+        here_in = departure is not None and _within(groups, departure.step)
+        main_in = departure is not None and _within(main_groups, departure.main_step)
         shown, concurrent = skeleton_shown(cluster.medoid, groups)
         side_routes = _side_routes(cluster.medoid, members, [sides[i] for i in cluster.runs])
         rows.append(
@@ -200,8 +202,9 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
                     main=departure.main,
                     here=departure.here,
                     extra_steps=departure.extra_steps,
-                    concurrent=_within(groups, departure.step)
-                    or _within(main_groups, departure.main_step),
+                    concurrent=here_in or main_in,
+                    here_concurrent=here_in,
+                    main_concurrent=main_in,
                 ),
             )
         )

@@ -18,6 +18,7 @@ from agentdiff.render.measures import plural
 from agentdiff.render.prepare import text
 from agentdiff.scenario.report import (
     Band,
+    Departure,
     Rate,
     RouteRow,
     RouteSection,
@@ -216,7 +217,7 @@ def route_notes(section: RouteSection) -> list[str]:
         d = row.departure
         if d is None:
             continue
-        where = f"step {d.step}" + (" (in a concurrent group, counted as listed)" * d.concurrent)
+        where = f"step {d.step}{_departure_group(d)}"
         what = f"{d.here or 'ends'} instead of {d.main or 'the end'}"
         extra = f"; {d.extra_steps:+d} steps" if d.extra_steps else ""
         notes.append(text(f"{row.name} departs from the main route at {where}: {what}{extra}"))
@@ -228,6 +229,19 @@ def route_notes(section: RouteSection) -> list[str]:
             "every baseline run"
         )
     return notes
+
+
+def _departure_group(d: Departure) -> str:
+    """Which of the two routes' steps at a departure is in a concurrent group, if one is."""
+    if d.here_concurrent and d.main_concurrent:
+        return " (in a concurrent group here and on the main route, counted as listed)"
+    if d.main_concurrent:
+        return " (the main route's step there is in a concurrent group, counted as listed)"
+    if d.here_concurrent:
+        return " (in a concurrent group, counted as listed)"
+    if d.concurrent:  # a report written before it said which
+        return " (in a concurrent group here or on the main route, counted as listed)"
+    return ""
 
 
 def side_route_notes(row: RouteRow) -> list[str]:
