@@ -36,8 +36,7 @@ def _assert_same(one: Side, other: Side) -> None:
 
 
 def _listed_in_order(item: AgentTrace, signer: Signer) -> bool:
-    cols = _Columns(item.steps, signer)
-    return _execution_order(cols.refs, cols.parents, cols.starts)[0] is None
+    return _execution_order(_Columns(item.steps, signer))[0] is None
 
 
 def _relisted(item: AgentTrace, steps: list) -> AgentTrace:
@@ -60,7 +59,7 @@ def test_a_shuffled_or_reversed_trace_prepares_like_the_trace_as_captured():
 
 
 def test_execution_order_alone_is_the_order_prepare_lists_the_steps_in():
-    """`execution_order` (no signing: for places in a run compared as a folded copy)."""
+    """`execution_order` (for places in a run compared as a folded copy) is `prepare`'s order."""
     signer = Signer(Normalizer(), strict=False)
     rng = random.Random(11)
     for item in _real_traces():

@@ -34,6 +34,7 @@ from operator import attrgetter, is_not, itemgetter, le, lt
 from typing import TYPE_CHECKING, Any
 
 from agentdiff.diff.metrics import is_model_turn, names_models
+from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.signatures import Signer
 from agentdiff.models.report import StepRef, Summary, step_fields
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
@@ -211,10 +212,8 @@ def _taker(order: list[int]) -> Callable[[list[Any]], list[Any]]:
 
 def prepare(trace: AgentTrace, signer: Signer) -> Side:
     """Parse, sign and order `trace` once."""
-    cols = _Columns(trace.steps, signer)
-    if not (_epochs(cols.starts, cols.ends) or _uniform_utc(cols.starts, cols.ends)):
-        cols.starts, cols.ends = list(map(_epoch, cols.starts)), list(map(_epoch, cols.ends))
-    order, depth, families = _execution_order(cols.refs, cols.parents, cols.starts)
+    cols = _columns(trace, signer)
+    order, depth, families = _execution_order(cols)
     group = [-1] * len(depth)
     canon = _Groups(cols, families, group).mark()
     side = Side(
@@ -243,42 +242,38 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
 def execution_order(trace: AgentTrace) -> list[int]:
     """The positions in `trace.steps` of the steps in execution order, as `prepare` orders them.
 
-    Only the order (no signing): `prepare(trace, signer).steps` are the steps at these
-    positions. For a place in the trace as given where the engine compared a changed copy of
-    it (folded framework steps).
+    `prepare(trace, signer).steps` are the steps at these positions: the columns are read as
+    `prepare` reads them. For a place in the trace as given where the engine compared a changed
+    copy of it (folded framework steps).
     """
-    steps = trace.steps
-    ids = {s.step_id: i for i, s in enumerate(steps)}  # the last wins, as in `_Columns`
-    parents: list[int | None] = list(map(ids.get, map(_PARENT_ID, steps)))
-    starts: list[Any] = []
-    ends: list[Any] = []
-    for s in steps:
-        meta = s.metadata
-        start, end = (meta.get("started_at"), meta.get("ended_at")) if meta else (None, None)
-        starts.append(start)
-        ends.append(start if end is None else end)
-    if not (_epochs(starts, ends) or _uniform_utc(starts, ends)):
-        starts = list(map(_epoch, starts))
-    order, _, _ = _execution_order(steps, parents, starts)
-    return list(range(len(steps))) if order is None else order
+    cols = _columns(trace, Signer(Normalizer(), strict=False))
+    order, _, _ = _execution_order(cols)
+    return list(range(len(cols.steps))) if order is None else order
+
+
+def _columns(trace: AgentTrace, signer: Signer) -> _Columns:
+    """`trace`'s columns, their times of one kind (ISO UTC strings of one layout, else epochs)."""
+    cols = _Columns(trace.steps, signer)
+    if not (_epochs(cols.starts, cols.ends) or _uniform_utc(cols.starts, cols.ends)):
+        cols.starts, cols.ends = list(map(_epoch, cols.starts)), list(map(_epoch, cols.ends))
+    return cols
 
 
 def _execution_order(
-    refs: list[StepRef] | list[TraceStep], parents: list[int | None], starts: list[Any]
+    cols: _Columns,
 ) -> tuple[list[int] | None, list[int], dict[int | None, list[int]]]:
     """The execution order (list positions; None: the steps' own order), depths and families.
 
-    `refs` are read for their `step_index`, `parents` are the parents' list positions and
-    `starts` the start times of one kind (`prepare`). Families map each parent (None for the
-    roots) to its children in execution order. Most traces list their steps in execution
-    order already: that is checked (one pass) before any walk.
+    Families map each parent (None for the roots) to its children in execution order. Most
+    traces list their steps in execution order already: that is checked (one pass) before any
+    walk.
     """
-    indexes = list(map(_STEP_INDEX, refs))
+    indexes = list(map(_STEP_INDEX, cols.refs))
     listed = _ascending(indexes)
-    tree = _tree(parents) if listed else None
+    tree = _tree(cols.parents) if listed else None
     if tree is not None:
         depth, families = tree
-        moved = _resort(families, starts)
+        moved = _resort(families, cols.starts)
         if not moved:
             return None, depth, families
         order = _rearranged(len(depth), families, moved)
@@ -288,10 +283,10 @@ def _execution_order(
     by_index = (
         range(len(indexes)) if listed else sorted(range(len(indexes)), key=indexes.__getitem__)
     )
-    families = _families(by_index, parents)
-    _resort(families, starts)
+    families = _families(by_index, cols.parents)
+    _resort(families, cols.starts)
     order = _preorder(families.get(None, []), families)
-    return order, _depths(order, parents), families
+    return order, _depths(order, cols.parents), families
 
 
 def _tree(parents: list[int | None]) -> tuple[list[int], dict[int | None, list[int]]] | None:
