@@ -96,8 +96,8 @@ class Setting:
 _GATE_KINDS = {"number": NUMBER, "int": INT, "flag": FLAG}
 
 
-def _stats_number(name: str) -> Kind:
-    """A `[stats]` number's kind: its type and range are `StatsOptions`' own; it is never off."""
+def _stats_number(name: str, help_text: str) -> Setting:
+    """A `[stats]` number: its type and range are `StatsOptions`' own, and it is never off."""
     info = StatsOptions.model_fields[name]
     bounds = {
         key: getattr(rule, key)
@@ -105,7 +105,7 @@ def _stats_number(name: str) -> Kind:
         for key in ("ge", "gt", "le", "lt")
         if hasattr(rule, key)
     }
-    return bounded(whole=info.annotation is int, **bounds)
+    return Setting(name, "stats", bounded(whole=info.annotation is int, **bounds), help_text)
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -131,66 +131,19 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("redact_patterns", "report", PATTERNS, "Also redact matches of REGEX (repeatable)."),
     Setting("redact_keys", "report", NAMES, "Also redact values under key NAME (repeatable)."),
-    Setting(
-        "alpha",
-        "stats",
-        _stats_number("alpha"),
-        "Level of a scenario's tests after Holm (N-vs-M runs).",
-    ),
-    Setting(
-        "fdr",
-        "stats",
-        _stats_number("fdr"),
-        "Benjamini-Hochberg false discovery rate across scenarios.",
-    ),
-    Setting(
-        "min_cost_effect",
-        "stats",
-        _stats_number("min_cost_effect"),
-        "Cost regresses only above this median % rise.",
-    ),
-    Setting(
-        "min_token_effect",
-        "stats",
-        _stats_number("min_token_effect"),
-        "Tokens regress only above this median % rise.",
-    ),
-    Setting(
-        "min_latency_effect",
-        "stats",
-        _stats_number("min_latency_effect"),
-        "Latency: the same, in %.",
-    ),
-    Setting(
-        "min_step_effect",
-        "stats",
-        _stats_number("min_step_effect"),
-        "Steps, tool calls, model turns: the same, in %.",
-    ),
+    _stats_number("alpha", "Level of a scenario's tests after Holm (N-vs-M runs)."),
+    _stats_number("fdr", "Benjamini-Hochberg false discovery rate across scenarios."),
+    _stats_number("min_cost_effect", "Cost regresses only above this median % rise."),
+    _stats_number("min_token_effect", "Tokens regress only above this median % rise."),
+    _stats_number("min_latency_effect", "Latency: the same, in %."),
+    _stats_number("min_step_effect", "Steps, tool calls, model turns: the same, in %."),
     Setting("loops", "stats", choice("invariant", "rate"), "A new loop fails, or Fisher's test."),
     Setting("route_shift", "stats", FLAG, "Count a significant route shift as a regression."),
-    Setting(
-        "route_threshold",
-        "stats",
-        _stats_number("route_threshold"),
-        "Route distance that joins a route cluster.",
-    ),
+    _stats_number("route_threshold", "Route distance that joins a route cluster."),
     Setting("inconclusive", "stats", choice("pass", "fail"), "Whether inconclusive fails."),
-    Setting(
-        "seed", "stats", _stats_number("seed"), "Seed of every permutation and bootstrap draw."
-    ),
-    Setting(
-        "permutations",
-        "stats",
-        _stats_number("permutations"),
-        "Random splits of the route-shift test.",
-    ),
-    Setting(
-        "bootstrap",
-        "stats",
-        _stats_number("bootstrap"),
-        "Bootstrap resamples of the effect intervals.",
-    ),
+    _stats_number("seed", "Seed of every permutation and bootstrap draw."),
+    _stats_number("permutations", "Random splits of the route-shift test."),
+    _stats_number("bootstrap", "Bootstrap resamples of the effect intervals."),
     Setting("stale_after_days", "baseline", NUMBER, "Warn when the baseline is older (days)."),
 )
 COMPARE_SETTINGS = tuple(s for s in SETTINGS if s.section in ("gate", "compare"))
