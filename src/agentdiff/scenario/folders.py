@@ -69,20 +69,7 @@ def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
         for path in files
         for run_id, trace in load_runs(path, adapter)
     ]
-    names = _run_ids([(path, tail) for path, tail, _ in runs])
-    return [(name, trace) for name, (_, _, trace) in zip(names, runs, strict=True)]
-
-
-def _run_ids(runs: list[tuple[Path, str]]) -> list[str]:
-    """Ids of runs of one scenario, each (file, `#<trace id>` or "").
-
-    Each file is named apart by `agentdiff.naming` (stem, else file name, else path as given),
-    then followed by its trace id.
-    """
-    files = list(dict.fromkeys(path for path, _ in runs))
-    keys = (_run_name, lambda path: path.name, lambda path: path.as_posix())
-    names = dict(zip(files, number_repeats(distinct_names(files, keys)), strict=True))
-    return [names[path] + tail for path, tail in runs]
+    return _named_runs(runs)
 
 
 def group_runs(
@@ -155,9 +142,15 @@ def _distinct(folders: dict[Path, tuple[str, Path]]) -> dict[Path, str]:
 
 
 def _named_runs(members: list[tuple[Path, str, AgentTrace]]) -> list[Run]:
-    """The runs of one scenario, named apart by `_run_ids`."""
-    ids = _run_ids([(path, tail) for path, tail, _ in members])
-    return [(run_id, trace) for run_id, (_, _, trace) in zip(ids, members, strict=True)]
+    """The runs of one scenario, each (file, `#<trace id>` or "", trace), named apart.
+
+    Each file is named apart by `agentdiff.naming` (stem, else file name, else path as given),
+    then followed by its trace id.
+    """
+    files = list(dict.fromkeys(path for path, _, _ in members))
+    keys = (_run_name, lambda path: path.name, lambda path: path.as_posix())
+    names = dict(zip(files, number_repeats(distinct_names(files, keys)), strict=True))
+    return [(names[path] + tail, trace) for path, tail, trace in members]
 
 
 def _field(trace: AgentTrace, dotted: str, path: Path) -> str:
