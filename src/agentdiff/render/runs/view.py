@@ -239,8 +239,6 @@ def _departure_group(d: Departure) -> str:
         return " (the main route's step there is in a concurrent group, counted as listed)"
     if d.here_concurrent:
         return " (in a concurrent group, counted as listed)"
-    if d.concurrent:  # a report written before it said which
-        return " (in a concurrent group here or on the main route, counted as listed)"
     return ""
 
 
