@@ -6,6 +6,10 @@ CAPTURE_SOURCES ?= openai_agents langfuse crewai crewai_legacy genai runs_pool c
 
 COMPILED := build/compiled
 ENGINE ?= compiled
+# the tests spread over up to 4 cores (WORKERS=1: one process), each file whole in one worker
+# (its module fixtures, servers and clusters stay with it)
+WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
+PARALLEL := $(if $(filter 1,$(WORKERS)),,-n $(WORKERS) --dist loadfile)
 
 .PHONY: demo test install install-dev lint typecheck pytest fixtures bench schema clean compiled
 
@@ -62,8 +66,8 @@ $(COMPILED)/.built: $(PACKAGE_FILES) hatch_build.py pyproject.toml
 
 # the tests run against both builds: the pure sources and the compiled engine
 test: install-dev lint compiled
-	$(BIN)/pytest -q
-	AGENTDIFF_EXPECT_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(BIN)/pytest -q
+	$(BIN)/pytest -q $(PARALLEL)
+	AGENTDIFF_EXPECT_COMPILED=1 PYTHONPATH=$(CURDIR)/$(COMPILED) $(BIN)/pytest -q $(PARALLEL)
 
 fixtures:
 	scripts/capture/phoenix.sh
