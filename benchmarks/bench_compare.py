@@ -6,7 +6,8 @@ canonical JSON and measures
 - `compare()` in-process on traces already loaded: median wall time of several runs, and the
   peak of Python allocations during one extra run (`tracemalloc`);
 - `agentdiff compare B C --format json` end to end as a subprocess (start-up, loading, compare,
-  rendering): median wall time and the subprocess's max RSS (`os.wait4`);
+  rendering): median wall time and the run's own peak RSS (`measured.py`: started by a tiny
+  launcher, so the benchmark's own memory is not counted);
 - at N=1,000 the yardstick, agent-trajectory-diff 0.7.0, as a black box: installed into a
   throwaway venv (`benchmarks/.yardstick-venv`, never ours), fed the same pair in its input
   format, its `compare()` timed in-process the same way;
@@ -47,6 +48,7 @@ from typing import Any
 
 import orjson
 from engine_build import engine_build
+from measured import run_measured
 from synthetic import make_pair, write_pair
 
 import agentdiff
@@ -220,19 +222,15 @@ def _cli_command() -> list[str]:
 
 
 def _run_measured(command: list[str], cwd: Path) -> tuple[float, float, int]:
-    """Wall seconds, max RSS in MiB and exit code of one subprocess run."""
+    """Wall seconds, peak RSS in MiB (the command's own: `measured`) and exit code of one run."""
     with tempfile.TemporaryFile() as errors:
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, usage = os.wait4(proc.pid, 0)
-        elapsed = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode not in (0, 1):
+        elapsed, rss, code = run_measured(command, cwd, errors)
+        if code not in (0, 1):
             errors.seek(0)
             detail = errors.read().decode(errors="replace").strip()[-2000:]
-            msg = f"{' '.join(command)} exited {proc.returncode}: {detail}"
+            msg = f"{' '.join(command)} exited {code}: {detail}"
             raise RuntimeError(msg)
-    return elapsed, usage.ru_maxrss / 1024, proc.returncode
+    return elapsed, rss, code
 
 
 def _measure_cli(paths: tuple[Path, Path], repeats: int, work: Path) -> tuple[list[float], float]:
@@ -576,7 +574,8 @@ _HOW = (
     "`compare()` runs in-process on traces already loaded; its peak "
     "alloc is `tracemalloc`'s peak during one extra run. The CLI is `agentdiff compare B C "
     "--format json -o FILE` in a subprocess (start-up and loading included); peak RSS is the "
-    "subprocess's max RSS. The pair comes from `benchmarks/synthetic.py`: agent segments "
+    "run's own peak RSS (started by a small launcher, so the benchmark's memory is not "
+    "counted). The pair comes from `benchmarks/synthetic.py`: agent segments "
     "with LLM turns, concurrent tool calls (40 tools), thoughts, sub-agents and answers; the "
     "candidate has ~5% of tool calls with a changed argument, ~2% of steps deleted, ~5% "
     "inserted, one tool loop (the same call 4× in a row), reworded LLM text and fresh ids, "

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,6 +34,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from measured import run_measured
 from synthetic import make_pair, write_pair
 
 from agentdiff import load_trace
@@ -52,19 +52,17 @@ def _median_seconds(action, repeats: int) -> float:
 
 
 def _cli(*args: str) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS (MiB) and exit code of one `agentdiff` run."""
+    """Wall seconds, peak RSS (MiB, the run's own: `measured`) and exit code of one `agentdiff` run."""
     script = Path(sys.executable).with_name("agentdiff")
     command = [str(script), *args]
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    code = os.waitstatus_to_exitcode(status)
-    if code not in (0, 1):
-        detail = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-        msg = f"{' '.join(command)} exited {code}: {detail[-500:]}"
-        raise RuntimeError(msg)
-    return elapsed, usage.ru_maxrss / 1024, code
+    with tempfile.TemporaryFile() as errors:
+        elapsed, rss, code = run_measured(command, stderr=errors)
+        if code not in (0, 1):
+            errors.seek(0)
+            detail = errors.read().decode(errors="replace")
+            msg = f"{' '.join(command)} exited {code}: {detail[-500:]}"
+            raise RuntimeError(msg)
+    return elapsed, rss, code
 
 
 def _canonical_million(path: Path, n: int) -> None:

@@ -56,7 +56,7 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "suite_results.md"
 
 PEER_DRIVER = """\
-import json, resource, sys, time
+import json, sys, time
 from agentdiff import Scenario, run_scenarios
 rows = [json.loads(line) for line in open(sys.argv[1])]
 workers = None if sys.argv[2] == "0" else int(sys.argv[2])
@@ -64,23 +64,26 @@ scenarios = [Scenario(name=r["scenario"], baseline=r["baseline"], candidate=r["c
 start = time.perf_counter()
 report = run_scenarios(scenarios, workers=workers)
 wall = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+rss = int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1]) / 1024
 print(json.dumps({"wall": wall, "pairs": len(rows), "rss_mb": rss}))
 """
 """Runs inside the yardstick's venv: its public `Scenario` and `run_scenarios`, timed."""
 
 RSS_DRIVER = """\
-import json, resource, sys, time
+import json, sys, time
 from agentdiff.suite import RunSet, SuiteOptions, run_suite
 from agentdiff.suite.manifest import load_manifest
 m = load_manifest(sys.argv[1])
 start = time.perf_counter()
 report = run_suite(m.baseline, m.candidate, SuiteOptions(backend="pool", jobs=int(sys.argv[2])))
 wall = time.perf_counter() - start
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+rss = int(next(l for l in open('/proc/self/status') if l.startswith('VmHWM')).split()[1]) / 1024
 print(json.dumps({"wall": wall, "rss_mb": rss, "scenarios": report.counts.scenarios}))
 """
-"""Runs in a fresh interpreter: the main process's peak RSS while the pool runs a suite."""
+"""Runs in a fresh interpreter: the main process's peak RSS while the pool runs a suite.
+
+Both drivers read the peak as `VmHWM`, the interpreter's own: `getrusage` would also count the
+benchmark's memory it was started from (`measured.py` says why)."""
 
 
 @dataclass

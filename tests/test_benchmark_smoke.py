@@ -219,3 +219,17 @@ def test_the_shapes_benchmark_runs(
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
     assert len(rows) == 1 + 2 * len(shapes.SHAPES)  # the header, then a row per size and shape
     assert rows[2].startswith("| shuffled | 200 |")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="peak RSS read on Linux")
+def test_a_measured_run_counts_its_own_memory_not_the_benchmarks() -> None:
+    """A run started by a benchmark holding ~300 MB is measured at its own few MB."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.syspath_prepend(str(BENCHMARKS))
+        from measured import run_measured
+
+    held = b"x" * (300 * 1024 * 1024)  # touched: it is resident
+    elapsed, rss, code = run_measured(["sh", "-c", "exit 1"])
+    assert held
+    assert (code, elapsed > 0) == (1, True)
+    assert rss < 100, f"the run was measured at {rss:.0f} MiB: the benchmark's memory counted"
