@@ -86,6 +86,8 @@ def test_folding_is_compared_the_plain_way() -> None:
     sides = comparer.side(base), comparer.side(cand)
     with pytest.raises(ValueError, match="fold_framework_steps"):
         compare_prepared(base, cand, sides, folded)
+    with pytest.raises(ValueError, match="fold_framework_steps off"):  # `given`: folded sides
+        compare_prepared(base, cand, sides, CompareOptions(), given=(base, cand))
 
 
 @pure_only

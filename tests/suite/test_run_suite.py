@@ -220,7 +220,7 @@ def test_parquet_tables_carry_the_schema_version_and_query_works(fixture_sets, t
             f"SELECT decode(key), decode(value) FROM parquet_kv_metadata('{tmp_path}/pairs.parquet')"
         ).fetchall()
     )
-    assert meta["schema_version"] == "3" and meta["agentdiff_table"] == "pairs"
+    assert meta["schema_version"] == "4" and meta["agentdiff_table"] == "pairs"
     names, rows, _ = query_results(
         tmp_path, "SELECT count(*) AS n, bool_and(NOT gate_passed) FROM pairs"
     )

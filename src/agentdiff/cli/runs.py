@@ -32,7 +32,7 @@ from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_RENDERERS
 from agentdiff.render.runs.view import summary_line
 from agentdiff.scenario.api import compare_scenarios
 from agentdiff.scenario.folders import group_runs, runs_in
-from agentdiff.scenario.profile import profile_run
+from agentdiff.scenario.pairs import PairComparer
 from agentdiff.scenario.report import RoutesReport, RunsReport, Verdict
 from agentdiff.scenario.routing import describe_routes
 
@@ -135,7 +135,8 @@ def routes_command(
         raise ConfigError("no runs to cluster" + (f" match {scenario!r}" if scenario else ""))
     sections = {}
     for name, members in groups.items():
-        profiles = [profile_run(trace, run_id, options) for run_id, trace in members]
+        comparer = PairComparer(options)  # prepares each run (folded first when folding)
+        profiles = [comparer.profile(run_id, trace) for run_id, trace in members]
         sections[name] = describe_routes(profiles, ["runs"] * len(profiles), tau)
     report = RoutesReport(threshold=tau, scenarios=sections)
     write_targets(targets, lambda t: _shown(report, ROUTES_RENDERERS, t.fmt, config))

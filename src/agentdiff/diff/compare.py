@@ -15,7 +15,7 @@ from agentdiff.diff.loops import label_loops, side_loops
 from agentdiff.diff.metrics import deltas
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions, applied_thresholds
-from agentdiff.diff.order import MAX_DEPTH, Side, execution_order, prepare
+from agentdiff.diff.order import MAX_DEPTH, Side, places_in, prepare
 from agentdiff.diff.recovery import recoveries
 from agentdiff.diff.signatures import Signer
 from agentdiff.diff.totals import memoized_totals, with_folded
@@ -115,27 +115,47 @@ def compare_prepared(
     options: CompareOptions,
     *,
     findings: bool = True,
+    given: tuple[AgentTrace, AgentTrace] | None = None,
 ) -> DiffReport:
     """`compare()` of two runs whose sides are prepared already, e.g. cached for many pairs.
 
     Both sides must come from `prepare()` with one `Signer` (its ids are shared) built from
-    `options` (`ignore`, `strict_tool_signatures`), and `fold_framework_steps` must be off.
+    `options` (`ignore`, `strict_tool_signatures`). With `fold_framework_steps` on, `baseline`
+    and `candidate` are `fold_framework_steps(run)` of the runs as given, `given` (required
+    then), and the sides are of those folded copies: the report is `compare()`'s of `given`.
     `findings=False` leaves `findings` empty (for callers that read the gate, alignment and
     deltas only, never the findings). The applied thresholds are computed once per `options`
     (`applied_thresholds`).
     """
-    if options.fold_framework_steps:
-        msg = "compare_prepared needs fold_framework_steps off (the sides are of unfolded runs)"
-        raise ValueError(msg)
+    _check_folding(options, given, "compare_prepared")
     with no_gc_pauses():
         normalizer = Normalizer(options.ignore)
-        return _report(baseline, candidate, *sides, normalizer, options, findings=findings)
+        return _report(
+            baseline, candidate, *sides, normalizer, options, findings=findings, given=given
+        )
+
+
+def _check_folding(
+    options: CompareOptions, given: tuple[AgentTrace, AgentTrace] | None, caller: str
+) -> None:
+    """`given` (the runs as given) comes with folded sides, and only with them."""
+    if options.fold_framework_steps and given is None:
+        msg = f"{caller} with fold_framework_steps needs the runs as given (`given`)"
+        raise ValueError(msg)
+    if given is not None and not options.fold_framework_steps:
+        msg = f"{caller}: `given` is for sides of folded runs (fold_framework_steps off)"
+        raise ValueError(msg)
 
 
 def passes_gate_prepared(
-    baseline: AgentTrace, candidate: AgentTrace, sides: tuple[Side, Side], options: CompareOptions
+    baseline: AgentTrace,
+    candidate: AgentTrace,
+    sides: tuple[Side, Side],
+    options: CompareOptions,
+    *,
+    given: tuple[AgentTrace, AgentTrace] | None = None,
 ) -> bool:
-    """`compare_prepared(baseline, candidate, sides, options).passed`, without the entries.
+    """`compare_prepared(baseline, candidate, sides, options, given=given).passed`, no entries.
 
     A scenario's gate-failure rate reads nothing else of its baseline runs' own pairs (10 of
     the 20 pairs of a 10-vs-10 scenario). Of the gate's rules only `changed_calls` and
@@ -145,11 +165,10 @@ def passes_gate_prepared(
     `_report` computes it (alignment pairs, divergence, totals, deltas, loops), and the gate
     judges a report holding just that (the other fields empty).
     """
-    if options.fold_framework_steps:
-        msg = "passes_gate_prepared needs fold_framework_steps off (sides of unfolded runs)"
-        raise ValueError(msg)
+    _check_folding(options, given, "passes_gate_prepared")
     if options.gate.max_changed_calls is not None or options.gate.max_new_errors is not None:
-        return compare_prepared(baseline, candidate, sides, options, findings=False).passed
+        report = compare_prepared(baseline, candidate, sides, options, findings=False, given=given)
+        return report.passed
     b_side, c_side = sides
     with no_gc_pauses():
         pairs = _align(b_side, c_side)
@@ -278,22 +297,13 @@ def _places(
 ) -> tuple[_Place, _Place]:
     """For each side compared as a folded copy: execution position → place in the run given.
 
-    The place (0-based) is in the run a user reads (the file; `agentdiff inspect` of it).
-    Folding drops steps and moves children up, so positions in the folded copy are not places
-    the user can count; a kept step keeps its id (unique in a validated trace).
+    See `order.places_in`.
     """
     b_place, c_place = (
-        _SAME if copy is run else _place_in(run, side)
+        _SAME if copy is run else places_in(run, side)
         for run, copy, side in zip(given, compared, sides, strict=True)
     )
     return b_place, c_place
-
-
-def _place_in(run: AgentTrace, side: Side) -> _Place:
-    steps = run.steps
-    place = {steps[at].step_id: k for k, at in enumerate(execution_order(run))}
-    of_side = side.steps
-    return lambda position: place.get(of_side[position].step_id, position)
 
 
 def _align(b_side: Side, c_side: Side) -> list[Pair]:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from agentdiff.diff.loops import Loop
     from agentdiff.diff.pricing import ModelPrice
 
-__all__ = ["MAX_DEPTH", "Side", "execution_order", "prepare"]
+__all__ = ["MAX_DEPTH", "Side", "execution_order", "places_in", "prepare"]
 
 MAX_DEPTH = 63
 """Depths past this are recorded as this (the alignment packs a key and a depth in one int)."""
@@ -249,6 +249,20 @@ def execution_order(trace: AgentTrace) -> list[int]:
     cols = _columns(trace, Signer(Normalizer(), strict=False))
     order, _, _ = _execution_order(cols)
     return list(range(len(cols.steps))) if order is None else order
+
+
+def places_in(run: AgentTrace, side: Side) -> Callable[[int], int]:
+    """Execution position in `side` (of a folded copy of `run`) → the step's place in `run`.
+
+    The place (0-based) is in the run a user reads (the file; `agentdiff inspect` of it), in
+    the order it ran (`execution_order`). Folding drops steps and moves children up, so
+    positions in the folded copy are not places the user can count; a kept step keeps its id
+    (unique in a validated trace).
+    """
+    steps = run.steps
+    place = {steps[at].step_id: k for k, at in enumerate(execution_order(run))}
+    of_side = side.steps
+    return lambda position: place.get(of_side[position].step_id, position)
 
 
 def _columns(trace: AgentTrace, signer: Signer) -> _Columns:

@@ -38,6 +38,7 @@ __all__ = [
     "DiffReport",
     "Effect",
     "Finding",
+    "FoldedOptional",
     "GateResult",
     "GateViolation",
     "LoopFinding",
@@ -390,7 +391,30 @@ class TokenCoverage(_Record):
         return f"{self.reported} of {turns} {'reports' if self.reported == 1 else 'report'} tokens"
 
 
-class Summary(_Record):
+_FOLDED = "folded_framework_steps"
+
+
+class FoldedOptional(BaseModel):
+    """A record whose `folded_framework_steps` is left out of its JSON when it is `None`.
+
+    The field counts framework steps folded (`fold_framework_steps`); `None` is folding off, so
+    a report made without folding is the same JSON as before the field existed.
+    """
+
+    # No return annotation: pydantic would publish the serialization schema of an annotated
+    # wrap serializer as a bare object (the fields' schema is what the JSON holds).
+    @model_serializer(mode="wrap")
+    def _unfolded_as_before(  # type: ignore[no-untyped-def]  # noqa: ANN202
+        self, handler: SerializerFunctionWrapHandler
+    ):
+        """Every field, `folded_framework_steps` only when folding was on."""
+        data = handler(self)
+        if data.get(_FOLDED) is None:
+            data.pop(_FOLDED, None)
+        return data
+
+
+class Summary(_Record, FoldedOptional):
     """Totals for one side.
 
     `llm_calls` counts `llm_call` steps; `model_turns` counts every step that is a model turn
@@ -428,24 +452,6 @@ class Summary(_Record):
     `steps` and the other counts here are of the steps kept, so the run as given holds
     `steps + folded_framework_steps` steps. `None` (left out of the JSON) when folding was off;
     0 when it was on and the run had no such step."""
-
-    # No return annotation: pydantic would publish the serialization schema of an annotated
-    # wrap serializer as a bare object (the fields' schema is what the JSON holds).
-    @model_serializer(mode="wrap")
-    def _unfolded_as_before(  # type: ignore[no-untyped-def]  # noqa: ANN202
-        self, handler: SerializerFunctionWrapHandler
-    ):
-        """Every field, `folded_framework_steps` only when folding was on.
-
-        A report compared without folding is the same JSON as before the field existed.
-        """
-        data = handler(self)
-        if data.get(_FOLDED) is None:
-            data.pop(_FOLDED, None)
-        return data
-
-
-_FOLDED = "folded_framework_steps"
 
 
 class GateViolation(_Record):

@@ -15,7 +15,7 @@ from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.checks import Draft, metric_test, rate_band, rate_test, threshold_for
 from agentdiff.scenario.invariants import new_loops, runs_with_new_loops
 from agentdiff.scenario.pairs import PairComparer, gate_failures, nearest_rows, nearest_runs
-from agentdiff.scenario.profile import METRICS, RunProfile, profile_run
+from agentdiff.scenario.profile import METRICS, RunProfile
 from agentdiff.scenario.report import NearestRun, RunRow, ScenarioReport, StatTest, Verdict
 from agentdiff.scenario.routing import route_scenario
 from agentdiff.stats import beyond_range, holm, min_p
@@ -51,8 +51,8 @@ def analyze_scenario(
 ) -> ScenarioReport:
     """Tests, invariants, routes and pairs of one scenario (verdict: see `judge`)."""
     comparer = PairComparer(options)  # each run prepared once, for its profile and its pairs
-    b_prof = [profile_run(t, rid, options, comparer.side(t)) for rid, t in baseline]
-    c_prof = [profile_run(t, rid, options, comparer.side(t)) for rid, t in candidate]
+    b_prof = [comparer.profile(rid, t) for rid, t in baseline]  # of folded runs when folding
+    c_prof = [comparer.profile(rid, t) for rid, t in candidate]
     traces = (baseline, candidate)
     return analyze_profiles(scenario, b_prof, c_prof, options, stats, traces, comparer=comparer)
 
@@ -316,6 +316,7 @@ def _run_row(side: str, run: RunProfile, route: str) -> RunRow:
         latency_ms=run.latency_ms,
         loops=len(run.loops),
         outcome=run.outcome,
+        folded_framework_steps=run.folded_framework_steps,
     )
 
 

@@ -10,33 +10,60 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentdiff.diff import compare
 from agentdiff.diff.compare import compare_prepared, passes_gate_prepared
+from agentdiff.diff.fold import fold_framework_steps
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import Side, prepare
 from agentdiff.diff.signatures import Signer
-from agentdiff.models.report import DiffReport, Op
+from agentdiff.diff.totals import memoized_totals, with_folded
+from agentdiff.models.report import DiffReport, Op, Summary
 from agentdiff.models.trace import AgentTrace
+from agentdiff.scenario.profile import RunProfile, profile_run
 from agentdiff.scenario.report import NearestRun
 
 __all__ = ["PairComparer", "gate_failures", "nearest_rows", "nearest_runs"]
 
 
 class PairComparer:
-    """`compare()` for the runs of one scenario, each run prepared once."""
+    """`compare()` for the runs of one scenario, each run prepared once.
+
+    With `fold_framework_steps` each run is folded once, and its side, profile, route and totals
+    are of the folded copy, as `compare()` compares it; positions and folded counts are of the run
+    as given (`compare_prepared`'s `given`).
+    """
 
     def __init__(self, options: CompareOptions) -> None:
         self.options = options
+        self._fold = options.fold_framework_steps
         self._signer = Signer(Normalizer(options.ignore), strict=options.strict_tool_signatures)
-        self._sides: dict[int, tuple[AgentTrace, Side]] = {}
+        self._sides: dict[int, tuple[AgentTrace, AgentTrace, Side]] = {}
 
-    def side(self, trace: AgentTrace) -> Side:
-        """`trace` prepared (once) as the engine prepares a side."""
+    def _prepared(self, trace: AgentTrace) -> tuple[AgentTrace, Side]:
+        """The run compared (`trace`, or its folded copy) and its side, made once per trace."""
         kept = self._sides.get(id(trace))
         if kept is None or kept[0] is not trace:
-            kept = self._sides[id(trace)] = (trace, prepare(trace, self._signer))
-        return kept[1]
+            run = fold_framework_steps(trace) if self._fold else trace
+            kept = self._sides[id(trace)] = (trace, run, prepare(run, self._signer))
+        return kept[1], kept[2]
+
+    def side(self, trace: AgentTrace) -> Side:
+        """`trace` prepared (once) as the engine prepares a side (folded first when folding)."""
+        return self._prepared(trace)[1]
+
+    def totals(self, trace: AgentTrace) -> Summary:
+        """The `Summary` `compare()` reports for `trace` as a side (folded steps counted)."""
+        run, side = self._prepared(trace)
+        summary = memoized_totals(run, side, self.options.prices)[0]
+        return with_folded(summary, trace, run) if self._fold else summary
+
+    def profile(
+        self, run_id: str, trace: AgentTrace, route: Sequence[str] | None = None
+    ) -> RunProfile:
+        """`trace`'s `RunProfile` off its prepared side (of its folded copy when folding)."""
+        run, side = self._prepared(trace)
+        given = trace if self._fold else None
+        return profile_run(run, run_id, self.options, side, route, given=given)
 
     def compare(self, baseline: AgentTrace, candidate: AgentTrace, *, findings: bool) -> DiffReport:
         """What `compare(baseline, candidate, options=options)` returns.
@@ -45,13 +72,10 @@ class PairComparer:
         looked for). Scenario pairs are read for their gate, alignment, first divergence and
         deltas; a pair's own rendered report compares again, with findings.
         """
-        if self.options.fold_framework_steps:  # the engine compares the folded runs
-            report = compare(baseline, candidate, options=self.options)
-            if not findings:
-                report.findings = []
-            return report
-        sides = self.side(baseline), self.side(candidate)
-        return compare_prepared(baseline, candidate, sides, self.options, findings=findings)
+        (b_run, b_side), (c_run, c_side) = self._prepared(baseline), self._prepared(candidate)
+        given = (baseline, candidate) if self._fold else None
+        sides = b_side, c_side
+        return compare_prepared(b_run, c_run, sides, self.options, findings=findings, given=given)
 
     def passes_gate(self, baseline: AgentTrace, candidate: AgentTrace) -> bool:
         """Whether `compare(baseline, candidate, options=options)` passes the gate.
@@ -60,10 +84,9 @@ class PairComparer:
         (`passes_gate_prepared`): a baseline pair of the gate-failure rate is read for this
         alone.
         """
-        if self.options.fold_framework_steps:
-            return self.compare(baseline, candidate, findings=False).passed
-        sides = self.side(baseline), self.side(candidate)
-        return passes_gate_prepared(baseline, candidate, sides, self.options)
+        (b_run, b_side), (c_run, c_side) = self._prepared(baseline), self._prepared(candidate)
+        given = (baseline, candidate) if self._fold else None
+        return passes_gate_prepared(b_run, c_run, (b_side, c_side), self.options, given=given)
 
 
 def nearest_runs(

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from agentdiff.diff.loops import side_loops
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
-from agentdiff.diff.order import Side, prepare
+from agentdiff.diff.order import Side, places_in, prepare
 from agentdiff.diff.signatures import Signer
-from agentdiff.diff.totals import memoized_totals
+from agentdiff.diff.totals import memoized_totals, with_folded
 from agentdiff.models.report import Summary
 from agentdiff.models.trace import AgentTrace
 from agentdiff.routes.route import RouteShape, side_route
@@ -65,7 +65,14 @@ class RunProfile:
     """The metrics the run reports for only some of its model turns (`total_tokens` when a
     turn gives no tokens, `cost_usd` when one cannot be priced): unknown as totals (None), as
     `compare` does not judge them, since the sum of the turns that report is not the run's."""
+    folded_framework_steps: int | None = None
+    """Framework steps folded before it was read (`fold_framework_steps`; None: folding off):
+    `steps`, `route` and the other counts are of the steps kept (`Summary` of the same name)."""
     shape: RouteShape | None = field(default=None, compare=False, repr=False)
+    places: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
+    """Of a folded run: each `route` position's place (1-based) in the run as given, in the
+    order it ran, then one past its last step (None: the route's positions are the run's own).
+    A route position shown to the user (a departure) is this place, as `compare` shows one."""
     """Which steps of `route` are one concurrent group (read only for a skeleton printed)."""
 
     def metric(self, name: str) -> float | None:
@@ -80,16 +87,24 @@ def profile_run(
     options: CompareOptions | None = None,
     side: Side | None = None,
     route: Sequence[str] | None = None,
+    *,
+    given: AgentTrace | None = None,
 ) -> RunProfile:
     """Read `trace` once into a `RunProfile`.
 
     `side` is the trace prepared already, `route` its `side_route` when the caller has it.
+    `given`: the run as given when `trace` is its folded copy (`fold_framework_steps(given)`);
+    the profile then says how many steps folding removed, and where each route step is in
+    `given` (`places`). A caller reading many runs of one scenario profiles them through its
+    `PairComparer` (`PairComparer.profile`), which folds.
     """
     options = options or CompareOptions()
     strict = options.strict_tool_signatures
     if side is None:
         side = prepare(trace, Signer(Normalizer(options.ignore), strict=strict))
     summary = memoized_totals(trace, side, options.prices)[0]  # what compare() reports
+    if given is not None:
+        summary = with_folded(summary, given, trace)
     loops = side_loops(side) if options.detect_loops else []
     partly = _partly(summary)
     return RunProfile(
@@ -107,8 +122,17 @@ def profile_run(
         route=tuple(side_route(side, strict=strict) if route is None else route),
         outcome=_outcome(trace),
         partly=partly,
+        folded_framework_steps=summary.folded_framework_steps,
         shape=RouteShape.of(side),
+        places=None if given is None else _places(given, side),
     )
+
+
+def _places(given: AgentTrace, side: Side) -> tuple[int, ...]:
+    """Each route position of `side` (of `given` folded): its 1-based place in `given`."""
+    place = places_in(given, side)
+    order = range(len(side.steps)) if side.canon is None else side.canon
+    return (*(place(k) + 1 for k in order), len(given.steps) + 1)
 
 
 def _partly(summary: Summary) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ConfigDict
 
+from agentdiff.models.report import FoldedOptional
 from agentdiff.stats_options import inconclusive_fails
 
 __all__ = [
@@ -139,6 +140,9 @@ class Departure(_Record):
     """Where a route first leaves the main route."""
 
     step: int
+    """1-based position in the route's skeleton (just past its end: it ended there). Of folded
+    runs (`fold_framework_steps`): the step's place in the run as given, in the order it ran,
+    as `compare` shows a place (the skeleton leaves the folded steps out)."""
     main: str | None
     here: str | None
     extra_steps: int
@@ -190,7 +194,7 @@ class TrieNode(_Record):
     children: list[TrieNode] = []
 
 
-class RouteSection(_Record):
+class RouteSection(_Record, FoldedOptional):
     """The routes of a scenario."""
 
     threshold: float
@@ -203,6 +207,10 @@ class RouteSection(_Record):
     unexplained: Rate | None = None
     """Candidate runs farther than the threshold from every baseline run (N-vs-M only)."""
     trie: TrieNode
+    folded_framework_steps: int | None = None
+    """Framework steps folded out of its runs before their routes were read, over every run
+    (`fold_framework_steps`): the skeletons and the trie are of the steps kept. `None` (left out
+    of the JSON) when folding was off."""
 
 
 class RoutesReport(_Record):
@@ -234,7 +242,7 @@ class NearestRun(_Record):
     violations: list[str]
 
 
-class RunRow(_Record):
+class RunRow(_Record, FoldedOptional):
     """One run's metrics (for the distributions) and route cluster."""
 
     side: str
@@ -254,6 +262,10 @@ class RunRow(_Record):
     latency_ms: float | None
     loops: int
     outcome: bool | None
+    folded_framework_steps: int | None = None
+    """Framework steps folded before the run was read (`fold_framework_steps`): `steps` and the
+    other counts are of the steps kept. `None` (left out of the JSON) when folding was off; 0
+    when it was on and the run had no such step."""
 
 
 class Needs(_Record):

@@ -156,7 +156,14 @@ def _section(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str])
         distinct=len(routes.encoded),
         clusters=_rows(routes, runs, sides),
         trie=_trie(routes, sides),
+        folded_framework_steps=_folded(runs),
     )
+
+
+def _folded(runs: Sequence[RunProfile]) -> int | None:
+    """Framework steps folded out of `runs` in all (None: they were read without folding)."""
+    counts = [r.folded_framework_steps for r in runs if r.folded_framework_steps is not None]
+    return sum(counts) if counts else None
 
 
 def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) -> list[RouteRow]:
@@ -198,7 +205,7 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
                 departure=None
                 if departure is None
                 else Departure(
-                    step=departure.step,
+                    step=_placed(runs[cluster.medoid_run], departure.step),
                     main=departure.main,
                     here=departure.here,
                     extra_steps=departure.extra_steps,
@@ -247,6 +254,11 @@ def _groups(run: RunProfile, route: Sequence[str]) -> tuple[tuple[int, ...], ...
     if run.shape is None or tuple(run.route) != tuple(route) or len(run.shape.group) != len(route):
         return ()
     return run.shape.groups()
+
+
+def _placed(run: RunProfile, step: int) -> int:
+    """The 1-based route position `step` of `run` as a place in the run as given (folded runs)."""
+    return step if run.places is None else run.places[step - 1]
 
 
 def _within(groups: Sequence[Sequence[int]], step: int) -> bool:

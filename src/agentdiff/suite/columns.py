@@ -8,12 +8,14 @@ from __future__ import annotations
 
 __all__ = ["RESULTS_SCHEMA_VERSION", "TABLES", "Column"]
 
-RESULTS_SCHEMA_VERSION = "3"
+RESULTS_SCHEMA_VERSION = "4"
 """Version of the tables' columns (in every Parquet file's metadata as `schema_version`).
 
 2: `runs` has a row for each run that could not be loaded too, its reason in `load_error`.
 3: `runs.model_turns`: every model turn (`Summary.model_turns`), as the N-run statistics count
-them; `llm_calls` counts `llm_call` steps only (LangGraph and CrewAI model turns are not)."""
+them; `llm_calls` counts `llm_call` steps only (LangGraph and CrewAI model turns are not).
+4: `runs.folded_framework_steps`: the framework steps folded before the run was read
+(`fold_framework_steps`; null when folding was off), which `steps` and the route leave out."""
 
 Column = tuple[str, str]
 
@@ -48,6 +50,7 @@ TABLES: dict[str, tuple[Column, ...]] = {
         ("route_id", "VARCHAR"),
         ("route_length", "BIGINT"),
         ("load_error", "VARCHAR"),
+        ("folded_framework_steps", "BIGINT"),
     ),
     "pairs": (
         ("scenario", "VARCHAR"),

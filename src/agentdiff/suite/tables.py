@@ -114,6 +114,7 @@ class TableWriter:
                 route_id,
                 len(route),
                 None,
+                s.folded_framework_steps,
             ),
         )
 

@@ -18,8 +18,6 @@ from operator import attrgetter
 from typing import Any, Literal, NamedTuple
 
 from agentdiff.diff import CompareOptions
-from agentdiff.diff.fold import fold_framework_steps
-from agentdiff.diff.totals import memoized_totals, trace_totals, with_folded
 from agentdiff.errors import AgentDiffError
 from agentdiff.gate import GateThresholds
 from agentdiff.gcpause import no_gc_pauses
@@ -29,14 +27,13 @@ from agentdiff.models.trace import AgentTrace
 from agentdiff.scenario.analyze import analyze_profiles
 from agentdiff.scenario.judge import scenario_p
 from agentdiff.scenario.pairs import PairComparer
-from agentdiff.scenario.profile import RunProfile, profile_run
+from agentdiff.scenario.profile import RunProfile
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.load import load_runs
 from agentdiff.suite.refs import RunRef, join_source
 from agentdiff.suite.routes import (
     route_distance,
     route_id,
-    route_of,
     side_route,
 )
 from agentdiff.suite.rows import (
@@ -150,23 +147,17 @@ class _Run:
     trace: AgentTrace
     route: list[str] | None = None
     """Canonical order (`agentdiff.routes.route`): read off the side the scenario's
-    `PairComparer` prepared, else computed once when first needed."""
+    `PairComparer` prepared (`route_of`), of the folded run with `fold_framework_steps`."""
     summary: Summary | None = None
     variant: int | None = None
     """Which of the scenario's distinct routes it takes (set with `route` for the pairs)."""
 
-    def route_of(self, strict: bool) -> list[str]:
+    def route_of(self, comparer: PairComparer) -> list[str]:
+        """The run's route, read off the side `comparer` prepared (of the folded run, folding)."""
         if self.route is None:
-            self.route = route_of(self.trace, strict=strict)
+            strict = comparer.options.strict_tool_signatures
+            self.route = side_route(comparer.side(self.trace), strict=strict)
         return self.route
-
-
-def _totals(trace: AgentTrace, comparer: PairComparer, options: CompareOptions) -> Summary:
-    """What `compare()` reports for `trace` as a side (for a run that no pair compared)."""
-    if options.fold_framework_steps:
-        folded = fold_framework_steps(trace)
-        return with_folded(trace_totals(folded, options.prices), trace, folded)
-    return memoized_totals(trace, comparer.side(trace), options.prices)[0]
 
 
 def job_options(job: ScenarioJob, options: CompareOptions) -> CompareOptions:
@@ -243,7 +234,6 @@ def _scenario(
     job: ScenarioJob, ctx: TaskContext, writer: TableWriter | None
 ) -> tuple[ScenarioRow, list[DiffReport]]:
     errors: list[RunError] = []
-    strict = ctx.options.strict_tool_signatures
     base = _load_side(job.baseline, "baseline", ctx.baseline_root, ctx.limits, errors)
     cand = _load_side(job.candidate, "candidate", ctx.candidate_root, ctx.limits, errors)
     options = job_options(job, ctx.options)
@@ -252,9 +242,8 @@ def _scenario(
     comparer = PairComparer(options)  # each run prepared once, however many pairs it is in
     if base and cand:  # judged on the runs that loaded; the others are listed in `errors`
         variants: dict[tuple[str, ...], int] = {}
-        for run in (*base, *cand):  # of the runs as loaded (with folding, pairs compare folded)
-            run.route = side_route(comparer.side(run.trace), strict=strict)
-            run.variant = variants.setdefault(tuple(run.route), len(variants))
+        for run in (*base, *cand):  # of the runs as compared (folded, with folding)
+            run.variant = variants.setdefault(tuple(run.route_of(comparer)), len(variants))
         distances: _Distances = {}
         for run in cand:
             pick = base[_nearest(run, base, distances)]
@@ -275,7 +264,7 @@ def _scenario(
         message = "no candidate run (did the run crash?); --allow-missing to accept"
         errors.append(RunError(side="candidate", run=None, source=None, message=message))
     if writer is not None:
-        _write_runs(writer, job, (base, cand), errors, comparer, strict=strict)
+        _write_runs(writer, job, (base, cand), errors, comparer)
     row = ScenarioRow(
         scenario=job.scenario,
         verdict=verdict,
@@ -296,8 +285,6 @@ def _write_runs(
     sides: tuple[list[_Run], list[_Run]],
     errors: list[RunError],
     comparer: PairComparer,
-    *,
-    strict: bool,
 ) -> None:
     """The scenario's `runs` rows: each loaded run, then each run that could not be loaded.
 
@@ -306,8 +293,8 @@ def _write_runs(
     scenario = job.scenario
     for side, runs in zip(("baseline", "candidate"), sides, strict=True):
         for run in runs:
-            summary = run.summary or _totals(run.trace, comparer, comparer.options)
-            route = run.route_of(strict)
+            summary = run.summary or comparer.totals(run.trace)  # a run no pair compared
+            route = run.route_of(comparer)
             writer.run(side, scenario, run.location, summary, route, route_id(route))
     asked = {
         (side, ref.run_id): ref.trace_id
@@ -342,9 +329,7 @@ def _statistics(
 
 def _profile(run: _Run, comparer: PairComparer) -> RunProfile:
     """The run's profile, with the route already read off its prepared side."""
-    strict = comparer.options.strict_tool_signatures
-    side = comparer.side(run.trace)
-    return profile_run(run.trace, run.location.run, comparer.options, side, run.route_of(strict))
+    return comparer.profile(run.location.run, run.trace, run.route_of(comparer))
 
 
 _Distances = dict[tuple[int, int], float]

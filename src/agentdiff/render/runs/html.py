@@ -22,6 +22,7 @@ from agentdiff.render.runs.view import (
     route_notes,
     route_sections,
     scenario_view,
+    section_runs,
     summary_line,
     trie_view,
 )
@@ -80,7 +81,7 @@ def render_routes_html(report: RoutesReport) -> str:
     scenarios = []
     for name, section in route_sections(report):
         totals = {"runs": section.runs}
-        title = f"{name} · {section.runs} runs · {len(section.clusters)} route clusters"
+        title = f"{name} · {section_runs(section)} · {len(section.clusters)} route clusters"
         scenarios.append(
             {
                 "view": scenario_view_like(title, section),

@@ -15,6 +15,7 @@ from agentdiff.render.runs.view import (
     route_notes,
     route_sections,
     scenario_view,
+    section_runs,
     summary_line,
 )
 from agentdiff.scenario.report import RoutesReport, RunsReport, ScenarioReport
@@ -83,7 +84,7 @@ def render_routes_terminal(report: RoutesReport) -> str:
     out = []
     for name, section in route_sections(report):
         out.append(
-            f"{name} · {plural(section.runs, 'run')} · "
+            f"{name} · {section_runs(section)} · "
             f"{plural(section.distinct, 'distinct route')} · "
             f"{plural(len(section.clusters), 'cluster')} "
             f"(threshold {section.threshold:g}, {section.method})"
@@ -101,7 +102,7 @@ def render_routes_markdown(report: RoutesReport) -> str:
     out = ["## AgentDiff: routes", ""]
     for name, section in route_sections(report):
         clusters = plural(len(section.clusters), "route cluster")
-        out.append(f"### {md(name)} · {plural(section.runs, 'run')} · {clusters}")
+        out.append(f"### {md(name)} · {section_runs(section)} · {clusters}")
         totals = {"runs": section.runs}
         rows = [route_cells(r, totals) for r in section.clusters]
         out += [*_md_table(route_header(totals), rows), ""]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdiff.render.measures import plural
+from agentdiff.render.measures import count, folded, plural
 from agentdiff.render.prepare import text
 from agentdiff.scenario.report import (
     Band,
@@ -37,12 +37,14 @@ __all__ = [
     "ScenarioView",
     "caveat",
     "concurrency_legend",
+    "folded_facts",
     "number",
     "route_cells",
     "route_header",
     "route_notes",
     "route_sections",
     "scenario_view",
+    "section_runs",
     "side_route_notes",
     "summary_line",
     "trie_view",
@@ -123,7 +125,8 @@ def scenario_view(s: ScenarioReport, fdr: float) -> ScenarioView:
         totals = {"baseline": s.n_baseline, "candidate": s.n_candidate}
         view.routes = [route_cells(r, totals) for r in s.routes.clusters]
         view.route_notes = route_notes(s.routes)
-    view.facts = [text(u) for u in s.untested] + _test_notes(s.tests) + _facts(s, fdr)
+    view.facts = folded_facts(s) + [text(u) for u in s.untested] + _test_notes(s.tests)
+    view.facts += _facts(s, fdr)
     view.nearest = [
         text(
             f"{n.candidate_run} vs {n.baseline_run}: divergence {n.divergence:.2f}, "
@@ -133,6 +136,27 @@ def scenario_view(s: ScenarioReport, fdr: float) -> ScenarioView:
         for n in s.nearest
     ]
     return view
+
+
+def folded_facts(s: ScenarioReport) -> list[str]:
+    """`framework steps folded: 24 in the baseline runs, 26 in the candidate runs (…)`.
+
+    With `fold_framework_steps` every run is read folded, as `compare` compares it: its step
+    count, route and tested metrics leave those steps out. Nothing when none was folded.
+    """
+    b, c = (
+        sum(r.folded_framework_steps or 0 for r in s.runs if r.side == side)
+        for side in ("baseline", "candidate")
+    )
+    if not b and not c:
+        return []
+    sides = f"{count(b)} in the baseline runs, {count(c)} in the candidate runs"
+    return [f"framework steps folded: {sides} (step counts, routes and tests are of the rest)"]
+
+
+def section_runs(section: RouteSection) -> str:
+    """`6 runs`, or `6 runs (48 framework steps folded)` when folding removed steps from them."""
+    return plural(section.runs, "run") + folded(section.folded_framework_steps)
 
 
 def ordered(report: RunsReport) -> list[ScenarioReport]:
@@ -212,12 +236,13 @@ def route_notes(section: RouteSection) -> list[str]:
     Last, the legend of a concurrent group's notation when a skeleton shows one.
     """
     notes = []
+    placed = section.folded_framework_steps is not None  # a step's place in the run as given
     for row in section.clusters:
         notes += side_route_notes(row)
         d = row.departure
         if d is None:
             continue
-        where = f"step {d.step}{_departure_group(d)}"
+        where = f"step {d.step}{_departure_group(d, placed=placed)}"
         what = f"{d.here or 'ends'} instead of {d.main or 'the end'}"
         extra = f"; {d.extra_steps:+d} steps" if d.extra_steps else ""
         notes.append(text(f"{row.name} departs from the main route at {where}: {what}{extra}"))
@@ -231,15 +256,20 @@ def route_notes(section: RouteSection) -> list[str]:
     return notes
 
 
-def _departure_group(d: Departure) -> str:
-    """Which of the two routes' steps at a departure is in a concurrent group, if one is."""
+def _departure_group(d: Departure, *, placed: bool = False) -> str:
+    """Which of the two routes' steps at a departure is in a concurrent group, if one is.
+
+    `placed`: the step is given by its place in the run as given (folded runs, `Departure.step`),
+    not counted as the skeleton lists it; the note says so instead.
+    """
+    counted = "of the run as given" if placed else "counted as listed"
     if d.here_concurrent and d.main_concurrent:
-        return " (in a concurrent group here and on the main route, counted as listed)"
+        return f" (in a concurrent group here and on the main route, {counted})"
     if d.main_concurrent:
-        return " (the main route's step there is in a concurrent group, counted as listed)"
+        return f" (the main route's step there is in a concurrent group, {counted})"
     if d.here_concurrent:
-        return " (in a concurrent group, counted as listed)"
-    return ""
+        return f" (in a concurrent group, {counted})"
+    return f" ({counted})" if placed else ""
 
 
 def side_route_notes(row: RouteRow) -> list[str]:

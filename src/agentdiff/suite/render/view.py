@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from agentdiff.render.measures import plural
 from agentdiff.render.prepare import text
-from agentdiff.render.runs.view import concurrency_legend, side_route_notes
+from agentdiff.render.runs.view import concurrency_legend, folded_facts, side_route_notes
 from agentdiff.render.text import clip, clip_words
 from agentdiff.stats_options import inconclusive_fails, judged_fdr
 from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
@@ -165,6 +165,7 @@ def _findings(row: ScenarioRow) -> list[str]:
     pair = row.pair
     if row.stats is not None:
         lines += [clip(text(reason), 300) for reason in row.stats.reasons]
+        lines += folded_facts(row.stats)
         lines += _route_lines(row)
         lines += [text(note) for note in row.stats.untested]
         if pair is not None:  # the pair behind the divergence the tables show
