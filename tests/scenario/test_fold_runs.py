@@ -242,3 +242,36 @@ def test_suite_reports_say_how_many_were_folded(tmp_path: Path) -> None:
         folded = runner.invoke(app, [*args, "-f", fmt, "--fold-framework-steps"], env=_WIDE)
         assert said in folded.stdout, fmt
         assert "framework steps folded" not in runner.invoke(app, [*args, "-f", fmt]).stdout
+
+
+def test_a_suite_pair_says_how_many_were_folded(tmp_path: Path) -> None:
+    """One run a side: the pair's deltas are of the folded runs, and the pair says so."""
+    source, shape = SOURCES[0]
+    for side, name in (("baseline", "base"), ("candidate", "cand")):
+        (tmp_path / name).mkdir()
+        shutil.copy(source.path(shape, "detour", side), tmp_path / name / "detour.json")
+    base, cand = (source.load(shape, "detour", side) for side in ("baseline", "candidate"))
+    report = compare(base, cand, options=FOLD)
+    args = ["suite", str(tmp_path / "base"), str(tmp_path / "cand"), "-j", "1"]
+    plain = json.loads(runner.invoke(app, [*args, "-f", "json"]).stdout)
+    folded = json.loads(runner.invoke(app, [*args, "-f", "json", "--fold-framework-steps"]).stdout)
+    ((p_pair,),), ((f_pair,),) = ([s["pairs"] for s in r["scenarios"]] for r in (plain, folded))
+    assert "folded_framework_steps" not in p_pair
+    assert f_pair["folded_framework_steps"] == {
+        "baseline": _removed(base),
+        "candidate": _removed(cand),
+    }
+    steps = f_pair["deltas"]["steps"]
+    assert (steps["baseline"], steps["candidate"]) == (
+        report.baseline.steps,
+        report.candidate.steps,
+    )
+    assert p_pair["deltas"]["steps"]["candidate"] == len(cand.steps)
+    said = (
+        f"framework steps folded: {_removed(base)} in the baseline run, {_removed(cand)} in the"
+        " candidate run (the pair was compared on the rest)"
+    )
+    for fmt in ("terminal", "markdown", "html"):
+        shown = runner.invoke(app, [*args, "-f", fmt, "--fold-framework-steps"], env=_WIDE)
+        assert said in shown.stdout, fmt
+        assert "framework steps folded" not in runner.invoke(app, [*args, "-f", fmt]).stdout

@@ -136,7 +136,7 @@ def routes_command(
     sections = {}
     for name, members in groups.items():
         comparer = PairComparer(options)  # prepares each run (folded first when folding)
-        profiles = [comparer.profile(run_id, trace) for run_id, trace in members]
+        profiles = [comparer.profile(trace, run_id) for run_id, trace in members]
         sections[name] = describe_routes(profiles, ["runs"] * len(profiles), tau)
     report = RoutesReport(threshold=tau, scenarios=sections)
     write_targets(targets, lambda t: _shown(report, ROUTES_RENDERERS, t.fmt, config))

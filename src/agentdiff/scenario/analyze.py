@@ -51,8 +51,8 @@ def analyze_scenario(
 ) -> ScenarioReport:
     """Tests, invariants, routes and pairs of one scenario (verdict: see `judge`)."""
     comparer = PairComparer(options)  # each run prepared once, for its profile and its pairs
-    b_prof = [comparer.profile(rid, t) for rid, t in baseline]  # of folded runs when folding
-    c_prof = [comparer.profile(rid, t) for rid, t in candidate]
+    b_prof = [comparer.profile(t, rid) for rid, t in baseline]  # of folded runs when folding
+    c_prof = [comparer.profile(t, rid) for rid, t in candidate]
     traces = (baseline, candidate)
     return analyze_profiles(scenario, b_prof, c_prof, options, stats, traces, comparer=comparer)
 

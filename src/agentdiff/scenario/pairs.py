@@ -58,7 +58,7 @@ class PairComparer:
         return with_folded(summary, trace, run) if self._fold else summary
 
     def profile(
-        self, run_id: str, trace: AgentTrace, route: Sequence[str] | None = None
+        self, trace: AgentTrace, run_id: str, route: Sequence[str] | None = None
     ) -> RunProfile:
         """`trace`'s `RunProfile` off its prepared side (of its folded copy when folding)."""
         run, side = self._prepared(trace)

@@ -13,7 +13,7 @@ from typing import Any, Literal, overload
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentdiff.models.report import Delta, GateViolation
+from agentdiff.models.report import Delta, FoldedOptional, GateViolation
 from agentdiff.scenario.report import ScenarioReport
 
 __all__ = [
@@ -91,7 +91,7 @@ class OpCounts(_Record):
     reorder: int = 0
 
 
-class PairSummary(_Record):
+class PairSummary(_Record, FoldedOptional):
     """One comparison that ran: a candidate run against its (nearest) baseline run."""
 
     baseline: RunLocation
@@ -107,6 +107,10 @@ class PairSummary(_Record):
     new_loops: list[str]
     violations: list[GateViolation]
     warnings: list[GateViolation]
+    folded_framework_steps: dict[str, int] | None = None
+    """Framework steps folded out of each run before the pair was compared (`baseline`,
+    `candidate`; `fold_framework_steps`): its `deltas` and `ops` are of the steps kept. `None`
+    (left out of the JSON) when folding was off."""
 
 
 class RunError(_Record):

@@ -329,7 +329,7 @@ def _statistics(
 
 def _profile(run: _Run, comparer: PairComparer) -> RunProfile:
     """The run's profile, with the route already read off its prepared side."""
-    return comparer.profile(run.location.run, run.trace, run.route_of(comparer))
+    return comparer.profile(run.trace, run.location.run, run.route_of(comparer))
 
 
 _Distances = dict[tuple[int, int], float]
@@ -428,7 +428,14 @@ def _pair(base: _Run, cand: _Run, report: DiffReport, known: _Distances) -> Pair
         ],
         violations=list(report.gate.violations),
         warnings=list(report.gate.warnings),
+        folded_framework_steps=_folded(report),
     )
+
+
+def _folded(report: DiffReport) -> dict[str, int] | None:
+    """Each side's folded framework steps (`Summary.folded_framework_steps`); None: not folded."""
+    b, c = report.baseline.folded_framework_steps, report.candidate.folded_framework_steps
+    return None if b is None or c is None else {"baseline": b, "candidate": c}
 
 
 def _first_divergence(report: DiffReport) -> FirstDivergence | None:

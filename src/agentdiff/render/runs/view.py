@@ -38,6 +38,7 @@ __all__ = [
     "caveat",
     "concurrency_legend",
     "folded_facts",
+    "folded_words",
     "number",
     "route_cells",
     "route_header",
@@ -148,10 +149,18 @@ def folded_facts(s: ScenarioReport) -> list[str]:
         sum(r.folded_framework_steps or 0 for r in s.runs if r.side == side)
         for side in ("baseline", "candidate")
     )
-    if not b and not c:
+    return folded_words(b, c, "runs", "step counts, routes and tests are of the rest")
+
+
+def folded_words(baseline: int, candidate: int, runs: str, rest: str) -> list[str]:
+    """`framework steps folded: 9 in the baseline {runs}, 12 in the candidate {runs} ({rest})`.
+
+    Nothing when neither side had a step folded (as `compare` says nothing then).
+    """
+    if not baseline and not candidate:
         return []
-    sides = f"{count(b)} in the baseline runs, {count(c)} in the candidate runs"
-    return [f"framework steps folded: {sides} (step counts, routes and tests are of the rest)"]
+    sides = f"{count(baseline)} in the baseline {runs}, {count(candidate)} in the candidate {runs}"
+    return [f"framework steps folded: {sides} ({rest})"]
 
 
 def section_runs(section: RouteSection) -> str:

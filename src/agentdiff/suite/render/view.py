@@ -11,7 +11,12 @@ from dataclasses import dataclass
 
 from agentdiff.render.measures import plural
 from agentdiff.render.prepare import text
-from agentdiff.render.runs.view import concurrency_legend, folded_facts, side_route_notes
+from agentdiff.render.runs.view import (
+    concurrency_legend,
+    folded_facts,
+    folded_words,
+    side_route_notes,
+)
 from agentdiff.render.text import clip, clip_words
 from agentdiff.stats_options import inconclusive_fails, judged_fdr
 from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
@@ -178,8 +183,16 @@ def _findings(row: ScenarioRow) -> list[str]:
         if several_runs(row):
             failing = sum(not p.passed for p in row.pairs)
             lines.append(f"{failing} of {len(row.pairs)} candidate runs fail against their nearest")
+        lines += _pair_folded(pair)
         lines.append(run_pair_text(pair))
     return lines
+
+
+def _pair_folded(pair: PairSummary) -> list[str]:
+    """How many framework steps folding took out of the pair's runs (nothing when none)."""
+    folded = pair.folded_framework_steps or {}
+    b, c = folded.get("baseline", 0), folded.get("candidate", 0)
+    return folded_words(b, c, "run", "the pair was compared on the rest")
 
 
 def _route_lines(row: ScenarioRow) -> list[str]:
