@@ -8,7 +8,8 @@ type `chain` or span kind `CHAIN`) whose name is in `FRAMEWORK_STEPS` (or starts
 `FRAMEWORK_PREFIXES`); its children move up to its parent. Nothing else changes: every kept
 step keeps its `step_index` (the one the trace as given, and `agentdiff inspect` of it, shows),
 and a trace with no such step comes back as the same object. `compare` reports a moved step's
-place in the run as given, not in the folded copy (`diff.compare`).
+place in the run as given, not in the folded copy (`diff.compare`). `compare-runs`, `routes` and
+`suite` fold each run once (`scenario.pairs.PairComparer`) and read everything of the folded copy.
 """
 
 from __future__ import annotations
