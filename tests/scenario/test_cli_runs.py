@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,44 @@ def test_compare_runs_bad_folder_is_exit_2(tmp_path: Path) -> None:
     result = runner.invoke(app, ["compare-runs", str(empty), str(empty)])
     assert result.exit_code == 2
     assert "no trace files" in result.output
+
+
+def _junit_error(path: Path) -> str:
+    """The message of the one `<error>` of a JUnit file `compare-runs` wrote on bad input."""
+    root = ET.fromstring(path.read_text())  # noqa: S314 - our own output
+    (suite,) = root.findall("testsuite")
+    assert suite.get("name") == "agentdiff compare-runs"
+    assert root.get("errors") == "1" and not root.findall(".//failure")
+    (case,) = suite.findall("testcase")
+    assert case.get("classname") == "agentdiff.runs"
+    return case.find("error").get("message")
+
+
+def test_compare_runs_reports_a_run_it_cannot_load_in_junit(tmp_path: Path) -> None:
+    """A run file that does not load still gets a JUnit `<error>` (CI shows why); exit 2."""
+    base, cand = _folder(tmp_path, "base", 1, 3), _folder(tmp_path, "cand", 2, 3)
+    (cand / "broken.json").write_text("{not json")
+    junit, plain, md = tmp_path / "r.xml", tmp_path / "plain.xml", tmp_path / "r.md"
+    args = ["compare-runs", str(base), str(cand), "-o", f"junit={junit}", "-o", f"markdown={md}"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert "broken.json" in _junit_error(junit)
+    assert not md.exists()  # a format with no error shape is not written
+    given = runner.invoke(app, [*args[:3], "--format", "junit", "-o", str(plain)])
+    assert given.exit_code == 2
+    assert "broken.json" in _junit_error(plain)
+
+
+def test_compare_runs_reports_a_bad_setting_in_junit(tmp_path: Path) -> None:
+    base, cand = _folder(tmp_path, "base", 1, 3), _folder(tmp_path, "cand", 2, 3)
+    out = tmp_path / "r.xml"
+    result = runner.invoke(
+        app,
+        ["compare-runs", str(base), str(cand), "-f", "junit", "-o", str(out)],
+        env={"AGENTDIFF_STATS_ALPHA": "2"},
+    )
+    assert result.exit_code == 2
+    assert "AGENTDIFF_STATS_ALPHA" in _junit_error(out)
 
 
 def test_compare_runs_names_runs_of_one_stem_by_file_name(tmp_path: Path) -> None:

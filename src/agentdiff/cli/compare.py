@@ -27,14 +27,14 @@ from agentdiff.cli.output import (
     Target,
     check_targets,
     parse_targets,
+    reporting_errors,
     to_stdout,
-    write_output,
     write_targets,
 )
 from agentdiff.cli.settings import compare_flags, resolved_options
 from agentdiff.config import ResolvedConfig
 from agentdiff.diff import compare as compare_traces
-from agentdiff.errors import AgentDiffError, TraceFileError
+from agentdiff.errors import TraceFileError
 from agentdiff.files import check_output_path
 from agentdiff.limits import Limits
 from agentdiff.loader import input_files, load_trace, reading_ahead
@@ -134,7 +134,7 @@ def compare(
     files = input_files([baseline]), input_files([candidate])  # with sub-agent transcripts
     inputs = [*files[0], *files[1]]
     _check_outputs(targets, baseline, files, update_baseline)
-    try:
+    with reporting_errors(targets, ERROR_RENDERERS, inputs):
         config = resolved_options(flags)
         options = config.options
         limits = Limits.resolve(max_input_size, max_steps)
@@ -151,11 +151,6 @@ def compare(
                 trace_id=candidate_trace_id or trace_id,
                 limits=limits,
             )
-    except AgentDiffError as exc:
-        for target in targets:
-            if target.fmt in ERROR_RENDERERS:
-                write_output(ERROR_RENDERERS[target.fmt](str(exc)), target.path, inputs)
-        raise
     report = compare_traces(base, cand, options=options)
     if state.exiting:
         state.retained.append((base, cand, report))

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 
-from agentdiff.errors import OutputPathError
+from agentdiff.errors import AgentDiffError, OutputPathError
 from agentdiff.files import Data, check_output_path, write_output_file
 from agentdiff.render.text import one_line
 
@@ -24,6 +25,7 @@ __all__ = [
     "Target",
     "check_targets",
     "parse_targets",
+    "reporting_errors",
     "to_stdout",
     "write_output",
     "write_targets",
@@ -115,3 +117,24 @@ def write_targets(
     files = [str(t.path) for t in targets if not to_stdout(t.path)]
     if summary is not None and files and len(files) == len(targets):
         typer.echo(f"{summary}  (report: {one_line(', '.join(files))})")
+
+
+@contextmanager
+def reporting_errors(
+    targets: Sequence[Target],
+    renderers: Mapping[str, Callable[[str], str]],
+    inputs: Sequence[Path] = (),
+) -> Iterator[None]:
+    """On bad input (an `AgentDiffError`), report it in each format that can, then re-raise.
+
+    Each target whose format has a renderer in `renderers` gets the error in that format's
+    shape (JUnit: an `<error>`, so CI shows the cause); the others get nothing. The targets
+    were checked before any work (`check_targets`).
+    """
+    try:
+        yield
+    except AgentDiffError as exc:
+        for target in targets:
+            if target.fmt in renderers:
+                write_output(renderers[target.fmt](str(exc)), target.path, inputs)
+        raise

@@ -21,14 +21,14 @@ import typer
 
 from agentdiff.cli.errors import EXIT_GATE_FAILED, EXIT_INPUT, handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputsOpt
-from agentdiff.cli.output import check_targets, parse_targets, write_targets
+from agentdiff.cli.output import check_targets, parse_targets, reporting_errors, write_targets
 from agentdiff.cli.settings import resolved_options, setting_flags, stats_flags
 from agentdiff.config import ResolvedConfig, load_stats
 from agentdiff.errors import ConfigError
 from agentdiff.render.json import data_json
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import redacting
-from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_RENDERERS
+from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_ERROR_RENDERERS, RUNS_RENDERERS
 from agentdiff.render.runs.view import summary_line
 from agentdiff.scenario.api import compare_scenarios
 from agentdiff.scenario.folders import group_runs, runs_in
@@ -62,10 +62,11 @@ def compare_runs_command(
     """N baseline runs against M candidate runs of one scenario; exit 1 when it regressed."""
     targets = parse_targets(output, str(fmt.value), RUNS_RENDERERS)
     check_targets(targets, [])
-    config = resolved_options(flags)
-    options = config.options
-    resolved = load_stats(stats)
-    base, cand = runs_in(baseline, adapter), runs_in(candidate, adapter)
+    with reporting_errors(targets, RUNS_ERROR_RENDERERS):
+        config = resolved_options(flags)
+        options = config.options
+        resolved = load_stats(stats)
+        base, cand = runs_in(baseline, adapter), runs_in(candidate, adapter)
     name = scenario or candidate.resolve().name
     report = compare_scenarios(
         {name: (base, cand)}, options=options, stats=resolved.options, sources=resolved.sources

@@ -71,12 +71,18 @@ def render_junit(report: DiffReport, options: RenderOptions) -> str:
     return _document(suite)
 
 
-def render_junit_error(message: str) -> str:
-    """JUnit XML for a comparison that could not run (bad input): one `<error>`."""
+def render_junit_error(
+    message: str, *, suite_name: str = f"{SUITE}.gate", classname: str = f"{SUITE}.gate"
+) -> str:
+    """JUnit XML for a comparison that could not run (bad input): one `<error>`.
+
+    `suite_name` and `classname` name the test suite and its one case as the command's own
+    report names them (`compare`'s gate by default).
+    """
     suite = ET.Element(
-        "testsuite", {"name": f"{SUITE}.gate", "tests": "1", "failures": "0", "errors": "1"}
+        "testsuite", {"name": suite_name, "tests": "1", "failures": "0", "errors": "1"}
     )
-    case = ET.SubElement(suite, "testcase", classname=f"{SUITE}.gate", name="load")
+    case = ET.SubElement(suite, "testcase", classname=classname, name="load")
     shown = xml_text(text(message))
     error = ET.SubElement(case, "error", type="input", message=shown)
     error.text = shown

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
 from agentdiff.render import prepare
-from agentdiff.render.junit import xml_text
+from agentdiff.render.junit import render_junit_error, xml_text
 from agentdiff.render.runs.html import render_routes_html, runs_html
 from agentdiff.render.runs.text import (
     render_routes_markdown,
@@ -17,7 +17,18 @@ from agentdiff.render.runs.text import (
 from agentdiff.scenario.report import RoutesReport, RunsReport, Verdict
 from agentdiff.stats_options import inconclusive_fails
 
-__all__ = ["ROUTES_RENDERERS", "RUNS_RENDERERS", "runs_junit"]
+__all__ = [
+    "ROUTES_RENDERERS",
+    "RUNS_ERROR_RENDERERS",
+    "RUNS_RENDERERS",
+    "runs_junit",
+    "runs_junit_error",
+]
+
+_RUNS_SUITE = "agentdiff compare-runs"
+"""The name of `compare-runs`' JUnit test suite, in a report and in an input error alike."""
+_RUNS_CLASS = "agentdiff.runs"
+"""The class name of its test cases."""
 
 
 def runs_junit(report: RunsReport) -> str:
@@ -41,17 +52,24 @@ def runs_junit(report: RunsReport) -> str:
             Verdict.INCONCLUSIVE: inconclusive,
             Verdict.IMPROVED: f"<system-out>{why}</system-out>",  # why it improved, as in a suite
         }.get(s.verdict, "")
-        cases.append(f'  <testcase classname="agentdiff.runs" name={name}>{body}</testcase>')
+        case = f"<testcase classname={quoteattr(_RUNS_CLASS)} name={name}>{body}</testcase>"
+        cases.append(f"  {case}")
     c = report.counts
     regressed, inconclusive_count = c.get("regressed", 0), c.get("inconclusive", 0)
     failures = regressed + (inconclusive_count if failing else 0)
     head = (
-        f'<testsuite name="agentdiff compare-runs" tests="{len(report.scenarios)}" '
+        f"<testsuite name={quoteattr(_RUNS_SUITE)} "
+        f'tests="{len(report.scenarios)}" '
         f'failures="{failures}" errors="{c.get("error", 0)}" '
         f'skipped="{0 if failing else inconclusive_count}">'
     )
     lines = ['<?xml version="1.0" encoding="utf-8"?>', head, *cases, "</testsuite>"]
     return xml_text("\n".join(lines)) + "\n"  # names and reasons may hold U+FFFF
+
+
+def runs_junit_error(message: str) -> str:
+    """JUnit XML for a `compare-runs` that could not run (bad input): one `<error>`."""
+    return render_junit_error(message, suite_name=_RUNS_SUITE, classname=_RUNS_CLASS)
 
 
 RUNS_RENDERERS: dict[str, Callable[[RunsReport], str]] = {
@@ -61,6 +79,9 @@ RUNS_RENDERERS: dict[str, Callable[[RunsReport], str]] = {
     "html": runs_html,
     "junit": runs_junit,
 }
+
+RUNS_ERROR_RENDERERS: dict[str, Callable[[str], str]] = {"junit": runs_junit_error}
+"""Formats of `compare-runs` that also report an input error in their own shape (CI shows it)."""
 
 ROUTES_RENDERERS: dict[str, Callable[[RoutesReport], str]] = {
     "terminal": render_routes_terminal,
