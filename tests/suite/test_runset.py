@@ -11,8 +11,8 @@ import orjson
 import pytest
 
 from agentdiff.errors import ConfigError
-from agentdiff.suite import RunRef, RunSet, load_manifest
-from agentdiff.suite.discover import list_files
+from agentdiff.suite import RunRef, RunSet, load_manifest, runset
+from agentdiff.suite.discover import assign, list_files
 from agentdiff.suite.refs import is_trace_file
 from tests.realdata import RealSource
 
@@ -221,6 +221,38 @@ def test_single_run_files_of_one_stem_are_scenarios_named_by_file_name(tmp_path)
     assert [files.runs[s][0].run_id for s in files.scenarios] == ["one", "one", "two", "top"]
     auto = RunSet.from_dir(_gzip_tree(tmp_path / "b", ["x/r.json", "t.json", "t.json.gz"]))
     assert auto.scenarios == ["t.json", "t.json.gz", "x"]
+
+
+def test_a_single_run_file_beside_a_run_folder_of_its_name_is_its_own_scenario(tmp_path):
+    """`a/r1.json` beside the run folder `a/r1/` (and `t.json` beside `t/`) are two scenarios:
+    the file is named by its path, the folder keeps its name (they were merged into one)."""
+    root = _gzip_tree(tmp_path, ["a/r1.json", "a/r1/x.json", "a/r1/y.json", "t.json", "t/u.json"])
+    runs = RunSet.from_dir(root)
+    assert runs.scenarios == ["a/r1", "a/r1.json", "t", "t.json"]
+    assert [r.source for r in runs.runs["a/r1"]] == ["a/r1/x.json", "a/r1/y.json"]
+    assert [(r.run_id, r.source) for r in runs.runs["a/r1.json"]] == [("r1", "a/r1.json")]
+    assert [r.source for r in runs.runs["t"]] == ["t/u.json"]
+    assert [r.source for r in runs.runs["t.json"]] == ["t.json"]
+
+
+def test_a_single_run_file_no_name_tells_from_a_run_folder_is_refused(monkeypatch):
+    """A store such as S3 may hold a key `a/r1.json` and a prefix `a/r1.json/`: never merged."""
+    files: list[tuple[str, int | None]] = [
+        ("a/r1.json", 1),  # beside the run folder a/r1/: named by its path, a/r1.json
+        ("a/r1.json/y.json", 1),  # the run folder a/r1.json/
+        ("a/r1/x.json", 1),
+    ]
+    message = (
+        "the single-run file a/r1.json and the run folder a/r1.json/ both name scenario"
+        " 'a/r1.json'; rename one (or use --layout files or runs)"
+    )
+    with pytest.raises(ConfigError) as raised:
+        assign(files, "auto")
+    assert str(raised.value) == message
+    monkeypatch.setattr(runset, "list_files", lambda root: (root, files))
+    with pytest.raises(ConfigError) as from_dir:  # the paths are below a root: it is named
+        RunSet.from_dir("s3://bucket/main")
+    assert str(from_dir.value) == f"s3://bucket/main: {message}"
 
 
 def test_scenario_key_names_runs_of_one_stem_by_file_name(tmp_path):

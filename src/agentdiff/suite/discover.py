@@ -4,7 +4,8 @@ Layouts (`layout=`):
 
 - `auto` (default): a folder with no subfolder is one scenario's **run folder**
   (`ROOT/<scenario>/<run>.json`: N runs); any other trace file is a single-run scenario
-  (`ROOT/<scenario>.json`), named by its path without the ending.
+  (`ROOT/<scenario>.json`), named by its path without the ending (with it, beside a run folder
+  of that name: `a/r1.json` beside `a/r1/`; never merged into the folder's scenario).
 - `files`: every trace file is its own scenario (use it for nested single-run suites).
 - `runs`: every trace file is a run of the scenario named by its folder.
 
@@ -127,7 +128,9 @@ def assign(files: list[Listed], layout: Layout, adapter: str | None = None) -> l
     single-run scenario by its path without it. Only files that would give one scenario two runs
     of one name are renamed (`agentdiff.naming`): a run of a run folder by its file name
     (`r1.json` beside `r1.json.gz`), then by its path below the root; a single-run scenario by
-    its path below the root (`a/r1.json`, `a/r1.json.gz`).
+    its path below the root (`a/r1.json`, `a/r1.json.gz`), as is one beside a run folder of
+    its name (`a/r1.json` beside `a/r1/`: scenarios `a/r1.json` and `a/r1`). A scenario that
+    no name tells apart from a run folder's is refused (`ConfigError`), never merged.
     """
     if layout not in LAYOUTS:
         raise ConfigError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
@@ -141,23 +144,52 @@ def assign(files: list[Listed], layout: Layout, adapter: str | None = None) -> l
         as_run = layout == "runs" or (layout == "auto" and folder and folder not in parents)
         parts.append((rel, folder, name, stem, bool(as_run and folder)))
 
-    def by_stem(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
-        _, folder, _, stem, as_run = p
-        return (folder, stem) if as_run else (posixpath.join(folder, stem), stem)
+    run_folders = {folder for _, folder, _, _, as_run in parts if as_run}
 
     def by_name(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
         rel, folder, name, stem, as_run = p
         return (folder, name) if as_run else (rel, stem)
+
+    def by_stem(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
+        _, folder, _, stem, as_run = p
+        if as_run:
+            return folder, stem
+        scenario = posixpath.join(folder, stem)  # a run folder's name: the file's path instead
+        return by_name(p) if scenario in run_folders else (scenario, stem)
 
     def by_path(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
         rel, folder, _, stem, as_run = p
         return (folder, rel) if as_run else (rel, stem)
 
     named = distinct_names(parts, (by_stem, by_name, by_path))
+    _check_apart([(rel, as_run) for rel, _, _, _, as_run in parts], [s for s, _ in named])
     return [
         RunRef(scenario, run, rel, adapter, None, size)
         for (scenario, run), (rel, size) in zip(named, files, strict=True)
     ]
+
+
+def _check_apart(files: list[tuple[str, bool]], scenarios: list[str]) -> None:
+    """Refuse a scenario named both by a single-run file and by a run folder: never merge them.
+
+    `files`: each file's path and whether it is a run of its folder. Naming keeps the two
+    apart on a file system; only a store holding a key `a/r1.json` and a prefix `a/r1.json/`
+    can give both one name.
+    """
+    single: dict[str, str] = {}
+    folders: dict[str, str] = {}
+    for (rel, as_run), scenario in zip(files, scenarios, strict=True):
+        if as_run:
+            folders.setdefault(scenario, posixpath.dirname(rel) + "/")
+        else:
+            single.setdefault(scenario, rel)
+    for scenario, rel in single.items():
+        if scenario in folders:
+            msg = (
+                f"the single-run file {rel} and the run folder {folders[scenario]} both name"
+                f" scenario {scenario!r}; rename one (or use --layout files or runs)"
+            )
+            raise ConfigError(msg)
 
 
 def _ancestors(folder: str) -> list[str]:

@@ -83,7 +83,10 @@ class RunSet:
             refs = group_by_field(base, files, scenario_key, adapter)
             provenance = f"folder {text} grouped by {scenario_key}"
         else:
-            refs = assign(files, layout, adapter)
+            try:
+                refs = assign(files, layout, adapter)
+            except ConfigError as exc:  # it names paths below the root: name the root too
+                raise exc.with_source(text) from exc.__cause__
             provenance = f"folder {text}" + ("" if layout == "auto" else f" ({layout})")
         return cls.of(refs, label=label, root=base, provenance=provenance, scanned=True)
 
