@@ -92,11 +92,14 @@ def test_pyproject_without_our_table_is_skipped(project):
         ),
         ("[gate]\ndetect_loops = false\n", "unknown setting 'detect_loops'"),
         ("[gates]\nmax_divergence = 0.3\n", "unknown section [gates]"),
-        ('[gate]\nmax_divergence = "0.3"\n', "max_divergence must be a number or 'off', got '0.3'"),
+        (
+            '[gate]\nmax_divergence = "0.3"\n',
+            "max_divergence must be a number from 0 to 1, or 'off', got '0.3'",
+        ),
         ("[gate]\nallow_loops = 1\n", "allow_loops must be true or false, got 1"),
         ("[gate]\nmax_new_errors = 1.5\n", "max_new_errors must be a whole number"),
         ("[compare]\nignore = [1]\n", "ignore must be a list of path globs"),
-        ("[gate]\nmax_divergence = 2\n", "max_divergence: Input should be less than or equal to 1"),
+        ("[gate]\nmax_divergence = 2\n", "max_divergence must be a number from 0 to 1, or 'off'"),
         ("[gate\n", "not valid TOML"),
     ],
 )
@@ -108,6 +111,37 @@ def test_bad_file_names_the_key_and_file(project, text, needle):
         load_options(start=inner, env={})
     assert needle in str(caught.value)
     assert str(path) in str(caught.value)
+
+
+GATE_RANGES = [
+    ("max_divergence", "1.5", 1.5, "a number from 0 to 1, or 'off'"),
+    ("max_cost_increase", "-1", -1, "a number of 0 or more, or 'off'"),
+    ("max_new_errors", "-1", -1, "a whole number from 0 to 1,000,000,000,000, or 'off'"),
+    ("max_tool_repeats", "0", 0, "a whole number from 1 to 1,000,000,000,000, or 'off'"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "value", "allowed"), GATE_RANGES)
+def test_gate_range_errors_say_the_range_the_value_and_where(project, name, text, value, allowed):
+    """Out of range reads as [stats] does, from every source: one line, not pydantic's words
+    (it said "max_divergence: Input should be less than or equal to 1 (got 1.5)")."""
+    _, inner = project
+    flag, env = f"--{name.replace('_', '-')}", f"AGENTDIFF_{name.upper()}"
+    said = f"{name} must be {allowed}, got"
+    cases = [
+        ({name: text}, {}, False, f"flag {flag}: {said} {text!r}"),
+        ({name: value}, {}, True, f"argument {name}: {said} {value!r}"),
+        ({}, {env: text}, False, f"env {env}: {said} {text!r}"),
+    ]
+    for overrides, environ, keywords, message in cases:
+        with pytest.raises(ConfigError) as caught:
+            load_options(overrides, env=environ, start=inner, keywords=keywords)
+        assert str(caught.value) == message
+    path = inner / "agentdiff.toml"
+    path.write_text(f"[gate]\n{name} = {value}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_options(env={}, start=inner)
+    assert str(caught.value) == f"{path} [gate]: {said} {value!r}"
 
 
 def test_bad_env_value_names_the_variable(project):

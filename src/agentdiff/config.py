@@ -30,17 +30,16 @@ from pydantic import ValidationError
 from agentdiff.config_kinds import (
     FLAG,
     GLOBS,
-    INT,
     NAMES,
     NUMBER,
     PATTERNS,
     Kind,
-    bounded,
     choice,
+    model_bounded,
 )
 from agentdiff.diff.options import CompareOptions
 from agentdiff.errors import ConfigError
-from agentdiff.gate import RULES, GateThresholds
+from agentdiff.gate import RULES, GateThresholds, Rule
 from agentdiff.redact import redacted
 from agentdiff.stats_options import StatsOptions
 
@@ -93,24 +92,22 @@ class Setting:
         return ENV_PREFIX + infix + self.name.upper()
 
 
-_GATE_KINDS = {"number": NUMBER, "int": INT, "flag": FLAG}
+def _gate_setting(rule: Rule) -> Setting:
+    """A `[gate]` setting: a flag, or a number of `GateThresholds`' type and range, or 'off'."""
+    if rule.kind == "flag":
+        return Setting(rule.setting, "gate", FLAG, rule.help)
+    kind = model_bounded(GateThresholds, rule.setting, off=True)
+    return Setting(rule.setting, "gate", kind, rule.help)
 
 
 def _stats_number(name: str, help_text: str) -> Setting:
     """A `[stats]` number: its type and range are `StatsOptions`' own, and it is never off."""
-    info = StatsOptions.model_fields[name]
-    bounds = {
-        key: getattr(rule, key)
-        for rule in info.metadata
-        for key in ("ge", "gt", "le", "lt")
-        if hasattr(rule, key)
-    }
-    return Setting(name, "stats", bounded(whole=info.annotation is int, **bounds), help_text)
+    return Setting(name, "stats", model_bounded(StatsOptions, name), help_text)
 
 
 SETTINGS: tuple[Setting, ...] = (
     # the gate's settings come from its rule table, one per rule
-    *(Setting(rule.setting, "gate", _GATE_KINDS[rule.kind], rule.help) for rule in RULES),
+    *(_gate_setting(rule) for rule in RULES),
     Setting("detect_loops", "compare", FLAG, "Scan the candidate for repeated tool calls."),
     Setting(
         "strict_tool_signatures", "compare", FLAG, "Match steps only with the same input keys."

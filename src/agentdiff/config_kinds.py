@@ -2,8 +2,8 @@
 
 Text comes from flags and environment variables; values come from TOML files and Python
 keyword arguments and must already have the right type (a TOML string is not a number). Number
-kinds accept `"off"` (and `None` from Python) to switch a rule off; `bounded` kinds (settings
-that cannot be off) take only a number in their range.
+kinds accept `"off"` (and `None` from Python) to switch a rule off; `bounded` kinds take only a
+number in their range (the gate's thresholds, `'off'` too; `[stats]` numbers, never `'off'`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,22 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, get_args
 
-__all__ = ["FLAG", "GLOBS", "INT", "NAMES", "NUMBER", "PATTERNS", "Kind", "bounded", "choice"]
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+__all__ = [
+    "FLAG",
+    "GLOBS",
+    "NAMES",
+    "NUMBER",
+    "PATTERNS",
+    "Kind",
+    "bounded",
+    "choice",
+    "model_bounded",
+]
 
 _OFF = "off"
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -50,19 +64,6 @@ def _number_value(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(value)
     return _finite(float(value))
-
-
-def _int_text(text: str) -> int | None:
-    text = text.strip().lower()
-    return None if text == _OFF else int(text)
-
-
-def _int_value(value: object) -> int | None:
-    if value is None or value == _OFF:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(value)
-    return value
 
 
 def _flag_text(text: str) -> bool:
@@ -110,7 +111,6 @@ def _patterns_value(value: object) -> tuple[str, ...]:
 
 
 NUMBER = Kind("a number or 'off'", "N|off", _number_text, _number_value)
-INT = Kind("a whole number or 'off'", "N|off", _int_text, _int_value)
 FLAG = Kind("true or false", "BOOL", _flag_text, _flag_value)
 GLOBS = Kind("a list of path globs", "GLOB", _globs_text, _globs_value, many=True)
 NAMES = Kind("a list of names", "NAME", _globs_text, _globs_value, many=True)
@@ -139,15 +139,17 @@ def choice(*values: str) -> Kind:
 def bounded(
     *,
     whole: bool = False,
+    off: bool = False,
     ge: float | None = None,
     gt: float | None = None,
     le: float | None = None,
     lt: float | None = None,
 ) -> Kind:
-    """A number (`whole`: an integer) within the bounds given, never `'off'`.
+    """A number (`whole`: an integer) within the bounds given; `'off'` too only when `off`.
 
-    Its `expected` says the range ("a number from 0 to 1"), so a bad value's message says what
-    is allowed; `'off'`, NaN, infinities and numbers out of range are all refused alike.
+    Its `expected` says the range ("a number from 0 to 1", "…, or 'off'"), so a bad value's
+    message says what is allowed; NaN, infinities and numbers out of range are all refused
+    alike, and so is `'off'` (or `None` from Python) where it is not allowed.
     """
 
     def check(number: float) -> None:
@@ -160,12 +162,16 @@ def bounded(
         ):
             raise ValueError(number)
 
-    def from_text(text: str) -> float:
+    def from_text(text: str) -> float | None:
+        if off and text.strip().lower() == _OFF:
+            return None
         number = int(text.strip()) if whole else float(text.strip())
         check(number)
         return number
 
-    def from_value(value: object) -> float:
+    def from_value(value: object) -> float | None:
+        if off and (value is None or value == _OFF):
+            return None
         if isinstance(value, bool) or not isinstance(value, int if whole else int | float):
             raise TypeError(value)
         number = value if whole else float(value)
@@ -173,7 +179,26 @@ def bounded(
         return number
 
     noun = "a whole number" if whole else "a number"
-    return Kind(f"{noun} {_range(ge, gt, le, lt)}".rstrip(), "N", from_text, from_value)
+    expected = f"{noun} {_range(ge, gt, le, lt)}".rstrip()
+    if off:
+        expected += ", or 'off'" if expected != noun else " or 'off'"
+    return Kind(expected, "N|off" if off else "N", from_text, from_value)
+
+
+def model_bounded(model: type[BaseModel], name: str, *, off: bool = False) -> Kind:
+    """`bounded` with the type and range of `model`'s number field `name` (`ge`, `le`...).
+
+    A range is declared once, on its model's field; settings and checks read it from there.
+    """
+    info = model.model_fields[name]
+    bounds = {
+        key: getattr(rule, key)
+        for rule in info.metadata
+        for key in ("ge", "gt", "le", "lt")
+        if hasattr(rule, key)
+    }
+    whole = int in (info.annotation, *get_args(info.annotation))
+    return bounded(whole=whole, off=off, **bounds)
 
 
 def _range(ge: float | None, gt: float | None, le: float | None, lt: float | None) -> str:
@@ -188,4 +213,10 @@ def _range(ge: float | None, gt: float | None, le: float | None, lt: float | Non
 
 
 def _shown(bound: float) -> str:
-    return f"{bound:,}" if isinstance(bound, int) else f"{bound:,g}"
+    """A bound as people read it: `1,000`, `0.5`; a 64-bit limit as `2**63-1`, not 19 digits."""
+    if not isinstance(bound, int):
+        return f"{bound:,g}"
+    power = (bound + 1).bit_length() - 1
+    if bound > 2**32 and bound + 1 == 2**power:
+        return f"2**{power}-1"
+    return f"{bound:,}"

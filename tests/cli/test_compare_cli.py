@@ -57,10 +57,13 @@ def test_exit_2_on_bad_input(tmp_path):
     assert "invalid JSON" in result.stderr
 
 
-def test_exit_2_on_a_bad_flag_value():
-    result = invoke(*pair("identical"), "--max-divergence", "lots")
+@pytest.mark.parametrize("value", ["lots", "2"])
+def test_exit_2_on_a_bad_flag_value(value):
+    """One line: the range, the value and the flag (out of range it was pydantic's words)."""
+    result = invoke(*pair("identical"), "--max-divergence", value)
     assert result.exit_code == 2
-    assert "max_divergence must be a number or 'off'" in result.stderr
+    said = "flag --max-divergence: max_divergence must be a number from 0 to 1, or 'off', got"
+    assert result.stderr.splitlines()[0] == f"error: {said} {value!r}"
 
 
 def test_exit_2_on_a_misspelt_config_key(tmp_path):

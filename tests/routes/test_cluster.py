@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agentdiff.config import SETTINGS
 from agentdiff.errors import ConfigError
 from agentdiff.routes import cluster_routes, route_id, route_of
 from agentdiff.routes.cluster import LINKAGE_LIMIT, cluster_encoded, encode_runs
@@ -274,6 +275,20 @@ def test_a_threshold_outside_zero_to_one_is_refused(threshold: float) -> None:
     # the CLI checks --threshold by [stats] route_threshold; the function took any float
     with pytest.raises(ConfigError, match="threshold must be a number from 0 to 1, got"):
         cluster_routes([["a", "b"], ["a", "c"]], threshold)
+
+
+@pytest.mark.parametrize("threshold", [True, False, "0.5", "1", None])
+def test_a_threshold_of_another_type_is_refused_naming_it(threshold: object) -> None:
+    """A bool or a numeric string is no threshold (pydantic read True as 1.0, "0.5" as 0.5).
+
+    The range is said in the words of the [stats] route_threshold setting (one place).
+    """
+    (setting,) = [s for s in SETTINGS if s.name == "route_threshold"]
+    with pytest.raises(ValueError) as caught:
+        cluster_routes([["a", "b"], ["a", "c"]], threshold)  # type: ignore[arg-type]
+    assert isinstance(caught.value, ConfigError)
+    expected = f"arguments: threshold must be {setting.kind.expected}, got {threshold!r}"
+    assert str(caught.value) == expected
 
 
 @pytest.mark.parametrize("threshold", [0, 1, 0.5])

@@ -241,7 +241,7 @@ def test_routes_threshold_errors_say_what_is_allowed_and_where(
         ("--alpha", "off", "alpha must be a number above 0 and below 1"),
         ("--fdr", "1", "fdr must be a number above 0 and below 1"),
         ("--min-cost-effect", "off", "min_cost_effect must be a number of 0 or more"),
-        ("--seed", "off", "seed must be a whole number from 0 to 9,223,372,036,854,775,807"),
+        ("--seed", "off", "seed must be a whole number from 0 to 2**63-1"),  # not 19 digits
         ("--permutations", "5", "permutations must be a whole number from 99 to 100,000"),
         ("--bootstrap", "off", "bootstrap must be a whole number from 100 to 100,000"),
     ],

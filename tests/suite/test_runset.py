@@ -143,6 +143,24 @@ def test_toml_manifest_roots_gate_and_overrides(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("table", "where"),
+    [
+        ("[gate]\nmax_divergence = 1.5\n", "[gate]"),
+        ("[[scenario]]\nmatch = '*'\ngate = { max_divergence = 1.5 }\n", "[[scenario]] #1 gate"),
+    ],
+)
+def test_a_manifest_gate_out_of_range_says_the_range_and_where(tmp_path, table, where):
+    """A manifest's gate threshold out of range reads as [stats] does (not pydantic's words)."""
+    _tree(tmp_path, ["m/a.json"])
+    manifest = tmp_path / "s.toml"
+    manifest.write_text(f"[suite]\nbaseline='m'\ncandidate='m'\n{table}")
+    with pytest.raises(ConfigError) as caught:
+        load_manifest(manifest)
+    said = "max_divergence must be a number from 0 to 1, or 'off', got 1.5"
+    assert str(caught.value) == f"{manifest} {where}: {said}"
+
+
+@pytest.mark.parametrize(
     ("text", "message"),
     [
         ("[suite]\nbaseline = 'a'\n", "needs `candidate`"),

@@ -20,16 +20,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import chain, groupby
 from operator import itemgetter, methodcaller, mul
+from typing import cast
 
-from pydantic import TypeAdapter, ValidationError
 from rapidfuzz import process
 from rapidfuzz.distance import Indel
 
+from agentdiff.config_kinds import model_bounded
 from agentdiff.errors import ConfigError
 from agentdiff.models.trace import AgentTrace
 from agentdiff.routes.encode import RouteCodec, code_point, route_of
 from agentdiff.routes.linkage import average_linkage, distance_matrix, leader_clusters
-from agentdiff.stats_options import RouteThreshold
+from agentdiff.stats_options import StatsOptions
 
 __all__ = ["LINKAGE_LIMIT", "RouteCluster", "RouteMap", "cluster_routes", "encode_runs"]
 
@@ -37,7 +38,8 @@ LINKAGE_LIMIT = 1500
 MEDOID_CANDIDATES = 32
 MEDOID_SAMPLE = 2000
 DEFAULT_THRESHOLD = 0.2
-_THRESHOLD: TypeAdapter[float] = TypeAdapter(RouteThreshold)
+_THRESHOLD = model_bounded(StatsOptions, "route_threshold")
+"""The kind of a route threshold: its range is `[stats] route_threshold`'s, in words too."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,8 @@ def cluster_routes(
 ) -> RouteMap:
     """Cluster the routes of `runs` (traces or label sequences) at distance `threshold`.
 
-    A `threshold` outside 0 to 1, or NaN, is a `ConfigError` (the CLI's `--threshold` rule).
+    A `threshold` outside 0 to 1, NaN, a bool or a string is a `ConfigError` (the CLI's
+    `--threshold` rule).
     """
     tau = checked_threshold(threshold)
     codec, per_run = encode_runs(runs, strict=strict)
@@ -112,11 +115,15 @@ def cluster_routes(
 
 
 def checked_threshold(threshold: float) -> float:
-    """`threshold` as a float when it is a valid route distance (`RouteThreshold`)."""
+    """`threshold` as a float when it is a valid route distance (`[stats] route_threshold`).
+
+    Only an int or a float is one: a bool or a numeric string is refused, as out of range is
+    (a `ConfigError`, a `ValueError`, saying the range `StatsOptions` declares).
+    """
     try:
-        return _THRESHOLD.validate_python(threshold)
-    except ValidationError:
-        msg = f"arguments: threshold must be a number from 0 to 1, got {threshold!r}"
+        return cast("float", _THRESHOLD.from_value(threshold))
+    except (TypeError, ValueError):
+        msg = f"arguments: threshold must be {_THRESHOLD.expected}, got {threshold!r}"
         raise ConfigError(msg) from None
 
 
