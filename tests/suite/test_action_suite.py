@@ -59,7 +59,8 @@ def test_suite_mode_puts_the_error_in_the_summary_not_a_stale_results_folder(
     done, summary, outputs = run_action(tmp_path, base, cand, "--max-divergence banana")
     assert done.returncode == 2, done.stderr
     assert "could not run the suite" in summary
-    assert "max_divergence must be a number or &#x27;off&#x27;" in summary  # the error itself
+    # the error itself
+    assert "max_divergence must be a number from 0 to 1, or &#x27;off&#x27;" in summary
     assert outputs == {"passed": "false"}
 
 
