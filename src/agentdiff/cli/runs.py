@@ -6,7 +6,8 @@ side. Exit 1 when it regressed (or, with `--inconclusive fail`, was inconclusive
 input. `routes` clusters the routes of one set of runs, per scenario (folder or trace field).
 Statistics settings: flag > `AGENTDIFF_STATS_*` > `agentdiff.toml [stats]` > default.
 Secrets are redacted as in `compare` (on except in JSON; `--redact` for JSON too, `--no-redact`,
-`[report]` settings).
+`[report]` settings). `-o` never replaces a file either command reads (a run file inside a folder
+given, a session's sub-agent transcript, or a link to one): refused before any work, exit 2.
 """
 
 from __future__ import annotations
@@ -25,13 +26,14 @@ from agentdiff.cli.output import check_targets, parse_targets, reporting_errors,
 from agentdiff.cli.settings import resolved_options, setting_flags, stats_flags
 from agentdiff.config import ResolvedConfig, load_stats
 from agentdiff.errors import ConfigError
+from agentdiff.loader import input_files
 from agentdiff.render.json import data_json
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.prepare import redacting
 from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_ERROR_RENDERERS, RUNS_RENDERERS
 from agentdiff.render.runs.view import summary_line
 from agentdiff.scenario.api import compare_scenarios
-from agentdiff.scenario.folders import group_runs, runs_in
+from agentdiff.scenario.folders import found_files, group_runs, run_files, runs_in
 from agentdiff.scenario.pairs import PairComparer
 from agentdiff.scenario.report import RoutesReport, RunsReport, Verdict
 from agentdiff.scenario.routing import describe_routes
@@ -61,8 +63,9 @@ def compare_runs_command(
 ) -> None:
     """N baseline runs against M candidate runs of one scenario; exit 1 when it regressed."""
     targets = parse_targets(output, str(fmt.value), RUNS_RENDERERS)
-    check_targets(targets, [])
-    with reporting_errors(targets, RUNS_ERROR_RENDERERS):
+    inputs = input_files([*run_files(baseline), *run_files(candidate)])
+    check_targets(targets, inputs)
+    with reporting_errors(targets, RUNS_ERROR_RENDERERS, inputs):
         config = resolved_options(flags)
         options = config.options
         resolved = load_stats(stats)
@@ -74,6 +77,7 @@ def compare_runs_command(
     write_targets(
         targets,
         lambda t: _shown(report, RUNS_RENDERERS, t.fmt, config),
+        inputs,
         summary=summary_line(report),
     )
     if report.failed:
@@ -125,7 +129,8 @@ def routes_command(
 ) -> None:
     """Cluster the routes a set of runs takes, per scenario."""
     targets = parse_targets(output, str(fmt.value), ROUTES_RENDERERS)
-    check_targets(targets, runs)
+    inputs = input_files([path for root in runs for path in found_files(root)])
+    check_targets(targets, inputs)
     config = resolved_options(flags)
     options = config.options
     tau = _route_threshold(threshold, route_threshold)
@@ -140,7 +145,7 @@ def routes_command(
         profiles = [comparer.profile(trace, run_id) for run_id, trace in members]
         sections[name] = describe_routes(profiles, ["runs"] * len(profiles), tau)
     report = RoutesReport(threshold=tau, scenarios=sections)
-    write_targets(targets, lambda t: _shown(report, ROUTES_RENDERERS, t.fmt, config))
+    write_targets(targets, lambda t: _shown(report, ROUTES_RENDERERS, t.fmt, config), inputs)
 
 
 def _route_threshold(threshold: str | None, route_threshold: str | None) -> float:

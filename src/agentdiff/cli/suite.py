@@ -25,6 +25,7 @@ from agentdiff.cli.settings import resolved_options, setting_flags, stats_flags
 from agentdiff.config import load_stats
 from agentdiff.errors import ConfigError, OutputPathError
 from agentdiff.files import make_folder
+from agentdiff.loader import input_files
 from agentdiff.render.options import RenderOptions
 from agentdiff.suite.discover import Layout
 from agentdiff.suite.manifest import SuiteManifest, load_manifest
@@ -98,14 +99,17 @@ def _sides(
 
 
 def _input_files(sides: tuple[RunSet, RunSet]) -> list[Path]:
-    """Every local file the suite reads its runs from (an output must never replace one)."""
+    """Every local file the suite reads its runs from (an output must never replace one).
+
+    With the sub-agent transcripts a run file is read with (`input_files`).
+    """
     where = (
         join_source(side.root, ref.source)
         for side in sides
         for refs in side.runs.values()
         for ref in refs
     )
-    return [Path(location) for location in where if not is_url(location)]
+    return input_files([Path(location) for location in where if not is_url(location)])
 
 
 def _check_results(results: str, sides: tuple[RunSet, RunSet], inputs: list[Path]) -> None:
@@ -243,11 +247,12 @@ def suite(
     """Judge every scenario of CANDIDATE against BASELINE; exit 1 if any regressed."""
     workers = _jobs(jobs)
     targets = parse_targets(output, str(fmt.value), SUITE_RENDERERS)
-    check_targets(targets, [manifest] if manifest is not None else [])
+    manifests = [manifest] if manifest is not None else []
+    check_targets(targets, manifests)  # before the manifest is read
     loaded = load_manifest(manifest) if manifest is not None else None
     sides = _sides(baseline, candidate, loaded, layout.value, scenario_key, adapter)
     inputs = _input_files(sides)
-    check_targets(targets, [*inputs, *([manifest] if manifest is not None else [])])
+    check_targets(targets, [*inputs, *manifests])
     compare_options, sources = resolve_settings(flags, loaded)
     where = f"{loaded.path} [stats]" if loaded else "suite manifest [stats]"
     stats_resolved = load_stats(
@@ -286,6 +291,7 @@ def suite(
     write_targets(
         targets,
         lambda t: _rendered(report, t, results, _render_options(t, color, redaction)),
+        [*inputs, *manifests],
         summary=summary_line(report),
     )
     raise typer.Exit(report.exit_code)

@@ -24,7 +24,15 @@ from agentdiff.models.trace import AgentTrace
 from agentdiff.naming import TRACE_SUFFIXES, distinct_names, number_repeats, trace_stem
 from agentdiff.scenario.analyze import Run
 
-__all__ = ["TRACE_SUFFIXES", "group_runs", "is_trace_file", "load_runs", "runs_in"]
+__all__ = [
+    "TRACE_SUFFIXES",
+    "found_files",
+    "group_runs",
+    "is_trace_file",
+    "load_runs",
+    "run_files",
+    "runs_in",
+]
 
 
 def is_trace_file(path: Path) -> bool:
@@ -56,17 +64,22 @@ def load_runs(path: Path, adapter: str | None = None) -> list[Run]:
         raise exc.with_source(path) from exc.__cause__
 
 
-def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
-    """Every run in the trace files directly inside `folder`, in file-name order."""
+def run_files(folder: Path) -> list[Path]:
+    """The trace files directly inside `folder`, in name order: the files `runs_in` reads."""
     if not folder.is_dir():
         raise ConfigError("not a folder of runs", source=folder)
     files = sorted(p for p in folder.iterdir() if is_trace_file(p))
     if not files:
         msg = f"no trace files ({', '.join(TRACE_SUFFIXES)}) in this folder"
         raise ConfigError(msg, source=folder)
+    return files
+
+
+def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
+    """Every run in the trace files directly inside `folder`, in file-name order."""
     runs = [
         (path, run_id.removeprefix(_run_name(path)), trace)
-        for path in files
+        for path in run_files(folder)
         for run_id, trace in load_runs(path, adapter)
     ]
     return _named_runs(runs)
@@ -90,13 +103,7 @@ def group_runs(
     seen: set[Path] = set()
     files: list[tuple[Path, Path]] = []  # (path as given, real folder)
     for root in paths:
-        if root.is_dir():
-            found = sorted(p for p in root.rglob("*") if is_trace_file(p))
-        elif root.exists():
-            found = [root]
-        else:
-            raise AgentDiffError("file not found", source=root)
-        for path in found:
+        for path in found_files(root):
             real = path.resolve()
             if real in seen:
                 continue
@@ -116,6 +123,15 @@ def group_runs(
             key = _field(trace, scenario_key, path) if scenario_key else names[folder]
             groups.setdefault(key, []).append((path, run_id.removeprefix(_run_name(path)), trace))
     return {key: _named_runs(groups[key]) for key in sorted(groups)}
+
+
+def found_files(root: Path) -> list[Path]:
+    """The files `group_runs` reads of `root`: a folder's trace files (recursively), or itself."""
+    if root.is_dir():
+        return sorted(p for p in root.rglob("*") if is_trace_file(p))
+    if root.exists():
+        return [root]
+    raise AgentDiffError("file not found", source=root)
 
 
 def _folder_name(folder: Path) -> str:
