@@ -3,7 +3,8 @@
 `compare-runs` judges N baseline runs against M candidate runs of one scenario (two folders of
 runs): exact small-sample tests with Holm's correction, loops as invariants, route clusters per
 side. Exit 1 when it regressed (or, with `--inconclusive fail`, was inconclusive), 2 on bad
-input. `routes` clusters the routes of one set of runs, per scenario (folder or trace field).
+input. `routes` clusters the routes of one set of runs, per scenario (folder or trace field);
+of the comparison settings it takes only those its routes depend on (`ROUTE_SETTINGS`).
 Statistics settings: flag > `AGENTDIFF_STATS_*` > `agentdiff.toml [stats]` > default.
 Secrets are redacted as in `compare` (on except in JSON; `--redact` for JSON too, `--no-redact`,
 `[report]` settings). `-o` never replaces a file either command reads (a run file inside a folder
@@ -23,7 +24,7 @@ import typer
 from agentdiff.cli.errors import EXIT_GATE_FAILED, EXIT_INPUT, handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputsOpt
 from agentdiff.cli.output import check_targets, parse_targets, reporting_errors, write_targets
-from agentdiff.cli.settings import resolved_options, setting_flags, stats_flags
+from agentdiff.cli.settings import resolved_options, route_flags, setting_flags, stats_flags
 from agentdiff.config import ResolvedConfig, load_stats
 from agentdiff.errors import ConfigError
 from agentdiff.loader import input_files
@@ -87,7 +88,7 @@ def compare_runs_command(
 
 
 @handle_errors
-@setting_flags
+@route_flags
 def routes_command(
     runs: Annotated[
         list[Path],

@@ -4,13 +4,14 @@
 `--allow-loops/--no-allow-loops`, `--ignore GLOB`...) and hands the given ones to the command
 as `flags`: a mapping of setting name → value, `None` when the flag was not given (the
 environment, the config file or the default then decide; see `agentdiff.config.load_options`).
+`@route_flags` gives `routes` only the settings its report depends on (`ROUTE_SETTINGS`).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -19,7 +20,14 @@ from agentdiff.cli.errors import redact_messages
 from agentdiff.config import SETTINGS, ResolvedConfig, Setting, load_options
 from agentdiff.config_kinds import FLAG
 
-__all__ = ["compare_flags", "resolved_options", "setting_flags", "stats_flags"]
+__all__ = [
+    "ROUTE_SETTINGS",
+    "compare_flags",
+    "resolved_options",
+    "route_flags",
+    "setting_flags",
+    "stats_flags",
+]
 
 R = TypeVar("R")
 _PANEL = "Gate and comparison settings (flag > AGENTDIFF_* env > agentdiff.toml > default)"
@@ -27,11 +35,21 @@ _STATS_PANEL = (
     "N-vs-M statistics (flag > AGENTDIFF_STATS_* env > suite manifest > agentdiff.toml [stats]"
     " > default)"
 )
+_ROUTE_PANEL = "Route and report settings (flag > AGENTDIFF_* env > agentdiff.toml > default)"
+ROUTE_SETTINGS = ("detect_loops", "strict_tool_signatures", "ignore", "fold_framework_steps")
+"""The comparison settings a `routes` report depends on (`scenario.pairs.PairComparer.profile`).
+
+Each run's route (its steps' labels; with `strict_tool_signatures`, their input keys too), its
+loops (`detect_loops`; tool calls told apart by their arguments, less the `ignore` paths) and,
+with `fold_framework_steps`, the run it is read from (folded). The gate's limits and
+`compare_content` change no route: `routes` does not take them. `[report]` settings shape the
+output.
+"""
 
 
-def _annotation(setting: Setting) -> Any:
+def _annotation(setting: Setting, panel: str | None) -> Any:
     help_text = f"{setting.help} [env: {setting.env}]"
-    panel = _STATS_PANEL if setting.section == "stats" else _PANEL
+    panel = panel or (_STATS_PANEL if setting.section == "stats" else _PANEL)
     if setting.kind is FLAG:
         names = f"{setting.flag}/--no-{setting.flag[2:]}"
         return Annotated[bool | None, typer.Option(names, help=help_text, rich_help_panel=panel)]
@@ -48,28 +66,46 @@ def _annotation(setting: Setting) -> Any:
 
 def setting_flags(command: Callable[..., R]) -> Callable[..., R]:
     """Give `command` (which takes `flags=`) one CLI option per setting but `[stats]`."""
-    return _with_flags(command, "flags", ("gate", "compare", "report"))
+    return _with_flags(command, "flags", _in_sections("gate", "compare", "report"))
 
 
 def compare_flags(command: Callable[..., R]) -> Callable[..., R]:
     """`setting_flags` plus `[baseline]` (`--stale-after-days`), for `compare`, which reads it."""
-    return _with_flags(command, "flags", ("gate", "compare", "report", "baseline"))
+    return _with_flags(command, "flags", _in_sections("gate", "compare", "report", "baseline"))
 
 
 def stats_flags(command: Callable[..., R]) -> Callable[..., R]:
     """Give `command` (which takes `stats=`) one CLI option per `[stats]` setting."""
-    return _with_flags(command, "stats", ("stats",))
+    return _with_flags(command, "stats", _in_sections("stats"))
+
+
+def route_flags(command: Callable[..., R]) -> Callable[..., R]:
+    """Give `routes` (which takes `flags=`) the `ROUTE_SETTINGS` and `[report]` flags only.
+
+    A gate flag is then a usage error; the config file's other sections are still read (one
+    `agentdiff.toml` serves every command), and not used.
+    """
+    chosen = [s for s in SETTINGS if s.name in ROUTE_SETTINGS or s.section == "report"]
+    return _with_flags(command, "flags", chosen, _ROUTE_PANEL)
+
+
+def _in_sections(*sections: str) -> list[Setting]:
+    """The settings of `sections`, in declaration order."""
+    return [s for s in SETTINGS if s.section in sections]
 
 
 def _with_flags(
-    command: Callable[..., R], keyword: str, sections: tuple[str, ...]
+    command: Callable[..., R], keyword: str, chosen: Sequence[Setting], panel: str | None = None
 ) -> Callable[..., R]:
-    chosen = [s for s in SETTINGS if s.section in sections]
+    """`command` with one keyword-only option per `chosen` setting, handed over as `keyword`.
+
+    `panel`: the help panel they are listed under (default: by section).
+    """
     signature = inspect.signature(command, eval_str=True)
     kept = [p for p in signature.parameters.values() if p.name != keyword]
     added = [
         inspect.Parameter(
-            s.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_annotation(s)
+            s.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=_annotation(s, panel)
         )
         for s in chosen
     ]

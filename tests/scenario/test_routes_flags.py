@@ -1,0 +1,98 @@
+"""`agentdiff routes` takes only the settings its report depends on (`ROUTE_SETTINGS`).
+
+A gate limit or `--compare-content` cannot change a route report:
+each is a usage error (exit 2). The flags kept each change it where they should, and an
+`agentdiff.toml` with a `[gate]` section (shared with `compare`) is still read.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentdiff.config import SETTINGS
+from agentdiff.config_kinds import FLAG
+from tests.hostile.helpers import cli
+
+KEPT = {"detect_loops", "strict_tool_signatures", "ignore", "fold_framework_steps"}
+REFUSED = [s for s in SETTINGS if s.section in ("gate", "compare") and s.name not in KEPT]
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No `AGENTDIFF_*` setting from the environment, and no agentdiff.toml of the checkout."""
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def runs(tmp_path: Path) -> Path:
+    """Two runs calling `search` three times, pages 0-2; the second also passes `lang`."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for number, extra in enumerate(({}, {"lang": "en"})):
+        steps = [_search(i, {"q": "x", "page": i, **extra}) for i in range(3)]
+        trace = {"schema_version": "1.0.0", "trace_id": f"t{number}", "agent_name": "A"}
+        (folder / f"r{number}.json").write_text(json.dumps({**trace, "steps": steps}))
+    return folder
+
+
+def _search(index: int, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "step_id": f"s{index}",
+        "step_index": index,
+        "step_type": "tool_call",
+        "name": "search",
+        "input_payload": arguments,
+        "output_payload": {"hits": index},
+        "status": "success",
+    }
+
+
+def _section(runs: Path, *flags: str) -> dict[str, Any]:
+    outcome = cli("routes", runs, "-f", "json", *flags)
+    assert outcome.code == 0, outcome.stderr
+    section: dict[str, Any] = json.loads(outcome.stdout)["scenarios"]["runs"]
+    return section
+
+
+def _looping(section: dict[str, Any]) -> int:
+    return sum(cluster["runs_with_loops"] for cluster in section["clusters"])
+
+
+@pytest.mark.parametrize("setting", REFUSED, ids=lambda s: s.flag)
+def test_a_flag_that_cannot_change_the_routes_is_a_usage_error(runs: Path, setting: Any) -> None:
+    value = [] if setting.kind is FLAG else ["0.1"]
+    outcome = cli("routes", runs, setting.flag, *value)
+    assert outcome.code == 2
+    assert "No such option" in outcome.stderr and setting.flag in outcome.stderr
+
+
+def test_strict_tool_signatures_tells_routes_apart_by_input_keys(runs: Path) -> None:
+    assert _section(runs)["distinct"] == 1
+    strict = _section(runs, "--strict-tool-signatures")
+    assert strict["distinct"] == 2 and len(strict["clusters"]) == 2
+
+
+def test_ignore_and_detect_loops_decide_the_runs_with_loops(runs: Path) -> None:
+    ignored = ("--ignore", "input_payload.page")  # the three calls are then one call, thrice
+    assert _looping(_section(runs)) == 0
+    assert _looping(_section(runs, *ignored)) == 2
+    assert _looping(_section(runs, *ignored, "--no-detect-loops")) == 0
+
+
+def test_the_flags_kept_are_the_route_settings() -> None:
+    from agentdiff.cli.settings import ROUTE_SETTINGS  # here: the old code has none
+
+    assert set(ROUTE_SETTINGS) == KEPT
+
+
+def test_a_config_file_gate_section_is_read_and_not_used(runs: Path, tmp_path: Path) -> None:
+    strict = _section(runs, "--strict-tool-signatures")
+    config = "[gate]\nmax_divergence = 0.1\n[compare]\ncompare_content = true\n"
+    (tmp_path / "agentdiff.toml").write_text(config + "strict_tool_signatures = true\n")
+    assert _section(runs) == strict  # the file is read: its [compare] setting routes uses
