@@ -130,7 +130,15 @@ def test_report_record_builders_give_what_the_constructors_give():
 
     from pydantic import TypeAdapter
 
-    from agentdiff.models.report import Aligned, Change, Op, StepRef, _RefOfFields
+    from agentdiff.models.report import (
+        Aligned,
+        Change,
+        Op,
+        StepRef,
+        _RefOfFields,
+        cut_error,
+        new_step_ref,
+    )
 
     step = TraceStep.model_validate(
         _step("s1", "p0", 3, status="error", error_message="boom " * 500, input_payload={"q": 1})
@@ -140,10 +148,13 @@ def test_report_record_builders_give_what_the_constructors_give():
     assert ref.error_message is not None and ref.error_message.endswith("…")
     change = Change.of("input_payload.q", "argument", 1, 2)
     entry = Aligned.of(Op.CHANGE, ref, ref, [change], 4)
+    cut = cut_error("boom " * 500)
+    assert cut == ref.error_message and cut_error("boom") == "boom"
     built = [
         (ref, plain),
         (change, Change("input_payload.q", "argument", 1, 2)),
         (entry, Aligned(Op.CHANGE, plain, plain, [Change("input_payload.q", "argument", 1, 2)], 4)),
+        (new_step_ref("s1", "p0", 3, StepType.TOOL_CALL, "t", StepStatus.ERROR, cut), plain),
     ]
     for fast, slow in built:
         assert type(fast) is type(slow)

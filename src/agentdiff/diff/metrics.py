@@ -400,17 +400,14 @@ _KNOWN = partial(is_not, None)
 _MODEL_KEY_SET = frozenset(MODEL_KEYS)
 
 
-def names_models(turns: list[Held]) -> bool:
-    """Some of these model turns names its model in its metadata (`MODEL_KEYS`).
+def names_model(meta: Held | None) -> bool:
+    """A model turn whose metadata is `meta` names its model there (`MODEL_KEYS`).
 
-    Else every turn's model is its name (`step_model`), which steps paired by an alignment
-    share: their models cannot differ.
+    When no model turn of a side does, every turn's model is its name (`step_model`), which
+    steps paired by an alignment share: their models cannot differ. Asked per turn, by the
+    pass that picks the model turns (`order`), not in a pass of its own over them.
     """
-    unnamed = _MODEL_KEY_SET.isdisjoint
-    return any(meta and not unnamed(meta) for meta in map(_METADATA, turns))
-
-
-_METADATA = itemgetter("metadata")
+    return meta is not None and bool(meta) and not _MODEL_KEY_SET.isdisjoint(meta)
 
 
 def step_model(step: Held) -> str | None:

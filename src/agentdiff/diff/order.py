@@ -33,10 +33,10 @@ from itertools import compress, islice
 from operator import attrgetter, is_not, itemgetter, le, lt
 from typing import TYPE_CHECKING, Any
 
-from agentdiff.diff.metrics import is_model_turn, names_models
+from agentdiff.diff.metrics import is_model_turn, names_model
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.signatures import Signer
-from agentdiff.models.report import StepRef, Summary, step_fields
+from agentdiff.models.report import StepRef, Summary, cut_error, new_step_ref, step_fields
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TraceStep
 from agentdiff.timeparse import parse_iso
 
@@ -58,7 +58,6 @@ _KNOWN = partial(is_not, None)
 """`_KNOWN(v)`: v is not None, at C speed (in `filter`)."""
 _VALUE = attrgetter("_value_")
 """An enum member's plain string (its hash and `.value` run Python code)."""
-_PARENT_ID, _STEP_INDEX = attrgetter("parent_id"), attrgetter("step_index")
 
 
 @dataclass
@@ -82,7 +81,7 @@ class Side:
     """The field dicts of the steps that are calls to a model, in the order the trace lists
     them (what `metrics.summarize` counts as its turns)."""
     names_models: bool = False
-    """Some model turn names its model in its metadata (`metrics.names_models`): without
+    """Some model turn names its model in its metadata (`metrics.names_model`): without
     one, paired steps (one name) called the same model."""
     failed: list[int] = field(default_factory=list)
     """Positions of the failed attempts (status `error` or `retry`), in order."""
@@ -126,8 +125,10 @@ class _Columns:
         "calls",
         "ends",
         "failed",
+        "indexes",
         "kinds",
         "model_turns",
+        "names_models",
         "parents",
         "refs",
         "starts",
@@ -152,20 +153,31 @@ class _Columns:
         """`metadata.turn_id` (None: not given)."""
         self.model_turns: list[dict[str, Any]] = []
         """The field dicts of the steps that are calls to a model (`metrics.is_model_turn`)."""
-        ids = self._read(steps, signer)
-        self.parents: list[int | None] = list(map(ids.get, map(_PARENT_ID, self.refs)))
+        self.names_models = False
+        """Some model turn names its model in its metadata (`metrics.names_model`)."""
+        self.indexes: list[int] = []
+        """`step_index`."""
+        parent_ids: list[Any] = []  # str or None (`ids.get` of None is None)
+        ids = self._read(steps, signer, parent_ids)
+        self.parents: list[int | None] = list(map(ids.get, parent_ids))
         """Each step's parent's position (None: a root, or a parent unknown in the trace)."""
         kind_ids = signer.base_of_kind
         self.base = (
             list(map(signer.base, steps)) if kind_ids is None else list(map(kind_ids, self.kinds))
         )
 
-    def _read(self, steps: list[TraceStep], signer: Signer) -> dict[str, int]:
+    def _read(
+        self, steps: list[TraceStep], signer: Signer, parent_ids: list[Any]
+    ) -> dict[str, int]:
         """Read the steps' field dicts in one pass; each step id's position (the last wins).
 
         A plain loop: Python calls made from a loop cost less than calls made from `map`. The
-        model turns are picked here too (`metrics.is_model_turn`), so the totals need
-        no pass of their own over every step.
+        model turns are picked here too (`metrics.is_model_turn`), so the totals need no pass
+        of their own over every step, and whether one names its model (`metrics.names_model`)
+        is asked as each is picked. Each field is read once: the reference is built from the
+        values read here (`new_step_ref`, not `StepRef.of_fields`, which read four of them
+        again), and the parent ids and step indexes are listed as they are read, not read back
+        off the 100,000 references in passes of their own.
         """
         ref, kind, call, failed, model = (
             self.refs.append,
@@ -175,12 +187,20 @@ class _Columns:
             self.model_turns.append,
         )
         start_of, end_of, turn_of = self.starts.append, self.ends.append, self.turns.append
-        new_ref, call_key = StepRef.of_fields, signer.call_key
+        parent_of, index_of = parent_ids.append, self.indexes.append
+        call_key = signer.call_key
         ids: dict[str, int] = {}
+        named = False
         for i, held in enumerate(map(step_fields, steps)):
+            step_id, parent, index = held["step_id"], held["parent_id"], held["step_index"]
             step_type, name, status = held["step_type"], held["name"], held["status"]
-            ids[held["step_id"]] = i
-            ref(new_ref(held))
+            error = held["error_message"]
+            ids[step_id] = i
+            parent_of(parent)
+            index_of(index)
+            if error is not None:
+                error = cut_error(error)
+            ref(new_step_ref(step_id, parent, index, step_type, name, status, error))
             kind((step_type._value_, name))
             failed(status is _ERROR or status is _RETRY)
             meta = held["metadata"]
@@ -188,6 +208,8 @@ class _Columns:
                 call[i] = call_key(name, held["input_payload"])
             elif is_model_turn(held):
                 model(held)
+                if not named:
+                    named = names_model(meta)
             if meta:
                 start, end, turn = meta.get("started_at"), meta.get("ended_at"), meta.get("turn_id")
                 if turn is not None and not isinstance(turn, (str, int)):
@@ -199,6 +221,7 @@ class _Columns:
                 start_of(None)
                 end_of(None)
                 turn_of(None)
+        self.names_models = named
         return ids
 
 
@@ -219,7 +242,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     side = Side(
         wall_clock=_wall_clock(cols.starts, cols.ends),
         model_turns=cols.model_turns,
-        names_models=names_models(cols.model_turns),
+        names_models=cols.names_models,
     )
     if order is None:
         side.steps, side.refs, side.base, side.call = cols.steps, cols.refs, cols.base, cols.calls
@@ -282,7 +305,7 @@ def _execution_order(
     traces list their steps in execution order already: that is checked (one pass) before any
     walk.
     """
-    indexes = list(map(_STEP_INDEX, cols.refs))
+    indexes = cols.indexes
     listed = _ascending(indexes)
     tree = _tree(cols.parents) if listed else None
     if tree is not None:
