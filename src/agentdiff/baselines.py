@@ -4,11 +4,16 @@
 `agentdiff compare --update-baseline` and the pytest plugin's `--agentdiff-update-baseline` all
 call it. It refuses to replace a file that holds several traces (one would silently win), stamps
 the trace with a `Provenance` record (who, when, commit, why, via what; the replaced baseline's
-approval is kept under `previous`) and writes it with `write_baseline`: atomically (a failure
-mid-write leaves the old baseline untouched), in the old baseline's format family so the next
-comparison still reads it (a JSON Lines baseline, `.jsonl`/`.ndjson`, gets one JSON line; a gzip
-one, by magic bytes or `.gz`, stays gzip); a symlinked baseline updates the file the link names;
-a read-only one is refused.
+approval is kept under `previous`, or `{"unreadable": why}` when that file held no readable
+trace), keeps the trace's `source_format` (the format its run was recorded in) and writes it with
+`write_baseline`: atomically (a failure mid-write leaves the old baseline untouched), in the old
+baseline's format family so the next comparison still reads it (a JSON Lines baseline,
+`.jsonl`/`.ndjson`, gets one JSON line; a gzip one, by magic bytes or `.gz`, stays gzip); a
+symlinked baseline updates the file the link names; a read-only one is refused.
+
+`load_baseline` tells a file whose content is no trace (`UnreadableBaselineError`: what
+`approve --force` replaces) from one that cannot be read at all or is no regular file (never
+replaced).
 
 `approval_blockers(report)` is the shared rule for approving from a comparison: the gate must
 pass, and a new tool loop is never blessed silently, even when the gate allows loops (the
@@ -24,7 +29,12 @@ from pathlib import Path
 
 import orjson
 
-from agentdiff.errors import AgentDiffError, MultipleTracesError
+from agentdiff.errors import (
+    AgentDiffError,
+    MultipleTracesError,
+    TraceFileError,
+    TraceLoadError,
+)
 from agentdiff.files import check_output_path, write_atomically
 from agentdiff.loader import load_trace
 from agentdiff.models.report import DiffReport
@@ -38,10 +48,12 @@ __all__ = [
     "VIA_COMPARE",
     "VIA_PYTEST",
     "TraceSource",
+    "UnreadableBaselineError",
     "approval_blockers",
     "as_trace",
     "baseline_bytes",
     "canonical_json",
+    "load_baseline",
     "replaced_provenance",
     "save_baseline",
     "write_baseline",
@@ -55,6 +67,13 @@ TraceSource = AgentTrace | str | Path
 """A trace, or the path of a trace file in any supported format."""
 
 _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
+
+
+class UnreadableBaselineError(TraceLoadError):
+    """The baseline file is there, but its content is no trace AgentDiff reads.
+
+    The message says why; `agentdiff approve --force` replaces the file.
+    """
 
 
 def as_trace(source: TraceSource) -> AgentTrace:
@@ -86,11 +105,14 @@ def trace_file_bytes(name: str, trace: AgentTrace, *, gzipped: bool, redact: boo
 
 
 def _is_gzip(path: Path) -> bool:
+    """`path` is a gzip file by its magic bytes, or by its `.gz` name (a broken one too)."""
+    if path.suffix == ".gz":
+        return True
     try:
         with path.open("rb") as file:
             return file.read(2) == GZIP_MAGIC
     except OSError:
-        return path.suffix == ".gz"
+        return False
 
 
 def baseline_bytes(path: Path, trace: AgentTrace) -> bytes:
@@ -114,6 +136,15 @@ def replaced_provenance(path: Path) -> Provenance | None:
 
     A missing or unreadable file has no approval (replacing it is what an update is for).
     """
+    previous = _replaced(path)
+    return previous if isinstance(previous, Provenance) else None
+
+
+def _replaced(path: Path) -> Provenance | str | None:
+    """The approval of the baseline at `path`, or why it holds no readable trace (the message).
+
+    `None` for a missing file or one without an approval; a file of several traces is refused.
+    """
     if not path.exists():
         return None
     try:
@@ -122,8 +153,22 @@ def replaced_provenance(path: Path) -> Provenance | None:
         msg = f"refusing to overwrite: it holds several traces ({exc.message})"
         hint = "approve into a file of its own; a baseline is one trace"
         raise MultipleTracesError(msg, hint=hint, source=path) from None
-    except AgentDiffError:
-        return None
+    except AgentDiffError as exc:
+        return exc.message
+
+
+def load_baseline(path: Path) -> AgentTrace:
+    """The baseline trace at `path`; `UnreadableBaselineError` when its content is no trace.
+
+    A file that cannot be read at all (missing, not a regular file, no permission) or that holds
+    several traces raises its own error: those are never replaced.
+    """
+    try:
+        return load_trace(path)
+    except (TraceFileError, MultipleTracesError):
+        raise
+    except AgentDiffError as exc:
+        raise UnreadableBaselineError(exc.message, hint=exc.hint, source=path) from None
 
 
 def approval_blockers(report: DiffReport) -> list[str]:
@@ -151,6 +196,9 @@ def save_baseline(
 ) -> Provenance:
     """Write `trace` as the baseline at `path`, stamped with who/when/commit/why; the record.
 
+    The canonical JSON keeps the trace's `source_format`, so the baseline still says which
+    format its run was recorded in (`openai_agents`, ...) when it is read back.
+
     `inputs` are files the caller still reads (the candidate): never written over.
     """
     record = Provenance.now(
@@ -158,9 +206,9 @@ def save_baseline(
         via=via,
         reason=reason,
         candidate=str(candidate) if candidate is not None else None,
-        previous=replaced_provenance(path),
+        previous=_replaced(path),
     )
-    metadata = {k: v for k, v in (trace.metadata or {}).items() if k != "source_format"}
+    metadata = dict(trace.metadata or {})  # its `source_format` names the format it was recorded in
     metadata[PROVENANCE_KEY] = record.model_dump(mode="json", exclude_none=True)
     write_baseline(path, trace.model_copy(update={"metadata": metadata}), inputs)
     return record

@@ -90,8 +90,6 @@ def load_trace(
         with no_gc_pauses():
             loaded = _load(source, adapter_name, trace_id, limits)
             if isinstance(loaded, AgentTrace):
-                if trace_id is not None and _single_canonical(loaded):
-                    _check_picked(loaded, trace_id)
                 return loaded
             return parse_trace_data(
                 loaded, adapter_name, trace_id=trace_id, limits=limits, source=source
@@ -109,7 +107,7 @@ def _load(
         loaded = _read_lines(source, limits, fast=fast, spans=(adapter_name, trace_id))
         return loaded if loaded is not None else _read_lines(source, limits)
     raw = read_file(source, limits)
-    trace = _canonical(_without_bom(raw), adapter_name, limits)
+    trace = _canonical(_without_bom(raw), adapter_name, limits, trace_id)
     return trace if trace is not None else _parse_checked(raw, source, limits)
 
 
@@ -151,7 +149,8 @@ def _read_lines(
         head = list(islice(lines, 2))
         if fast and len(head) == 1:
             number, line = head[0]
-            trace = _canonical(line.removeprefix(_BOM) if number == 1 else line, None, limits)
+            line = line.removeprefix(_BOM) if number == 1 else line
+            trace = _canonical(line, None, limits, spans[1] if spans else None)
             if trace is not None:
                 return trace
         if spans is not None and head and _OTLP_LINE.match(head[0][1]):
@@ -176,14 +175,19 @@ def _parse_checked(raw: bytes, path: Path, limits: Limits) -> Any:
 
 
 def _canonical(
-    raw: bytes | memoryview, adapter_name: str | None, limits: Limits
+    raw: bytes | memoryview, adapter_name: str | None, limits: Limits, trace_id: str | None
 ) -> AgentTrace | None:
-    """The trace when `raw` is plain canonical JSON (the fast path; see `agentdiff.canonical`)."""
+    """The trace when `raw` is plain canonical JSON (the fast path; see `agentdiff.canonical`).
+
+    A `trace_id` asked for must be its id (a document of one trace is never silently another).
+    """
     if adapter_name not in _CANONICAL_NAMES:
         return None
     trace = decode_canonical(raw, GenericAdapter.name)
     if trace is not None:
         _check_step_count(trace, limits)
+        if trace_id is not None:
+            _check_picked(trace, trace_id)
     return trace
 
 
@@ -452,11 +456,6 @@ def parse_trace_data(
     if trace_id is not None and not ids:
         _check_picked(trace, trace_id)
     return _finished(trace, adapter, limits)
-
-
-def _single_canonical(trace: AgentTrace) -> bool:
-    """`trace` is a canonical document's one trace (the fast path picks none of several)."""
-    return (trace.metadata or {}).get("source_format") == GenericAdapter.name
 
 
 def _check_picked(trace: AgentTrace, trace_id: str) -> None:

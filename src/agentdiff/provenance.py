@@ -46,7 +46,8 @@ class Provenance(BaseModel):
     candidate: str | None = None
     """The candidate file that was approved, when it came from a file."""
     previous: dict[str, Any] | None = None
-    """`approved_at`/`approved_by`/`commit` of the baseline this one replaced, when known."""
+    """`approved_at`/`approved_by`/`commit` of the baseline this one replaced, when known;
+    `{"unreadable": why}` when that file held no readable trace."""
 
     @classmethod
     def now(
@@ -56,9 +57,12 @@ class Provenance(BaseModel):
         via: str,
         reason: str | None = None,
         candidate: str | None = None,
-        previous: Provenance | None = None,
+        previous: Provenance | str | None = None,
     ) -> Provenance:
-        """A record for an approval made now, for a baseline at `where`."""
+        """A record for an approval made now, for a baseline at `where`.
+
+        `previous` is the replaced baseline's approval, or why that file held no readable trace.
+        """
         folder = _existing_folder(where)
         commit = _git(folder, "rev-parse", "HEAD")
         dirty = None
@@ -72,10 +76,17 @@ class Provenance(BaseModel):
             dirty=dirty,
             reason=reason,
             candidate=candidate,
-            previous=previous.model_dump(include={"approved_at", "approved_by", "commit"})
-            if previous
-            else None,
+            previous=_previous(previous),
         )
+
+
+def _previous(previous: Provenance | str | None) -> dict[str, Any] | None:
+    """What a record keeps of the baseline it replaced (see `Provenance.previous`)."""
+    if isinstance(previous, str):
+        return {"unreadable": previous}
+    if previous is None:
+        return None
+    return previous.model_dump(include={"approved_at", "approved_by", "commit"})
 
 
 def provenance_of(trace: AgentTrace) -> Provenance | None:

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.errors import TraceFormatError
-from agentdiff.models.trace import AgentTrace
+from agentdiff.models.trace import CANONICAL_FORMAT, AgentTrace
 
 __all__ = ["GenericAdapter"]
 
@@ -28,7 +28,7 @@ def _is_trace(data: Any) -> bool:
 class GenericAdapter(BaseAdapter):
     """Canonical AgentTrace JSON (what `agentdiff convert` writes)."""
 
-    name: ClassVar[str] = "generic"
+    name: ClassVar[str] = CANONICAL_FORMAT
     aliases: ClassVar[tuple[str, ...]] = ("agentdiff", "canonical")
 
     @classmethod

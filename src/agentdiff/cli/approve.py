@@ -3,9 +3,12 @@
 The candidate is compared with the current baseline first (the report is printed) and approved
 only when `agentdiff.baselines.approval_blockers` finds nothing: the gate passed and no new tool
 loop appeared; `--force` approves anyway and says what it overrode. Without a baseline file the
-candidate becomes the first baseline. The write (provenance, refusal of multi-trace files,
-atomic replace) is `agentdiff.baselines.save_baseline`, shared with `compare --update-baseline`
-and the pytest plugin.
+candidate becomes the first baseline. A baseline file whose content is no readable trace is
+refused (exit 2) unless `--force`, which writes the candidate over it without a comparison; a
+file that is no regular file, or that cannot be read at all, is never replaced. The write
+(provenance, refusal of multi-trace files, atomic replace) is
+`agentdiff.baselines.save_baseline`, shared with `compare --update-baseline` and the pytest
+plugin.
 """
 
 from __future__ import annotations
@@ -17,7 +20,14 @@ from typing import Annotated
 
 import typer
 
-from agentdiff.baselines import VIA_APPROVE, approval_blockers, replaced_provenance, save_baseline
+from agentdiff.baselines import (
+    VIA_APPROVE,
+    UnreadableBaselineError,
+    approval_blockers,
+    load_baseline,
+    replaced_provenance,
+    save_baseline,
+)
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, say
 from agentdiff.cli.options import AdapterOpt, TraceIdOpt
 from agentdiff.cli.settings import resolved_options, setting_flags
@@ -68,6 +78,18 @@ def approve_from_report(
     return True
 
 
+def _current_baseline(path: Path, *, force: bool) -> AgentTrace | None:
+    """The baseline at `path`; `None` when it holds no readable trace and `--force` replaces it."""
+    try:
+        return load_baseline(path)
+    except UnreadableBaselineError as exc:
+        if not force:
+            msg = f"is no readable baseline ({exc.message}); --force replaces it with the candidate"
+            raise UnreadableBaselineError(msg, hint=exc.hint, source=path) from None
+        say(f"overridden by --force: {path} is no readable baseline ({exc.message})")
+        return None
+
+
 @handle_errors
 @setting_flags
 def approve(
@@ -97,7 +119,12 @@ def approve(
         say(f"no baseline yet: {baseline} created from {candidate}")
         say(_describe(baseline, record))
         return
-    report = compare_traces(load_trace(baseline), cand, options=options)
+    current = _current_baseline(baseline, force=force)
+    if current is None:
+        record = save_baseline(baseline, cand, via=VIA_APPROVE, reason=reason, candidate=candidate)
+        say(_describe(baseline, record))
+        return
+    report = compare_traces(current, cand, options=options)
     shown = RenderOptions(width=100, **config.redaction())  # the user's patterns and keys too
     typer.echo(render(report, "terminal", shown))
     if not approve_from_report(

@@ -35,7 +35,7 @@ def convert(
         bool, typer.Option("--redact", help="Redact secrets (the data is kept as is by default).")
     ] = False,
 ) -> None:
-    """Print the canonical AgentTrace JSON of FILE (metadata.source_format names the adapter).
+    """Print the canonical AgentTrace JSON of FILE (metadata.source_format names its format).
 
     With -o, the file is written as its name says: one JSON line for .jsonl/.ndjson, gzip for
     .gz, so every command reads it back.

@@ -10,7 +10,9 @@ Conventions every adapter follows:
 - **Payloads are dicts.** A JSON-string payload is parsed; any other value is wrapped as
   `{"value": ...}` (see `agentdiff.adapters._kit.payloads.as_payload`).
 - **Source ids are kept.** The source's own ids (span ids, run ids, message ids) stay in
-  `metadata` when they are not the step id. `trace.metadata["source_format"]` names the adapter.
+  `metadata` when they are not the step id. `trace.metadata["source_format"]` names the format
+  the run was recorded in: the adapter that read it, or for canonical JSON that names its format
+  (what `convert` and an approved baseline write), that format (`with_source_format`).
 - **Step metadata the diff engine reads** (every other key is kept and shown, never compared):
 
   ===============  ==========================================================================
@@ -37,6 +39,7 @@ Conventions every adapter follows:
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -46,6 +49,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = [
+    "CANONICAL_FORMAT",
     "FAILED",
     "SCHEMA_VERSION",
     "AgentTrace",
@@ -192,13 +196,23 @@ class AgentTrace(_Model):
         return graph
 
 
+CANONICAL_FORMAT = "generic"
+"""The `source_format` of canonical AgentTrace JSON (the generic adapter's name)."""
+_FORMAT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+"""What a recorded format name may look like (an adapter's name); anything else is not kept."""
+
+
 def with_source_format(metadata: object, source: str) -> dict[str, Any]:
     """A copy of a trace's `metadata` (a dict, or none) whose `source_format` is `source`.
 
-    The key keeps its place if the metadata had it.
+    Canonical JSON (`source` is `CANONICAL_FORMAT`) whose metadata already names a format (an
+    adapter's name: `convert` and an approved baseline write the one the run was recorded in)
+    keeps that name. The key keeps its place if the metadata had it.
     """
     marked = dict(metadata) if isinstance(metadata, dict) else {}
-    marked["source_format"] = source
+    named = marked.get("source_format")
+    if source != CANONICAL_FORMAT or not isinstance(named, str) or not _FORMAT_NAME.match(named):
+        marked["source_format"] = source
     return marked
 
 
