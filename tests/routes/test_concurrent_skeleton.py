@@ -226,15 +226,6 @@ def test_the_legend_follows_the_groups_shown_not_the_names(tmp_path: Path) -> No
     assert LEGEND in _invoke("routes", fan)
 
 
-def test_a_clipped_skeleton_ends_marked_at_a_space() -> None:
-    from agentdiff.render.text import clip_words  # absent before the fix
-
-    shown = "gpt → {geocode ‖ web_search} → gpt"
-    assert clip_words(shown, 100) == shown
-    assert clip_words(shown, 24) == "gpt → {geocode ‖ …"
-    assert len(clip_words("x" * 50, 10)) <= 10
-
-
 def test_a_departure_names_which_route_has_the_group(tmp_path: Path) -> None:
     """Only the main route's step in a group: step N of this route is not in one."""
     grouped = _fan_out(["geocode", "web_search"])

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["clip", "clip_words", "multiline", "one_line", "payload_json", "short_json"]
+__all__ = ["clip", "multiline", "one_line", "payload_json", "short_json"]
 
 _UNSAFE = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
@@ -37,17 +37,6 @@ def one_line(text: object) -> str:
 def clip(text: str, limit: int) -> str:
     """`text`, cut to `limit` characters with an ellipsis."""
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
-
-
-def clip_words(text: str, limit: int) -> str:
-    """`text`, cut at a space to at most `limit` characters, ending ` …` where it was cut.
-
-    No name is left looking whole: `plan → {geocode ‖ …`, not `plan → {geocode ‖ web_se…`.
-    """
-    if len(text) <= limit:
-        return text
-    cut = text.rfind(" ", 0, max(limit - 1, 0))
-    return (text[:cut] if cut > 0 else text[: max(limit - 2, 0)]) + " …"
 
 
 def short_json(value: Any, limit: int = 80) -> str:

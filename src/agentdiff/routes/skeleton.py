@@ -19,11 +19,25 @@ from rapidfuzz.distance import Indel
 
 from agentdiff.routes.encode import RouteCodec, label_name
 
-__all__ = ["CONCURRENT", "Departure", "first_departure", "fold", "skeleton", "skeleton_shown"]
+__all__ = [
+    "CONCURRENT",
+    "Departure",
+    "Part",
+    "first_departure",
+    "fold",
+    "joined",
+    "skeleton",
+    "skeleton_parts",
+    "skeleton_shown",
+]
 
 ARROW = " → "
 CONCURRENT = " ‖ "
 """Between the members of a concurrent group (inside `{…}`)."""
+
+Part = tuple[str, int]
+"""A skeleton from one step boundary to the next, as shown, and the route's steps it holds:
+`plan` (1), `lookup_order ×3` (3), or one whole concurrent group, `{geocode ‖ web_search}` (2)."""
 
 
 def fold(labels: Sequence[str]) -> list[tuple[str, int]]:
@@ -48,29 +62,45 @@ def skeleton(labels: Sequence[str], groups: Sequence[Sequence[int]] = ()) -> str
 
 def skeleton_shown(labels: Sequence[str], groups: Sequence[Sequence[int]] = ()) -> tuple[str, bool]:
     """`skeleton(labels, groups)`, and whether it shows a concurrent group (`{…}`)."""
+    parts, concurrent = skeleton_parts(labels, groups)
+    return joined(parts), concurrent
+
+
+def skeleton_parts(
+    labels: Sequence[str], groups: Sequence[Sequence[int]] = ()
+) -> tuple[list[Part], bool]:
+    """The skeleton's parts (`joined`, they read as `skeleton`); whether one is a group.
+
+    A route shown in part is cut between two parts, so never inside a concurrent group.
+    """
     if not groups:
         return _sequence(labels), False
     starting = {bounds[0]: bounds for bounds in groups}
     shown: list[bool] = []
-    return _part(labels, 0, len(labels), starting, shown), bool(shown)
+    return _parts(labels, 0, len(labels), starting, shown), bool(shown)
 
 
-def _sequence(labels: Sequence[str]) -> str:
-    return ARROW.join(name if n == 1 else f"{name} ×{n}" for name, n in fold(labels))
+def joined(parts: Sequence[Part]) -> str:
+    """The skeleton `parts` read as: `plan → {geocode ‖ web_search} → answer`."""
+    return ARROW.join(shown for shown, _ in parts)
 
 
-def _part(
+def _sequence(labels: Sequence[str]) -> list[Part]:
+    return [(name if n == 1 else f"{name} ×{n}", n) for name, n in fold(labels)]
+
+
+def _parts(
     labels: Sequence[str],
     start: int,
     end: int,
     starting: dict[int, Sequence[int]],
     groups_shown: list[bool],
-) -> str:
+) -> list[Part]:
     """`labels[start:end]`, the groups that start (and end) within it shown concurrent.
 
     Each group shown appends to `groups_shown`.
     """
-    parts: list[str] = []
+    parts: list[Part] = []
     plain = start
     at = start
     while at < end:
@@ -78,22 +108,28 @@ def _part(
         if bounds is None or bounds[-1] > end:
             at += 1
             continue
-        if plain < at:
-            parts.append(_sequence(labels[plain:at]))
-        branches = [_part(labels, a, b, starting, groups_shown) for a, b in pairwise(bounds)]
-        shown: list[tuple[str, int]] = []
-        for branch in branches:  # equal members are adjacent (canonical order)
-            if shown and shown[-1][0] == branch:
-                shown[-1] = (branch, shown[-1][1] + 1)
-            else:
-                shown.append((branch, 1))
-        inner = CONCURRENT.join(b if n == 1 else f"{b} ‖×{n}" for b, n in shown)
-        parts.append("{" + inner + "}")
+        parts += _sequence(labels[plain:at])
+        parts.append((_group(labels, bounds, starting, groups_shown), bounds[-1] - at))
         groups_shown.append(True)
         at = plain = bounds[-1]
-    if plain < end:
-        parts.append(_sequence(labels[plain:end]))
-    return ARROW.join(parts)
+    return parts + _sequence(labels[plain:end])
+
+
+def _group(
+    labels: Sequence[str],
+    bounds: Sequence[int],
+    starting: dict[int, Sequence[int]],
+    groups_shown: list[bool],
+) -> str:
+    """`{a ‖ b}`: the group whose branches start at `bounds` (then its end), equal ones once."""
+    branches = [joined(_parts(labels, a, b, starting, groups_shown)) for a, b in pairwise(bounds)]
+    shown: list[tuple[str, int]] = []
+    for branch in branches:  # equal members are adjacent (canonical order)
+        if shown and shown[-1][0] == branch:
+            shown[-1] = (branch, shown[-1][1] + 1)
+        else:
+            shown.append((branch, 1))
+    return "{" + CONCURRENT.join(b if n == 1 else f"{b} ‖×{n}" for b, n in shown) + "}"
 
 
 @dataclass(frozen=True)

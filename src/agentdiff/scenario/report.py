@@ -32,6 +32,7 @@ __all__ = [
     "RunRow",
     "RunsReport",
     "ScenarioReport",
+    "SkeletonPart",
     "StatTest",
     "TrieNode",
     "Verdict",
@@ -43,7 +44,9 @@ RUNS_REPORT_VERSION = "2"
 their turns); `RunRow.model_turns` gives it per run. Route reports share the number: a
 `RouteRow.skeleton` (and `side_routes`) shows a concurrent group as `{a ‖ b}` (`{a ‖×3}`), where
 version 1 joined its steps with `→`; `RouteRow.concurrent` and `Departure.concurrent`,
-`here_concurrent` and `main_concurrent` are new (optional, False)."""
+`here_concurrent` and `main_concurrent` are new (optional, False). Added within version 2
+(optional): `RouteRow.skeleton_parts` and `side_route_parts`, the skeletons in parts (a route
+shown in part is cut between two, never inside a group)."""
 
 
 class Verdict(str, Enum):
@@ -156,6 +159,17 @@ class Departure(_Record):
     """This route's step there is in a concurrent group."""
 
 
+class SkeletonPart(_Record):
+    """One part of a skeleton, from one step boundary to the next.
+
+    `plan`, `lookup_order ×3`, or a whole concurrent group, `{geocode ‖ web_search}`.
+    """
+
+    shown: str
+    steps: int
+    """The route's steps it holds (`lookup_order ×3`: 3; `{geocode ‖ web_search}`: 2)."""
+
+
 class RouteRow(_Record):
     """One route cluster: its runs per side and what it looks like."""
 
@@ -166,6 +180,9 @@ class RouteRow(_Record):
     """Its medoid's route: `a → b` one after another, `a ×3` repeated, `{a ‖ b}` one
     concurrent group (listed by name, not in the order they ran), `{a ‖×3}` three equal members
     of one."""
+    skeleton_parts: list[SkeletonPart] = []
+    """`skeleton` in parts (joined by ` → ` they read as `skeleton`); empty in a report written
+    before routes gave them."""
     concurrent: bool = False
     """`skeleton` (or one of `side_routes`) shows a concurrent group."""
     medoid_run: str
@@ -182,6 +199,8 @@ class RouteRow(_Record):
     """A side none of whose runs here take the medoid's route: the route most of them take
     (a cluster holds routes within the threshold of each other, so "R1 5/5 → 5/5" may be two
     routes, one per side)."""
+    side_route_parts: dict[str, list[SkeletonPart]] = {}
+    """Each of `side_routes` in parts, under its side (see `skeleton_parts`)."""
 
 
 class TrieNode(_Record):

@@ -13,11 +13,18 @@ from statistics import median
 
 from agentdiff.routes.cluster import RouteMap, cluster_routes
 from agentdiff.routes.linkage import distance_matrix
-from agentdiff.routes.skeleton import first_departure, skeleton_shown
+from agentdiff.routes.skeleton import Part, first_departure, joined, skeleton_parts
 from agentdiff.routes.trie import route_trie
 from agentdiff.scenario.checks import Draft, band, rate_band, rate_test
 from agentdiff.scenario.profile import RunProfile
-from agentdiff.scenario.report import Band, Departure, RouteRow, RouteSection, TrieNode
+from agentdiff.scenario.report import (
+    Band,
+    Departure,
+    RouteRow,
+    RouteSection,
+    SkeletonPart,
+    TrieNode,
+)
 from agentdiff.stats import energy_test, min_p, noise_floor
 from agentdiff.stats.energy import EXACT_SPLITS
 from agentdiff.stats_options import StatsOptions
@@ -186,13 +193,14 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
         groups = _groups(runs[cluster.medoid_run], cluster.medoid)
         here_in = departure is not None and _within(groups, departure.step)
         main_in = departure is not None and _within(main_groups, departure.main_step)
-        shown, concurrent = skeleton_shown(cluster.medoid, groups)
+        parts, concurrent = skeleton_parts(cluster.medoid, groups)
         side_routes = _side_routes(cluster.medoid, members, [sides[i] for i in cluster.runs])
         rows.append(
             RouteRow(
                 name=cluster.name,
                 counts=counts,
-                skeleton=shown,
+                skeleton=joined(parts),
+                skeleton_parts=_records(parts),
                 concurrent=concurrent or any(c for _, c in side_routes.values()),
                 medoid_run=runs[cluster.medoid_run].run_id,
                 medoid_id=cluster.medoid_id,
@@ -201,7 +209,8 @@ def _rows(routes: RouteMap, runs: Sequence[RunProfile], sides: Sequence[str]) ->
                 runs_with_loops=sum(1 for r in members if r.loops),
                 runs_with_errors=sum(1 for r in members if r.errors),
                 cost_median=median(costs) if costs else None,
-                side_routes={side: route for side, (route, _) in side_routes.items()},
+                side_routes={side: joined(route) for side, (route, _) in side_routes.items()},
+                side_route_parts={side: _records(r) for side, (r, _) in side_routes.items()},
                 departure=None
                 if departure is None
                 else Departure(
@@ -231,10 +240,10 @@ def _trie(routes: RouteMap, sides: Sequence[str]) -> TrieNode:
 
 def _side_routes(
     medoid: Sequence[str], members: Sequence[RunProfile], sides: Sequence[str]
-) -> dict[str, tuple[str, bool]]:
+) -> dict[str, tuple[list[Part], bool]]:
     """Each side of a cluster none of whose runs take its medoid's route: their most common.
 
-    Each as its skeleton, and whether that shows a concurrent group.
+    Each as its skeleton's parts, and whether one is a concurrent group.
     """
     taken: dict[str, Counter[tuple[str, ...]]] = {}
     for run, side in zip(members, sides, strict=True):
@@ -245,8 +254,13 @@ def _side_routes(
         if target not in routes:
             route = routes.most_common(1)[0][0]
             taker = next(run for run in members if run.route == route)  # its groups are shown
-            shown[side] = skeleton_shown(route, _groups(taker, route))
+            shown[side] = skeleton_parts(route, _groups(taker, route))
     return shown
+
+
+def _records(parts: Sequence[Part]) -> list[SkeletonPart]:
+    """A skeleton's parts as the report gives them."""
+    return [SkeletonPart(shown=shown, steps=steps) for shown, steps in parts]
 
 
 def _groups(run: RunProfile, route: Sequence[str]) -> tuple[tuple[int, ...], ...]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from agentdiff.render.measures import count, folded, plural
 from agentdiff.render.prepare import text
+from agentdiff.routes.skeleton import ARROW
 from agentdiff.scenario.report import (
     Band,
     Departure,
@@ -25,6 +26,7 @@ from agentdiff.scenario.report import (
     RoutesReport,
     RunsReport,
     ScenarioReport,
+    SkeletonPart,
     StatTest,
     TrieNode,
     Verdict,
@@ -36,6 +38,7 @@ __all__ = [
     "TEST_HEADER",
     "ScenarioView",
     "caveat",
+    "clip_route",
     "concurrency_legend",
     "folded_facts",
     "folded_words",
@@ -281,16 +284,47 @@ def _departure_group(d: Departure, *, placed: bool = False) -> str:
     return f" ({counted})" if placed else ""
 
 
-def side_route_notes(row: RouteRow) -> list[str]:
+def side_route_notes(row: RouteRow, limit: int | None = None) -> list[str]:
     """`R1 holds more than one route: its baseline runs take plan → answer` (see `side_routes`).
 
     The skeleton shown is the cluster's medoid; a side none of whose runs took it is named with
     the route most of them took, so "5/5 → 5/5" is not read as one route both sides took.
+    With a `limit`, each route is shown in at most that many characters, cut as a main line
+    is (`clip_route`).
     """
-    return [
-        text(f"{row.name} holds more than one route: its {side} runs take {route}")
-        for side, route in row.side_routes.items()
-    ]
+    notes = []
+    for side, route in row.side_routes.items():
+        parts = row.side_route_parts.get(side, [])
+        shown = text(route) if limit is None else clip_route(route, parts, limit)
+        notes.append(text(f"{row.name} holds more than one route: its {side} runs take ") + shown)
+    return notes
+
+
+def clip_route(skeleton: str, parts: Sequence[SkeletonPart], limit: int) -> str:
+    """`skeleton` in at most `limit` characters: whole, or cut between two of its `parts`.
+
+    A concurrent group is one part, so it is shown whole or not at all, never left open. The
+    cut is marked with the route's steps it leaves out (`lookup_order ×3` counts 3, a group its
+    members): `plan → geocode → … (+7 more steps)`. Prepared (`text`) for display; without
+    `parts` (a report written before routes gave them) it is shown whole.
+    """
+    whole = text(skeleton)
+    if len(whole) <= limit or not parts:
+        return whole
+    shown = [text(part.shown) for part in parts]
+    left = sum(part.steps for part in parts)
+    kept: list[str] = []
+    for part, each in zip(shown, parts, strict=True):
+        if len(ARROW.join([*kept, part, _cut_mark(left - each.steps)])) > limit:
+            break
+        kept.append(part)
+        left -= each.steps
+    return ARROW.join([*kept, _cut_mark(left)])
+
+
+def _cut_mark(hidden: int) -> str:
+    """Where a route shown in part was cut: `… (+7 more steps)`."""
+    return f"… (+{plural(hidden, 'more step')})"
 
 
 def route_sections(report: RoutesReport) -> list[tuple[str, RouteSection]]:

@@ -12,16 +12,18 @@ from dataclasses import dataclass
 from agentdiff.render.measures import plural
 from agentdiff.render.prepare import text
 from agentdiff.render.runs.view import (
+    clip_route,
     concurrency_legend,
     folded_facts,
     folded_words,
     side_route_notes,
 )
-from agentdiff.render.text import clip, clip_words
+from agentdiff.render.text import clip
 from agentdiff.stats_options import inconclusive_fails, judged_fdr
 from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
 
 __all__ = [
+    "ROUTE_CHARS",
     "ScenarioView",
     "by_severity",
     "count_words",
@@ -34,6 +36,9 @@ __all__ = [
     "several_runs",
     "summary_line",
 ]
+
+ROUTE_CHARS = 180
+"""The most of a route a finding shows (`clip_route`: ~20 of them go to `… (+N more steps)`)."""
 
 _COUNT_WORDS = (
     ("passed", "passed"),
@@ -205,8 +210,9 @@ def _route_lines(row: ScenarioRow) -> list[str]:
         mark = " new" if r.new else ""
         shares = f"{r.counts.get('baseline', 0)}/{row.baseline_runs} → "
         shares += f"{r.counts.get('candidate', 0)}/{row.candidate_runs}"
-        out.append(f"route {r.name}{mark} {shares}: {clip_words(text(r.skeleton), 160)}")
-        out += [clip(note, 200) for note in side_route_notes(r)]
+        shown = clip_route(r.skeleton, r.skeleton_parts, ROUTE_CHARS)
+        out.append(f"route {r.name}{mark} {shares}: {shown}")
+        out += side_route_notes(r, ROUTE_CHARS)
     return out + concurrency_legend(routes.clusters)
 
 
