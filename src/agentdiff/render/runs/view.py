@@ -34,6 +34,7 @@ from agentdiff.scenario.report import (
 from agentdiff.stats_options import inconclusive_fails
 
 __all__ = [
+    "ROUTE_CHARS",
     "ROUTE_TAIL",
     "TEST_HEADER",
     "ScenarioView",
@@ -56,6 +57,10 @@ __all__ = [
 
 TEST_HEADER = ("test", "baseline", "candidate", "change [95 % CI]", "p", "adjusted p", "verdict")
 ROUTE_TAIL = ("skeleton (medoid)", "runs with loops", "with errors", "cost p50")
+ROUTE_CHARS = 1900
+"""The most of a route a table cell or note shows (`clip_route`), in every format: with its
+note's words it stays within what a markdown cell keeps (`md`, 2,000), which would cut it
+mid-name."""
 _ORDER = (Verdict.REGRESSED, Verdict.ERROR, Verdict.INCONCLUSIVE, Verdict.IMPROVED, Verdict.PASS)
 
 
@@ -223,7 +228,7 @@ def route_cells(row: RouteRow, totals: dict[str, int]) -> tuple[str, ...]:
     return (
         text(name),
         *counts,
-        text(row.skeleton),
+        clip_route(row.skeleton, row.skeleton_parts, ROUTE_CHARS),
         str(row.runs_with_loops),
         str(row.runs_with_errors),
         number(row.cost_median),
@@ -250,7 +255,7 @@ def route_notes(section: RouteSection) -> list[str]:
     notes = []
     placed = section.folded_framework_steps is not None  # a step's place in the run as given
     for row in section.clusters:
-        notes += side_route_notes(row)
+        notes += side_route_notes(row, ROUTE_CHARS)
         d = row.departure
         if d is None:
             continue
@@ -284,20 +289,18 @@ def _departure_group(d: Departure, *, placed: bool = False) -> str:
     return f" ({counted})" if placed else ""
 
 
-def side_route_notes(row: RouteRow, limit: int | None = None) -> list[str]:
+def side_route_notes(row: RouteRow, limit: int) -> list[str]:
     """`R1 holds more than one route: its baseline runs take plan → answer` (see `side_routes`).
 
     The skeleton shown is the cluster's medoid; a side none of whose runs took it is named with
     the route most of them took, so "5/5 → 5/5" is not read as one route both sides took.
-    With a `limit`, each route is shown in at most that many characters, cut as a main line
-    is (`clip_route`).
+    Each route is shown in at most `limit` characters, cut as a cluster's is (`clip_route`).
     """
-    notes = []
-    for side, route in row.side_routes.items():
-        parts = row.side_route_parts.get(side, [])
-        shown = text(route) if limit is None else clip_route(route, parts, limit)
-        notes.append(text(f"{row.name} holds more than one route: its {side} runs take ") + shown)
-    return notes
+    return [
+        text(f"{row.name} holds more than one route: its {side} runs take ")
+        + clip_route(route, row.side_route_parts.get(side, []), limit)
+        for side, route in row.side_routes.items()
+    ]
 
 
 def clip_route(skeleton: str, parts: Sequence[SkeletonPart], limit: int) -> str:

@@ -23,7 +23,7 @@ from agentdiff.stats_options import inconclusive_fails, judged_fdr
 from agentdiff.suite.report import PairSummary, RunError, ScenarioRow, SuiteReport
 
 __all__ = [
-    "ROUTE_CHARS",
+    "FINDING_ROUTE_CHARS",
     "ScenarioView",
     "by_severity",
     "count_words",
@@ -37,7 +37,7 @@ __all__ = [
     "summary_line",
 ]
 
-ROUTE_CHARS = 180
+FINDING_ROUTE_CHARS = 180
 """The most of a route a finding shows (`clip_route`: ~20 of them go to `… (+N more steps)`)."""
 
 _COUNT_WORDS = (
@@ -210,9 +210,9 @@ def _route_lines(row: ScenarioRow) -> list[str]:
         mark = " new" if r.new else ""
         shares = f"{r.counts.get('baseline', 0)}/{row.baseline_runs} → "
         shares += f"{r.counts.get('candidate', 0)}/{row.candidate_runs}"
-        shown = clip_route(r.skeleton, r.skeleton_parts, ROUTE_CHARS)
+        shown = clip_route(r.skeleton, r.skeleton_parts, FINDING_ROUTE_CHARS)
         out.append(f"route {r.name}{mark} {shares}: {shown}")
-        out += side_route_notes(r, ROUTE_CHARS)
+        out += side_route_notes(r, FINDING_ROUTE_CHARS)
     return out + concurrency_legend(routes.clusters)
 
 

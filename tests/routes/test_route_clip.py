@@ -1,9 +1,11 @@
 """A long route shown in part is cut at a step boundary, never inside a concurrent group.
 
 A suite's findings show each route cluster's skeleton (and a side's other route) in at most
-`ROUTE_CHARS` characters. Cut inside a group (`plan → {geocode ‖ web_sea…`) the line claimed a
-group it could not show and left its brace open; a side route's note was cut mid-name. Both now
-end `… (+N more steps)`, N the route's steps left out.
+`FINDING_ROUTE_CHARS` (180) characters, `compare-runs` and `routes` tables in `ROUTE_CHARS`
+(1,900, within a markdown cell's 2,000). Cut inside a group (`plan → {geocode ‖ web_sea…`) a
+line claimed a group it could not show and left its brace open; a side route's note was cut
+mid-name, as was a markdown route cell past 2,000 characters. Each now ends `… (+N more
+steps)`, N the route's steps left out.
 """
 
 from __future__ import annotations
@@ -148,3 +150,26 @@ def test_a_cut_counts_every_step_it_leaves_out_and_never_grows_the_route() -> No
     one = [SkeletonPart(shown="plan", steps=1), SkeletonPart(shown="x" * 40, steps=1)]
     assert clip_route("plan → " + "x" * 40, one, 30) == "plan → … (+1 more step)"
     assert clip_route(whole, [], 20) == whole  # a report written without parts: never guessed
+
+
+def test_a_route_longer_than_a_markdown_cell_is_cut_at_a_step_in_every_format(
+    tmp_path: Path,
+) -> None:
+    """A 2,000-character cell was cut mid-name by the markdown escaper (`md`), not by the view."""
+    turns = [[f"check_price_{k}", f"search_inventory_{k}"] for k in range(45)]
+    folder = tmp_path / "shop"
+    folder.mkdir()
+    for k in range(2):
+        run = _trip(f"r{k}", turns, 100)
+        (folder / f"r{k}.json").write_text(json.dumps(run), encoding="utf-8")
+    (section,) = orjson.loads(_invoke("routes", folder, "-f", "json"))["scenarios"].values()
+    (cluster,) = section["clusters"]
+    whole = cluster["skeleton"]
+    assert len(whole) > 2000  # longer than a markdown cell keeps
+    (row,) = [line for line in _invoke("routes", folder).splitlines() if line.startswith("  R1")]
+    shown = next(cell for cell in re.split(r"\s{2,}", row) if "→" in cell)
+    kept = _check_cut(shown, whole, _steps(turns))
+    assert kept.startswith("gpt → {check_price_0 ‖ search_inventory_0} → gpt → ")
+    markdown = _invoke("routes", folder, "-f", "markdown")
+    assert shown.replace("_", "\\_") in markdown
+    assert shown in _invoke("routes", folder, "-f", "html")
