@@ -314,14 +314,14 @@ def clip_route(skeleton: str, parts: Sequence[SkeletonPart], limit: int) -> str:
     whole = text(skeleton)
     if len(whole) <= limit or not parts:
         return whole
-    shown = [text(part.shown) for part in parts]
     left = sum(part.steps for part in parts)
     kept: list[str] = []
-    for part, each in zip(shown, parts, strict=True):
-        if len(ARROW.join([*kept, part, _cut_mark(left - each.steps)])) > limit:
+    for part in parts:  # prepared one by one: a long route's tail is never read
+        shown = text(part.shown)
+        if len(ARROW.join([*kept, shown, _cut_mark(left - part.steps)])) > limit:
             break
-        kept.append(part)
-        left -= each.steps
+        kept.append(shown)
+        left -= part.steps
     return ARROW.join([*kept, _cut_mark(left)])
 
 
