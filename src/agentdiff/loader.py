@@ -55,7 +55,15 @@ from agentdiff.reading import content_lines, iter_lines, open_trace_file, read_a
 if TYPE_CHECKING:
     from agentdiff.adapters.openinference import OpenInferenceAdapter
 
-__all__ = ["input_files", "load_trace", "parse_trace_data", "read_document", "reading_ahead"]
+__all__ = [
+    "input_files",
+    "load_trace",
+    "load_traces",
+    "parse_trace_data",
+    "read_document",
+    "reading_ahead",
+    "runs_only",
+]
 
 _BOM = b"\xef\xbb\xbf"
 STEPS_HINT = "raise the limit with --max-steps N or AGENTDIFF_MAX_STEPS"
@@ -94,6 +102,38 @@ def load_trace(
             return parse_trace_data(
                 loaded, adapter_name, trace_id=trace_id, limits=limits, source=source
             )
+    except AgentDiffError as exc:
+        raise exc.with_source(path) from exc.__cause__
+
+
+def load_traces(
+    path: Path,
+    adapter_name: str | None = None,
+    *,
+    trace_id: str | None = None,
+    limits: Limits | None = None,
+) -> list[tuple[str | None, AgentTrace]]:
+    """Every run in a file as `(trace id, trace)`: how `compare-runs`, `routes` and `suite` read.
+
+    Each trace is read as `load_trace` reads it (a Claude Code session with its sub-agent
+    transcripts). One trace comes with `trace_id` (`None` when none was picked); a file holding
+    several, none picked, yields each with its id. Errors name the file.
+    """
+    limits = limits or Limits.resolve()
+    try:
+        return [(trace_id, load_trace(path, adapter_name, trace_id=trace_id, limits=limits))]
+    except MultipleTracesError:
+        if trace_id is not None:
+            raise
+    try:
+        document = read_document(path, limits)
+        adapter = _choose_adapter(document, adapter_name)
+        ids = adapter.trace_ids(document)
+        name = adapter.name
+        return [
+            (tid, parse_trace_data(document, name, trace_id=tid, limits=limits, source=path))
+            for tid in ids
+        ]
     except AgentDiffError as exc:
         raise exc.with_source(path) from exc.__cause__
 
@@ -411,14 +451,34 @@ class _Head:
 
 
 def input_files(paths: Sequence[Path]) -> list[Path]:
-    """`paths` and the files an adapter reads beside them (`BaseAdapter.companions`).
+    """`paths` and the files an adapter reads beside them (`companion_files`).
 
     What `-o` must never write over: a Claude Code session's sub-agent transcripts are read with
-    it (`<session>/subagents/agent-*.jsonl`). Asked before the inputs are read, of a JSON Lines
-    document (`[]`); a plugin's `companions` that needs the data itself is passed over.
+    it (`<session>/subagents/agent-*.jsonl`).
+    """
+    return [*paths, *companion_files(paths)]
+
+
+def runs_only(paths: Sequence[Path]) -> list[Path]:
+    """`paths` less those read as part of another of them (`companion_files`), in order.
+
+    A Claude Code sub-agent transcript found beside its session is part of that session's run,
+    never a run (or a scenario) of its own: what every folder search keeps.
+    """
+    parts = {path.resolve() for path in companion_files(paths)}
+    if not parts:
+        return list(paths)
+    return [path for path in paths if path.resolve() not in parts]
+
+
+def companion_files(paths: Sequence[Path]) -> list[Path]:
+    """The files adapters read beside `paths` (`BaseAdapter.companions`), as `paths` spell them.
+
+    Asked before the inputs are read, of a JSON Lines document (`[]`); a plugin's `companions`
+    that needs the data itself is passed over.
     """
     adapters = [get_adapter(name) for name in detection_order()]
-    out = list(paths)
+    out: list[Path] = []
     for path in paths:
         for adapter in adapters:
             try:

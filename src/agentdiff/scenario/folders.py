@@ -9,6 +9,10 @@ still clash. `group_runs(paths)` groups the runs of files and folders into scena
 field (`scenario_key`, a dotted path such as `metadata.scenario` or `task_input.ticket`), else by
 the folder each file sits in (a file given directly too); different folders of the same name stay
 apart, named by their path as given (never by a resolved absolute path).
+
+Each file is read as `compare` reads it (`loader.load_traces`): a Claude Code session with the
+sub-agent transcripts beside it (`<session>/subagents/agent-*.jsonl`), which no search counts
+as runs of their own.
 """
 
 from __future__ import annotations
@@ -17,9 +21,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from agentdiff.adapters.registry import detect_adapter, get_adapter
-from agentdiff.errors import AgentDiffError, ConfigError, MultipleTracesError
-from agentdiff.loader import parse_trace_data, read_document
+from agentdiff.errors import AgentDiffError, ConfigError
+from agentdiff.loader import load_traces, runs_only
 from agentdiff.models.trace import AgentTrace
 from agentdiff.naming import TRACE_SUFFIXES, distinct_names, number_repeats, trace_stem
 from agentdiff.scenario.analyze import Run
@@ -46,22 +49,11 @@ def _run_name(path: Path) -> str:
 
 
 def load_runs(path: Path, adapter: str | None = None) -> list[Run]:
-    """The runs in one file; errors name the file."""
-    try:
-        document = read_document(path)
-        try:
-            return [(_run_name(path), parse_trace_data(document, adapter))]
-        except MultipleTracesError:
-            chosen = get_adapter(adapter) if adapter not in (None, "auto") else None
-            found = chosen or detect_adapter(document)
-            if found is None:  # pragma: no cover - parse_trace_data detected one just now
-                raise
-            return [
-                (f"{_run_name(path)}#{tid}", parse_trace_data(document, found.name, trace_id=tid))
-                for tid in found.trace_ids(document)
-            ]
-    except AgentDiffError as exc:
-        raise exc.with_source(path) from exc.__cause__
+    """The runs in one file, read as `compare` reads it (`loader.load_traces`); errors name it."""
+    return [
+        (_run_name(path) + (f"#{tid}" if tid is not None else ""), trace)
+        for tid, trace in load_traces(path, adapter)
+    ]
 
 
 def run_files(folder: Path) -> list[Path]:
@@ -102,11 +94,11 @@ def group_runs(
     folders: dict[Path, tuple[str, Path]] = {}  # real folder -> (name, path as given)
     seen: set[Path] = set()
     files: list[tuple[Path, Path]] = []  # (path as given, real folder)
-    for root in paths:
-        for path in found_files(root):
-            real = path.resolve()
-            if real in seen:
-                continue
+    found = [(root, path) for root in paths for path in found_files(root)]
+    runs = set(runs_only([path for _, path in found]))  # across roots: a session's parts
+    for root, path in found:
+        real = path.resolve()
+        if path in runs and real not in seen:
             seen.add(real)
             folder = path.parent.resolve()  # where the file sits (a link: where the link is)
             if folder not in folders:
@@ -126,9 +118,12 @@ def group_runs(
 
 
 def found_files(root: Path) -> list[Path]:
-    """The files `group_runs` reads of `root`: a folder's trace files (recursively), or itself."""
+    """The files `group_runs` reads of `root`: a folder's trace files (recursively), or itself.
+
+    Never a session's sub-agent transcripts (`loader.runs_only`): they are read with it.
+    """
     if root.is_dir():
-        return sorted(p for p in root.rglob("*") if is_trace_file(p))
+        return runs_only(sorted(p for p in root.rglob("*") if is_trace_file(p)))
     if root.exists():
         return [root]
     raise AgentDiffError("file not found", source=root)

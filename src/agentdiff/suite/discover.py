@@ -10,8 +10,10 @@ Layouts (`layout=`):
 - `runs`: every trace file is a run of the scenario named by its folder.
 
 Trace files end in `.json`, `.jsonl` or `.ndjson`, each optionally `.gz`; hidden files and
-folders are skipped. A glob (`runs/main/**/*.json`) is listed relative to its longest folder
-prefix without wildcards.
+folders are skipped, and so is a Claude Code session's sub-agent transcript under a local root
+(`<session>/subagents/agent-*.jsonl` beside `<session>.jsonl`): it is part of the session's run,
+read with it (`loader.runs_only`). A glob (`runs/main/**/*.json`) is listed relative to its
+longest folder prefix without wildcards.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Literal
 
 from agentdiff.errors import ConfigError
 from agentdiff.globs import segments_match
+from agentdiff.loader import runs_only
 from agentdiff.naming import distinct_names
 from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.refs import RunRef, is_trace_file, is_url, strip_suffix
@@ -51,14 +54,20 @@ def list_files(root: str) -> tuple[str, list[Listed]]:
     return root, sorted(_walk(folder))
 
 
-def _walk(folder: Path) -> Iterator[Listed]:
+def _walk(folder: Path) -> list[Listed]:
+    """The trace files under `folder`, less a session's sub-agent transcripts (`runs_only`)."""
+    found = dict(_trace_files(folder))
+    return [(found[path], _size(path)) for path in runs_only(list(found))]
+
+
+def _trace_files(folder: Path) -> Iterator[tuple[Path, str]]:
+    """Each visible trace file under `folder` and its path relative to it (`/` separators)."""
     for here, dirs, files in os.walk(folder):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         rel = Path(here).relative_to(folder).as_posix()
         for name in files:
             if is_trace_file(name):
-                size = _size(Path(here) / name)
-                yield (name if rel == "." else f"{rel}/{name}"), size
+                yield Path(here) / name, (name if rel == "." else f"{rel}/{name}")
 
 
 def _size(path: Path) -> int | None:

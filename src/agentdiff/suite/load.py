@@ -14,10 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from agentdiff.adapters.registry import detect_adapter, get_adapter
-from agentdiff.errors import AgentDiffError, ConfigError, MultipleTracesError
+from agentdiff.errors import AgentDiffError, ConfigError
 from agentdiff.limits import Limits
-from agentdiff.loader import load_trace, parse_trace_data, read_document
+from agentdiff.loader import load_traces
 from agentdiff.models.trace import AgentTrace
 from agentdiff.reading import too_big
 from agentdiff.suite.refs import RunRef, is_url, join_source
@@ -39,30 +38,16 @@ def load_runs(ref: RunRef, root: str, limits: Limits | None = None) -> list[Load
     location = join_source(root, ref.source)
     try:
         with local_copy(location, limits) as path:
-            try:
-                trace = load_trace(path, ref.adapter, trace_id=ref.trace_id, limits=limits)
-            except MultipleTracesError:
-                return _each_trace(ref, read_document(path, limits), limits)
-            return [(ref.run_id, ref.trace_id, trace)]
+            loaded = load_traces(path, ref.adapter, trace_id=ref.trace_id, limits=limits)
     except AgentDiffError as exc:
         exc.source = None
         raise exc.with_source(location) from exc.__cause__
+    return [(_run_id(ref, tid), tid, trace) for tid, trace in loaded]
 
 
-def _each_trace(ref: RunRef, document: Any, limits: Limits) -> list[LoadedRun]:
-    """One run per trace of a file that holds several (`load_trace` would not pick one)."""
-    adapter = get_adapter(ref.adapter) if ref.adapter else detect_adapter(document)
-    if adapter is None:  # pragma: no cover - load_trace detected one just now
-        msg = "no adapter recognizes this file"
-        raise AgentDiffError(msg)
-    return [
-        (
-            f"{ref.run_id}#{tid}",
-            tid,
-            parse_trace_data(document, adapter.name, trace_id=tid, limits=limits),
-        )
-        for tid in adapter.trace_ids(document)
-    ]
+def _run_id(ref: RunRef, trace_id: str | None) -> str:
+    """`ref`'s run id; one trace of a file holding several (none picked): `<run id>#<trace id>`."""
+    return ref.run_id if trace_id in (None, ref.trace_id) else f"{ref.run_id}#{trace_id}"
 
 
 @contextmanager
