@@ -60,6 +60,7 @@ __all__ = [
     "load_options",
     "load_stats",
     "not_a_table",
+    "parse_setting",
     "toml_table",
 ]
 
@@ -299,7 +300,7 @@ def load_stats(
         _merge_file(*found, values, sources)
     for key, raw in (manifest or {}).items():
         setting = _lookup(key, "stats", manifest_source)
-        values[key] = _parse(setting, raw, manifest_source, text=False)
+        values[key] = parse_setting(setting, raw, manifest_source, text=False)
         sources[key] = manifest_source
     _merge_env(os.environ if env is None else env, values, sources)
     _merge_overrides(overrides or {}, values, sources, keywords=False, flag_names=flag_names)
@@ -350,7 +351,7 @@ def _merge_file(
         for key, raw in body.items():
             where = f"{path} {prefix}{section}]"
             setting = _lookup(key, section, where)
-            values[key] = _parse(setting, raw, where, text=False)
+            values[key] = parse_setting(setting, raw, where, text=False)
             sources[key] = where
 
 
@@ -359,7 +360,7 @@ def _merge_env(env: Mapping[str, str], values: dict[str, object], sources: dict[
         text = env.get(setting.env, "").strip()
         if text:
             where = f"env {setting.env}"
-            values[setting.name] = _parse(setting, text, where, text=True)
+            values[setting.name] = parse_setting(setting, text, where, text=True)
             sources[setting.name] = where
 
 
@@ -377,7 +378,7 @@ def _merge_overrides(
         setting = _lookup(key, None, "arguments")
         flag = (flag_names or {}).get(key, setting.flag)
         where = f"argument {setting.name}" if keywords else f"flag {flag}"
-        values[key] = _parse(setting, raw, where, text=isinstance(raw, str))
+        values[key] = parse_setting(setting, raw, where, text=isinstance(raw, str))
         sources[key] = where
 
 
@@ -392,7 +393,11 @@ def _lookup(key: str, section: str | None, where: str) -> Setting:
     raise ConfigError(msg, source=where)
 
 
-def _parse(setting: Setting, raw: object, where: str, *, text: bool) -> object:
+def parse_setting(setting: Setting, raw: object, where: str, *, text: bool = False) -> object:
+    """`raw` parsed by the setting's kind (`text`: as the environment spells it).
+
+    A bad value is a one-line `ConfigError` naming `where` and showing the value shortened.
+    """
     try:
         if text and isinstance(raw, str):
             return setting.kind.from_text(raw)

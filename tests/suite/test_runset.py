@@ -319,3 +319,39 @@ def test_trace_file_endings_are_matched_in_any_case(tmp_path):
     assert [run_id for run_id, _ in runs_in(tmp_path / "s1")] == ["R1", "r2"]
     runs = RunSet.from_dir(tmp_path)
     assert [r.run_id for r in runs.runs["s1"]] == ["R1", "r2"]
+
+
+@pytest.mark.parametrize(
+    ("table", "where"),
+    [
+        ("[gate]\nmax_divergence = '{long}'\n", "[gate]"),
+        ("[stats]\nalpha = '{long}'\n", "[stats]"),
+        (
+            "[[scenario]]\nmatch = '*'\ngate = {{ max_divergence = '{long}' }}\n",
+            "[[scenario]] #1 gate",
+        ),
+    ],
+)
+def test_a_long_bad_manifest_value_is_shortened_in_a_one_line_error(tmp_path, table, where):
+    """A 5,000-character bad value is cut as agentdiff.toml's are, not echoed whole."""
+    _tree(tmp_path, ["m/a.json"])
+    manifest = tmp_path / "s.toml"
+    manifest.write_text(f"[suite]\nbaseline='m'\ncandidate='m'\n{table.format(long='x' * 5000)}")
+    with pytest.raises(ConfigError) as caught:
+        load_manifest(manifest)
+    said = str(caught.value)
+    assert said.startswith(f"{manifest} {where}: ")
+    assert " must be a number" in said and "xxx…" in said
+    assert "\n" not in said and len(said) < len(str(manifest)) + 200
+
+
+def test_a_manifest_number_too_large_for_a_float_is_a_config_error(tmp_path):
+    """An integer past a float's range is refused in one line (it overflowed, uncaught)."""
+    _tree(tmp_path, ["m/a.json"])
+    manifest = tmp_path / "s.toml"
+    manifest.write_text(
+        f"[suite]\nbaseline='m'\ncandidate='m'\n[gate]\nmax_divergence = 1{'0' * 400}\n"
+    )
+    with pytest.raises(ConfigError, match=r"\[gate\]: max_divergence must be a number") as caught:
+        load_manifest(manifest)
+    assert len(str(caught.value)) < len(str(manifest)) + 200

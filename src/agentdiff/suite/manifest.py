@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from agentdiff.config import SETTINGS, config_error, not_a_table, toml_table
+from agentdiff.config import SETTINGS, config_error, not_a_table, parse_setting, toml_table
 from agentdiff.errors import ConfigError
 from agentdiff.gate import GateThresholds
 from agentdiff.reading import read_input
@@ -134,11 +134,7 @@ def parse_settings(table: Any, where: str, sections: tuple[str, ...]) -> dict[st
         if setting is None or setting.section not in sections:
             valid = ", ".join(s.name for s in SETTINGS if s.section in sections)
             raise ConfigError(f"unknown setting {key!r}; valid: {valid}", source=where)
-        try:
-            parsed[key] = setting.kind.from_value(raw)
-        except (TypeError, ValueError):
-            msg = f"{key} must be {setting.kind.expected}, got {raw!r}"
-            raise ConfigError(msg, source=where) from None
+        parsed[key] = parse_setting(setting, raw, where)
     return parsed
 
 
