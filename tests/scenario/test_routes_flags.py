@@ -8,6 +8,7 @@ each is a usage error (exit 2). The flags kept each change it where they should,
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,14 @@ def test_a_config_file_gate_section_is_read_and_not_used(runs: Path, tmp_path: P
     config = "[gate]\nmax_divergence = 0.1\n[compare]\ncompare_content = true\n"
     (tmp_path / "agentdiff.toml").write_text(config + "strict_tool_signatures = true\n")
     assert _section(runs) == strict  # the file is read: its [compare] setting routes uses
+
+
+def test_routes_help_says_what_each_route_flag_does_there() -> None:
+    """Not compare's words: routes has no candidate, and --ignore only tells loops apart."""
+    outcome = cli("routes", "--help")
+    assert outcome.code == 0, outcome.stderr
+    shown = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", outcome.stdout).split())
+    assert "every route cluster counts its runs with loops" in shown
+    assert "Tell route steps apart by their input keys too" in shown
+    assert "left out when telling repeated tool calls apart for loops" in shown
+    assert "candidate" not in shown and "never compared" not in shown

@@ -4,11 +4,13 @@
 `--allow-loops/--no-allow-loops`, `--ignore GLOB`...) and hands the given ones to the command
 as `flags`: a mapping of setting name → value, `None` when the flag was not given (the
 environment, the config file or the default then decide; see `agentdiff.config.load_options`).
-`@route_flags` gives `routes` only the settings its report depends on (`ROUTE_SETTINGS`).
+`@route_flags` gives `routes` only the settings its report depends on (`ROUTE_SETTINGS`), in its
+own words where `compare`'s are false there.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
@@ -45,6 +47,15 @@ with `fold_framework_steps`, the run it is read from (folded). The gate's limits
 `compare_content` change no route: `routes` does not take them. `[report]` settings shape the
 output.
 """
+_ROUTE_HELP = {
+    "detect_loops": "Find repeated tool calls in each run: every route cluster counts its runs"
+    " with loops.",
+    "strict_tool_signatures": "Tell route steps apart by their input keys too: a tool called"
+    " with other keys takes another route.",
+    "ignore": "Dotted-path glob left out when telling repeated tool calls apart for loops"
+    " (repeatable).",
+}
+"""`routes`' own help for the `ROUTE_SETTINGS` whose `compare` words are false there."""
 
 
 def _annotation(setting: Setting, panel: str | None) -> Any:
@@ -85,7 +96,11 @@ def route_flags(command: Callable[..., R]) -> Callable[..., R]:
     A gate flag is then a usage error; the config file's other sections are still read (one
     `agentdiff.toml` serves every command), and not used.
     """
-    chosen = [s for s in SETTINGS if s.name in ROUTE_SETTINGS or s.section == "report"]
+    chosen = [
+        dataclasses.replace(s, help=_ROUTE_HELP.get(s.name, s.help))
+        for s in SETTINGS
+        if s.name in ROUTE_SETTINGS or s.section == "report"
+    ]
     return _with_flags(command, "flags", chosen, _ROUTE_PANEL)
 
 
