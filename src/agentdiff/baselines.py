@@ -36,6 +36,7 @@ from agentdiff.errors import (
     TraceLoadError,
 )
 from agentdiff.files import check_output_path, write_atomically
+from agentdiff.limits import Limits
 from agentdiff.loader import load_trace
 from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
@@ -157,14 +158,21 @@ def _replaced(path: Path) -> Provenance | str | None:
         return exc.message
 
 
-def load_baseline(path: Path) -> AgentTrace:
+def load_baseline(
+    path: Path,
+    adapter_name: str | None = None,
+    *,
+    trace_id: str | None = None,
+    limits: Limits | None = None,
+) -> AgentTrace:
     """The baseline trace at `path`; `UnreadableBaselineError` when its content is no trace.
 
     A file that cannot be read at all (missing, not a regular file, no permission) or that holds
-    several traces raises its own error: those are never replaced.
+    several traces raises its own error: those are never replaced. The other arguments are
+    `load_trace`'s.
     """
     try:
-        return load_trace(path)
+        return load_trace(path, adapter_name, trace_id=trace_id, limits=limits)
     except (TraceFileError, MultipleTracesError):
         raise
     except AgentDiffError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,26 @@ def test_force_writes_the_candidate_over_an_unreadable_baseline(tmp_path, name):
     assert record["previous"]["unreadable"]
     assert load_trace(baseline).steps == load_trace(CANDIDATE).steps
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(f".{name}")]  # no temp file
+
+
+@pytest.mark.parametrize("name", sorted(GARBAGE))
+def test_compare_update_baseline_names_the_approve_command_that_replaces_it(tmp_path, name):
+    """`--update-baseline --force` cannot replace it; the one-line error says what does."""
+    baseline = tmp_path / f"old {name}"  # a space: the paths are quoted as one shell word each
+    baseline.write_bytes(GARBAGE[name])
+    args = ["compare", str(baseline), str(CANDIDATE), "--update-baseline", "--force"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    first = result.output.splitlines()[0]
+    command = f"agentdiff approve {shlex.quote(str(CANDIDATE))} --baseline {shlex.quote(str(baseline))} --force"
+    assert first.startswith(f"error: {baseline}: ")
+    assert first.endswith(f"; `{command}` replaces it")
+    assert baseline.read_bytes() == GARBAGE[name]
+    plain = runner.invoke(app, ["compare", str(baseline), str(CANDIDATE)])
+    assert plain.exit_code == 2 and "agentdiff approve" not in plain.output  # only when updating
+    replaced = runner.invoke(app, shlex.split(command)[1:])  # the command given does replace it
+    assert replaced.exit_code == 0, replaced.output
+    assert load_trace(baseline).steps == load_trace(CANDIDATE).steps
 
 
 def test_save_baseline_over_an_unreadable_file_says_so_in_the_provenance(tmp_path):

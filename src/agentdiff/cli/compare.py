@@ -4,7 +4,8 @@ Settings come from flags, `AGENTDIFF_*` variables, `agentdiff.toml` and defaults
 order; see `agentdiff.config`). A baseline older than `stale_after_days` is warned about.
 `--update-baseline` writes the candidate over BASELINE as `agentdiff approve` does (provenance,
 the baseline's format family, atomically; see `agentdiff.baselines`), and only when the gate
-passed and no loop is new, unless `--force` is given.
+passed and no loop is new, unless `--force` is given. A baseline holding no readable trace is
+refused even so, naming the `agentdiff approve --force` command that replaces it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Annotated
 
 import typer
 
-from agentdiff.baselines import VIA_COMPARE
+from agentdiff.baselines import VIA_COMPARE, UnreadableBaselineError, load_baseline
 from agentdiff.cli.approve import approve_from_report
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, say, state
 from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, OutputsOpt
@@ -38,9 +39,11 @@ from agentdiff.errors import TraceFileError
 from agentdiff.files import check_output_path
 from agentdiff.limits import Limits
 from agentdiff.loader import input_files, load_trace, reading_ahead
+from agentdiff.models.trace import AgentTrace
 from agentdiff.provenance import stale_warning
 from agentdiff.render import ERROR_RENDERERS, RENDERERS, RenderOptions, render_output
 from agentdiff.render.verdict import verdict_line
+from agentdiff.scaffold import sh
 from agentdiff.sessions import resolve_path, resolve_reference
 
 __all__ = ["compare"]
@@ -80,6 +83,30 @@ def _input_files(baseline: Path, candidate: Path, update_baseline: bool) -> tupl
         msg = "--update-baseline needs a baseline file, not a session reference"
         raise TraceFileError(msg, hint="convert the session first: agentdiff convert REF -o FILE")
     return resolve_path(baseline), resolve_path(candidate)
+
+
+def _load_baseline(
+    paths: tuple[Path, Path],
+    adapter: str | None,
+    *,
+    trace_id: str | None,
+    limits: Limits,
+    update: bool,
+) -> AgentTrace:
+    """The baseline trace of `paths` (baseline, candidate).
+
+    With `--update-baseline`, a baseline holding no readable trace is refused in one line that
+    gives the `agentdiff approve --force` command replacing it (compare never writes over it).
+    """
+    baseline, candidate = paths
+    if not update:
+        return load_trace(baseline, adapter, trace_id=trace_id, limits=limits)
+    try:
+        return load_baseline(baseline, adapter, trace_id=trace_id, limits=limits)
+    except UnreadableBaselineError as exc:
+        command = f"agentdiff approve {sh(str(candidate))} --baseline {sh(str(baseline))} --force"
+        msg = f"{exc.message}; `{command}` replaces it"
+        raise UnreadableBaselineError(msg, hint=exc.hint, source=baseline) from None
 
 
 @handle_errors
@@ -139,11 +166,12 @@ def compare(
         options = config.options
         limits = Limits.resolve(max_input_size, max_steps)
         with reading_ahead([candidate], limits):  # read while the baseline is decoded
-            base = load_trace(
-                baseline,
+            base = _load_baseline(
+                (baseline, candidate),
                 baseline_adapter or adapter,
                 trace_id=baseline_trace_id or trace_id,
                 limits=limits,
+                update=update_baseline,
             )
             cand = load_trace(
                 candidate,
