@@ -11,6 +11,7 @@ live run (never read back from the serialized output).
 
 from __future__ import annotations
 
+import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,6 +93,26 @@ def load(path: Path) -> AgentTrace:
     if path not in _CACHE:
         _CACHE[path] = load_trace(path)
     return _CACHE[path]
+
+
+def copy_session(session: Path, target: Path, *, gz: bool = False, gz_parts: bool = False) -> Path:
+    """Copy the Claude Code `session` (`<x>.jsonl`, with `<x>/subagents`) to `target` (a stem).
+
+    Written as `<target>.jsonl` and `<target>/subagents/agent-*.jsonl`; `gz` compresses the
+    session (`<target>.jsonl.gz`), `gz_parts` the transcripts (`agent-*.jsonl.gz`). Returns the
+    session file written.
+    """
+    (target / "subagents").mkdir(parents=True)
+    for part in sorted((session.with_suffix("") / "subagents").glob("agent-*.jsonl")):
+        _write(target / "subagents" / part.name, part.read_bytes(), gz=gz_parts)
+    return _write(target.with_name(f"{target.name}.jsonl"), session.read_bytes(), gz=gz)
+
+
+def _write(path: Path, data: bytes, *, gz: bool) -> Path:
+    """`data` written to `path`, or gzip-compressed to `path` + `.gz` with `gz`; the file."""
+    out = path.with_name(f"{path.name}.gz") if gz else path
+    out.write_bytes(gzip.compress(data) if gz else data)
+    return out
 
 
 def of_type(trace: AgentTrace, step_type: StepType) -> list[TraceStep]:

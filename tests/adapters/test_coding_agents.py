@@ -119,6 +119,19 @@ def test_claude_subagents_are_read_from_the_companion_folder(tmp_path: Path) -> 
     assert "Glob" in [s.name for s in tool_steps(without)]  # the main thread's own Glob
 
 
+@pytest.mark.parametrize("name", ["s.jsonl", "s.jsonl.gz", "s.JSONL.GZ", "s.ndjson"])
+def test_claude_companions_are_in_the_folder_named_by_the_session_stem(
+    tmp_path: Path, name: str
+) -> None:
+    """`<s>.jsonl` and `<s>.jsonl.gz` both read `<s>/subagents/agent-*.jsonl`, plain or gzip."""
+    folder = tmp_path / "s" / "subagents"
+    folder.mkdir(parents=True)
+    parts = [folder / "agent-a.jsonl", folder / "agent-b.jsonl.gz"]
+    for file in [*parts, folder / "notes.txt"]:
+        file.touch()
+    assert ClaudeCodeAdapter.companions(tmp_path / name, []) == parts
+
+
 def test_codex_usage_is_the_difference_of_cumulative_totals() -> None:
     trace, facts = _load("codex", "loop", "candidate")
     per_turn = [s.tokens.total_tokens for s in _llm(trace) if s.tokens]

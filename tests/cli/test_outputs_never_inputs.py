@@ -1,7 +1,7 @@
 """`-o` of `compare-runs`, `routes` and `suite` never replaces a file the command reads.
 
 The files read are those inside the folders given (each run file, and a Claude Code session's
-sub-agent transcripts), by any name: a symlink or a hard link to one is the file.
+sub-agent transcripts, also a gzip session's), by any name: a symlink or a hard link to one is the file.
 Each is refused before any work (exit 2, one line naming the path given) and left byte for byte;
 a new file is written as before, also inside a run folder (it is no input of this command).
 """
@@ -17,7 +17,7 @@ import pytest
 
 from agentdiff.config import SETTINGS
 from tests.hostile.helpers import cli, refused, run_folder
-from tests.realdata import REAL
+from tests.realdata import REAL, copy_session
 
 COMMANDS = ("compare-runs", "routes", "suite")
 SESSION = REAL / "claude_code" / "detour"
@@ -94,6 +94,26 @@ def test_a_sub_agent_transcript_beside_a_session_is_never_replaced(
     sides = _sessions(tmp_path)
     (transcript,) = (sides[1] / "detour.session" / "subagents").glob("agent-*.jsonl")
     _refused_unchanged(command, sides, transcript, transcript)
+
+
+@pytest.mark.parametrize("command", [*COMMANDS, "compare"])
+@pytest.mark.parametrize("gz_parts", [False, True], ids=["plain", "gzip"])
+def test_a_sub_agent_transcript_of_a_gzip_session_is_never_replaced(
+    command: str, gz_parts: bool, tmp_path: Path
+) -> None:
+    """`<s>.jsonl.gz` reads `<s>/subagents/agent-*.jsonl[.gz]`: given by folder or by file."""
+    given = tuple(
+        copy_session(
+            SESSION / f"{side}.session.jsonl",
+            tmp_path / side / "detour",
+            gz=True,
+            gz_parts=gz_parts,
+        )
+        for side in ("baseline", "candidate")
+    )
+    (transcript,) = (tmp_path / "candidate" / "detour" / "subagents").glob("agent-*")
+    folders = tuple(file.parent for file in given)
+    _refused_unchanged(command, given if command == "compare" else folders, transcript, transcript)
 
 
 def test_a_sub_agent_transcript_a_suite_reads_is_never_replaced(tmp_path: Path) -> None:

@@ -2,12 +2,13 @@
 
 `compare-runs`, `routes` and `suite` merge the `<session>/subagents/agent-*.jsonl` transcripts
 into the session's run (the same step counts and cost as `compare` gives for the file), and no
-folder search counts a transcript as a run, or its folder as a scenario, of its own.
+folder search counts a transcript as a run, or its folder as a scenario, of its own. A gzip
+session (`<session>.jsonl.gz`) keeps the same `<session>/subagents` folder, whose transcripts
+may be gzip too (`agent-*.jsonl.gz`): read, and kept out of the runs, the same way.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +17,14 @@ import pytest
 
 from agentdiff.config import SETTINGS
 from tests.hostile.helpers import cli
-from tests.realdata import REAL
+from tests.realdata import REAL, copy_session
 
 SESSION = REAL / "claude_code" / "detour"
 SIDES = ("baseline", "candidate")
 COUNTS = ("steps", "tool_calls", "llm_calls", "total_tokens", "cost_usd")
+GZIP = [(True, False), (True, True)]
+"""`(gz, gz_parts)` of `copy_session`: a gzip session, with plain or gzip transcripts."""
+GZIP_IDS = ["gz-session", "gz-session-and-transcripts"]
 
 
 @pytest.fixture(autouse=True)
@@ -31,13 +35,16 @@ def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-def _runs(folder: Path, side: str) -> Path:
-    """`folder` holding two copies (`a`, `b`) of the real `side` session, each with its sub-agent."""
-    folder.mkdir(parents=True)
+def _runs(folder: Path, side: str, *, gz: bool = False, gz_parts: bool = False) -> Path:
+    """`folder` holding two copies (`a`, `b`) of the real `side` session, each with its sub-agent.
+
+    `gz`, `gz_parts`: the sessions, the transcripts gzip (`copy_session`).
+    """
     for name in ("a", "b"):
-        shutil.copyfile(SESSION / f"{side}.session.jsonl", folder / f"{name}.session.jsonl")
-        shutil.copytree(SESSION / f"{side}.session", folder / f"{name}.session")
-    assert len(list(folder.glob("*.session/subagents/agent-*.jsonl"))) == 2
+        copy_session(
+            SESSION / f"{side}.session.jsonl", folder / f"{name}.session", gz=gz, gz_parts=gz_parts
+        )
+    assert len(list(folder.glob("*.session/subagents/agent-*.jsonl*"))) == 2
     return folder
 
 
@@ -85,3 +92,46 @@ def test_suite_finds_one_scenario_of_two_sessions(tmp_path: Path, pattern: str) 
         assert (steps["baseline"], steps["candidate"]) == tuple(
             expected[side]["steps"] for side in SIDES
         )
+
+
+@pytest.mark.parametrize(("gz", "gz_parts"), GZIP, ids=GZIP_IDS)
+def test_a_gzip_session_is_read_with_its_sub_agents_as_the_plain_one(
+    tmp_path: Path, gz: bool, gz_parts: bool
+) -> None:
+    files = [
+        copy_session(SESSION / f"{side}.session.jsonl", tmp_path / side, gz=gz, gz_parts=gz_parts)
+        for side in SIDES
+    ]
+    assert [file.name for file in files] == ["baseline.jsonl.gz", "candidate.jsonl.gz"]
+    report = _json("compare", *files)
+    assert {side: {key: report[side][key] for key in COUNTS} for side in SIDES} == _compared()
+    inspected = _json("inspect", files[1])
+    assert inspected["totals"]["steps"] == _compared()["candidate"]["steps"]
+
+
+@pytest.mark.parametrize(("gz", "gz_parts"), GZIP, ids=GZIP_IDS)
+def test_routes_never_counts_the_transcripts_of_a_gzip_session_as_runs(
+    tmp_path: Path, gz: bool, gz_parts: bool
+) -> None:
+    _runs(tmp_path / "runs" / "detour", "candidate", gz=gz, gz_parts=gz_parts)
+    scenarios = _json("routes", tmp_path / "runs")["scenarios"]
+    assert list(scenarios) == ["detour"]
+    assert scenarios["detour"]["runs"] == 2
+    (cluster,) = scenarios["detour"]["clusters"]
+    assert cluster["cost_median"] == _compared()["candidate"]["cost_usd"]
+
+
+@pytest.mark.parametrize(("gz", "gz_parts"), GZIP, ids=GZIP_IDS)
+def test_suite_finds_one_scenario_of_two_gzip_sessions(
+    tmp_path: Path, gz: bool, gz_parts: bool
+) -> None:
+    roots = [
+        _runs(tmp_path / side / "detour", side, gz=gz, gz_parts=gz_parts).parent for side in SIDES
+    ]
+    (scenario,) = _json("suite", *roots, "-j", "1")["scenarios"]
+    assert scenario["scenario"] == "detour"
+    assert (scenario["baseline_runs"], scenario["candidate_runs"]) == (2, 2)
+    expected = tuple(_compared()[side]["steps"] for side in SIDES)
+    for pair in scenario["pairs"]:
+        steps = pair["deltas"]["steps"]
+        assert (steps["baseline"], steps["candidate"]) == expected

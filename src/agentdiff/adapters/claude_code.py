@@ -3,7 +3,9 @@
 Claude Code writes one JSON Lines transcript per session under
 `~/.claude/projects/<project>/<session>.jsonl` (`$CLAUDE_CONFIG_DIR/projects/...` when set);
 newer CLIs write each sub-agent's transcript to `<session>/subagents/agent-<id>.jsonl`, which the
-loader reads too when given the session file (`with_companions`).
+loader reads too when given the session file (`with_companions`). A gzip session
+(`<session>.jsonl.gz`) keeps the same folder, `<session>/subagents`, whose transcripts may be
+gzip too (`agent-<id>.jsonl.gz`).
 
 Mapping:
 
@@ -46,6 +48,7 @@ from agentdiff.adapters._kit.tokens import count, sum_usage
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.errors import TraceFormatError
 from agentdiff.models.trace import AgentTrace, StepStatus, StepType, TokenUsage, TraceStep
+from agentdiff.naming import trace_stem
 from agentdiff.timeparse import duration_ms, iso_utc, parse_iso, timing_metadata
 
 __all__ = ["ClaudeCodeAdapter"]
@@ -64,6 +67,8 @@ _SNIFF = 64
 is a typed record (bookkeeping before it, such as `file-history-snapshot`, `permission-mode`,
 `custom-title` or a resumed session's `summary` lines, carries no `sessionId`)."""
 _MAX_ERROR = 500
+_TRANSCRIPTS = ("agent-*.jsonl", "agent-*.jsonl.gz")
+"""Sub-agent transcripts in `<session>/subagents`, plain or gzip (read by magic bytes)."""
 
 
 def _is_record(item: Any) -> bool:
@@ -434,6 +439,15 @@ def _link_subagents(builder: _Builder, data: list[Any]) -> None:
                 builder.sub_parents[str(rich["agentId"])] = str(block.get("tool_use_id"))
 
 
+def _subagent_folder(session: Path) -> Path:
+    """`<session>/subagents` of `<session>.jsonl`, `<session>.jsonl.gz` (any trace ending, case).
+
+    The session's name without its trace ending and any `.gz` (`s.jsonl.gz` → `s`); a name with
+    another ending loses its last suffix only.
+    """
+    return session.with_name(trace_stem(session.name) or session.stem) / "subagents"
+
+
 def build_trace(data: list[Any]) -> AgentTrace:
     """The session's trace (see the module docstring for the mapping)."""
     records = _records(data)
@@ -502,11 +516,11 @@ class ClaudeCodeAdapter(BaseAdapter):
 
     @classmethod
     def companions(cls, path: Path, data: Any) -> list[Path]:
-        """The `<session>/subagents/agent-*.jsonl` transcripts beside a session file."""
-        folder = path.with_suffix("") / "subagents"
+        """The `<session>/subagents/agent-*.jsonl[.gz]` transcripts beside a session file."""
+        folder = _subagent_folder(path)
         if not isinstance(data, list) or not folder.is_dir():
             return []
-        return sorted(folder.glob("agent-*.jsonl"))
+        return sorted(file for pattern in _TRANSCRIPTS for file in folder.glob(pattern))
 
     @classmethod
     def with_companions(cls, data: Any, records: list[Any]) -> Any:
