@@ -12,8 +12,14 @@ baseline's format family so the next comparison still reads it (a JSON Lines bas
 symlinked baseline updates the file the link names; a read-only one is refused.
 
 `load_baseline` tells a file whose content is no trace (`UnreadableBaselineError`: what
-`approve --force` replaces) from one that cannot be read at all or is no regular file (never
-replaced).
+`approve --force` replaces: invalid JSON or JSON Lines, a cut or corrupt gzip, a document no
+adapter reads, a trace that fails validation) from one that is a trace or may be (never
+replaced): a file past a limit (`LimitError`: input size, steps, nesting; raising the limit
+reads it), one that cannot be read at all or is no regular file, one of several traces. A
+baseline the forced adapter cannot read is read by detection too (a baseline AgentDiff wrote is
+canonical JSON, whatever format the candidate is in); it is unreadable only when neither reads
+it. `save_baseline` keeps the replaced file's approval by the same rule, with the same adapter
+and limits.
 
 `approval_blockers(report)` is the shared rule for approving from a comparison: the gate must
 pass, and a new tool loop is never blessed silently, even when the gate allows loops (the
@@ -31,9 +37,12 @@ import orjson
 
 from agentdiff.errors import (
     AgentDiffError,
+    LimitError,
     MultipleTracesError,
-    TraceFileError,
+    TraceFormatError,
     TraceLoadError,
+    TraceValidationError,
+    UnknownFormatError,
 )
 from agentdiff.files import check_output_path, write_atomically
 from agentdiff.limits import Limits
@@ -73,8 +82,18 @@ _JSON_LINES_SUFFIXES = (".jsonl", ".ndjson")
 class UnreadableBaselineError(TraceLoadError):
     """The baseline file is there, but its content is no trace AgentDiff reads.
 
-    The message says why; `agentdiff approve --force` replaces the file.
+    The message says why; `agentdiff approve --force` replaces the file. Never raised for a
+    file past a limit, one that cannot be read, or one of several traces (see `load_baseline`).
     """
+
+
+_CONTENT_ERRORS = (TraceFormatError, UnknownFormatError, TraceValidationError)
+"""What a file whose content is no trace raises (a `LimitError` among them excepted)."""
+
+
+def _no_trace(error: AgentDiffError) -> bool:
+    """`error` says the content is no trace: not a limit crossed, not a file or adapter error."""
+    return isinstance(error, _CONTENT_ERRORS) and not isinstance(error, LimitError)
 
 
 def as_trace(source: TraceSource) -> AgentTrace:
@@ -132,29 +151,35 @@ def write_baseline(path: Path, trace: AgentTrace, inputs: Sequence[Path] = ()) -
     write_atomically(target, baseline_bytes(target, trace))
 
 
-def replaced_provenance(path: Path) -> Provenance | None:
+def replaced_provenance(
+    path: Path, adapter_name: str | None = None, *, limits: Limits | None = None
+) -> Provenance | None:
     """The approval of the baseline at `path`; refuses a file holding several traces.
 
-    A missing or unreadable file has no approval (replacing it is what an update is for).
+    A missing or unreadable file has no approval (replacing it is what an update is for); a
+    file past a limit, or that cannot be read at all, raises its error (see `load_baseline`).
     """
-    previous = _replaced(path)
+    previous = _replaced(path, adapter_name, limits)
     return previous if isinstance(previous, Provenance) else None
 
 
-def _replaced(path: Path) -> Provenance | str | None:
+def _replaced(
+    path: Path, adapter_name: str | None, limits: Limits | None
+) -> Provenance | str | None:
     """The approval of the baseline at `path`, or why it holds no readable trace (the message).
 
-    `None` for a missing file or one without an approval; a file of several traces is refused.
+    `None` for a missing file or one without an approval; a file of several traces is refused,
+    and one past a limit or that cannot be read raises its error: never replaced.
     """
     if not path.exists():
         return None
     try:
-        return provenance_of(load_trace(path))
+        return provenance_of(load_baseline(path, adapter_name, limits=limits))
     except MultipleTracesError as exc:
         msg = f"refusing to overwrite: it holds several traces ({exc.message})"
         hint = "approve into a file of its own; a baseline is one trace"
         raise MultipleTracesError(msg, hint=hint, source=path) from None
-    except AgentDiffError as exc:
+    except UnreadableBaselineError as exc:
         return exc.message
 
 
@@ -167,16 +192,26 @@ def load_baseline(
 ) -> AgentTrace:
     """The baseline trace at `path`; `UnreadableBaselineError` when its content is no trace.
 
-    A file that cannot be read at all (missing, not a regular file, no permission) or that holds
-    several traces raises its own error: those are never replaced. The other arguments are
-    `load_trace`'s.
+    Only a content error (bad JSON or gzip, no adapter reads it, it fails validation) is
+    `UnreadableBaselineError`. A file past a limit (`LimitError`), one that cannot be read at
+    all (missing, not a regular file, no permission), one holding several traces, an unknown
+    adapter raise their own errors: those files are never replaced. A forced `adapter_name`
+    that cannot read the file is followed by detection (module doc); the error is then the
+    forced adapter's. The other arguments are `load_trace`'s.
     """
     try:
         return load_trace(path, adapter_name, trace_id=trace_id, limits=limits)
-    except (TraceFileError, MultipleTracesError):
-        raise
     except AgentDiffError as exc:
-        raise UnreadableBaselineError(exc.message, hint=exc.hint, source=path) from None
+        if not _no_trace(exc):
+            raise
+        error = exc
+    if adapter_name not in (None, "auto"):
+        try:
+            return load_trace(path, None, trace_id=trace_id, limits=limits)
+        except AgentDiffError as exc:
+            if not _no_trace(exc):
+                raise
+    raise UnreadableBaselineError(error.message, hint=error.hint, source=path) from None
 
 
 def approval_blockers(report: DiffReport) -> list[str]:
@@ -201,20 +236,25 @@ def save_baseline(
     reason: str | None = None,
     candidate: str | Path | None = None,
     inputs: Sequence[Path] = (),
+    adapter_name: str | None = None,
+    limits: Limits | None = None,
 ) -> Provenance:
     """Write `trace` as the baseline at `path`, stamped with who/when/commit/why; the record.
 
     The canonical JSON keeps the trace's `source_format`, so the baseline still says which
     format its run was recorded in (`openai_agents`, ...) when it is read back.
 
-    `inputs` are files the caller still reads (the candidate): never written over.
+    `inputs` are files the caller still reads (the candidate): never written over. The file
+    replaced is read with `adapter_name` and `limits` for its approval (`load_baseline`): one
+    past a limit, or that cannot be read, is refused with its error.
     """
+    check_output_path(Path(os.path.realpath(path)), inputs)  # before reading what it replaces
     record = Provenance.now(
         path,
         via=via,
         reason=reason,
         candidate=str(candidate) if candidate is not None else None,
-        previous=_replaced(path),
+        previous=_replaced(path, adapter_name, limits),
     )
     metadata = dict(trace.metadata or {})  # its `source_format` names the format it was recorded in
     metadata[PROVENANCE_KEY] = record.model_dump(mode="json", exclude_none=True)

@@ -7,14 +7,21 @@ catch either::
     ├── TraceLoadError (ValueError)          the input could not be turned into a trace
     │   ├── TraceFileError (OSError)         missing or unreadable file
     │   ├── TraceFormatError                 not JSON / not UTF-8 / not what the adapter expects
+    │   │   └── InputLimitError (LimitError) past the input size, gzip ratio, line count or
+    │   │                                    document nesting limit
     │   ├── UnknownFormatError               no adapter claims the document
     │   └── MultipleTracesError              the document holds several traces; pick one
     ├── TraceValidationError (ValueError)    duplicate step ids, parent cycles, bad values
+    │   └── TraceLimitError (LimitError)     past the step limit, or a payload nests too deep
     ├── UnknownAdapterError (LookupError)    no adapter registered under that name
     ├── AdapterRegistrationError (ValueError) a name or alias is taken (no built-in shadowing)
     ├── ConfigError (ValueError)             a bad agentdiff.toml key, type, env var or flag
     └── OutputPathError (OSError)            an output the command must not write (an input,
                                              a device, a directory, a read-only file)
+
+`LimitError` marks an input that passed a limit (`agentdiff.limits`): its content may be a fine
+trace, too big for the limits in force, so it is never taken for a corrupt file (a baseline past
+a limit is not "unreadable": `approve --force` never replaces it).
 
 Messages name the file, the JSON path where known, what was expected and the valid choices.
 `hint` carries a one-line suggestion the CLI prints under the message.
@@ -28,10 +35,13 @@ __all__ = [
     "AdapterRegistrationError",
     "AgentDiffError",
     "ConfigError",
+    "InputLimitError",
+    "LimitError",
     "MultipleTracesError",
     "OutputPathError",
     "TraceFileError",
     "TraceFormatError",
+    "TraceLimitError",
     "TraceLoadError",
     "TraceValidationError",
     "UnknownAdapterError",
@@ -73,6 +83,18 @@ class TraceFormatError(TraceLoadError):
     """The bytes are not valid JSON/UTF-8, or the document is not what the adapter expects."""
 
 
+class LimitError(AgentDiffError):
+    """The input passed a limit (size, steps, nesting); its content may be a fine trace.
+
+    A marker: each error raised is also a `TraceFormatError` (`InputLimitError`) or a
+    `TraceValidationError` (`TraceLimitError`).
+    """
+
+
+class InputLimitError(TraceFormatError, LimitError):
+    """Reading passed a limit: the input size, the gzip ratio, the JSON Lines count, the nesting."""
+
+
 class UnknownFormatError(TraceLoadError):
     """No adapter claims the document."""
 
@@ -83,6 +105,10 @@ class MultipleTracesError(TraceLoadError):
 
 class TraceValidationError(AgentDiffError, ValueError):
     """The trace breaks a rule of the canonical model (duplicate ids, cycles, bad values)."""
+
+
+class TraceLimitError(TraceValidationError, LimitError):
+    """The trace passed a limit: more steps than allowed, or a payload nested too deep."""
 
 
 class UnknownAdapterError(AgentDiffError, LookupError):

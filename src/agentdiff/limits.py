@@ -11,7 +11,8 @@
   `convert`) handles that much. A whole document may add `ENVELOPE_DEPTH` levels of its own
   format's wrapping around the payloads.
 
-A limit crossed is a `TraceLoadError` naming the file and, for nesting, the JSON path.
+A limit crossed is a `LimitError` (`InputLimitError` while reading, `TraceLimitError` for the
+trace read) naming the file and, for nesting, the JSON path: never taken for a corrupt file.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from agentdiff.errors import ConfigError, TraceValidationError
+from agentdiff.errors import ConfigError, TraceLimitError
 
 if TYPE_CHECKING:
     from agentdiff.models.trace import AgentTrace
@@ -238,9 +239,9 @@ def short_path(path: str, limit: int = 120) -> str:
     return f"{path[: limit // 2]}…{path[-limit // 3 :]}"
 
 
-def nesting_error(path: str) -> TraceValidationError:
+def nesting_error(path: str) -> TraceLimitError:
     """The error of a payload nested past `MAX_DEPTH` at `path` (`steps[3].input_payload.a…`)."""
-    return TraceValidationError(f"{path} nests deeper than {MAX_DEPTH} levels", hint=DEPTH_HINT)
+    return TraceLimitError(f"{path} nests deeper than {MAX_DEPTH} levels", hint=DEPTH_HINT)
 
 
 def too_deep(trace: AgentTrace) -> str | None:

@@ -31,8 +31,10 @@ from agentdiff.adapters.registry import detect_adapter, detection_order, get_ada
 from agentdiff.canonical import decode_canonical
 from agentdiff.errors import (
     AgentDiffError,
+    InputLimitError,
     MultipleTracesError,
     TraceFormatError,
+    TraceLimitError,
     TraceValidationError,
     UnknownFormatError,
 )
@@ -290,7 +292,7 @@ def _parsed_lines(lines: Iterable[tuple[int, bytes]], path: Path, limits: Limits
     for count, (number, line) in enumerate(lines):
         if count >= limits.max_steps:
             msg = f"has more than {limits.max_steps:,} JSON lines, past the step limit"
-            raise TraceFormatError(msg, hint=STEPS_HINT, source=path)
+            raise InputLimitError(msg, hint=STEPS_HINT, source=path)
         yield _parse_line(number, line, path)
 
 
@@ -307,7 +309,7 @@ def _check_document_depth(document: Any, path: Path) -> None:
     if exceeds_depth([document], _DOCUMENT_DEPTH):
         deepest = deepest_path(document, _DOCUMENT_DEPTH, "$") or "$"
         msg = f"nests deeper than {_DOCUMENT_DEPTH} levels at {short_path(deepest)}"
-        raise TraceFormatError(msg, hint=_depth_hint(deepest), source=path)
+        raise InputLimitError(msg, hint=_depth_hint(deepest), source=path)
 
 
 def _depth_hint(deepest: str) -> str:
@@ -540,7 +542,7 @@ def _mark_source(trace: AgentTrace, adapter: type[BaseAdapter]) -> None:
 def _check_step_count(trace: AgentTrace, limits: Limits) -> None:
     if len(trace.steps) > limits.max_steps:
         msg = f"has {len(trace.steps):,} steps, past the limit of {limits.max_steps:,}"
-        raise TraceValidationError(msg, hint=STEPS_HINT)
+        raise TraceLimitError(msg, hint=STEPS_HINT)
 
 
 def _check_depth(trace: AgentTrace) -> None:

@@ -26,7 +26,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from agentdiff.errors import ConfigError, TraceFileError, TraceFormatError, TraceLoadError
+from agentdiff.errors import (
+    ConfigError,
+    InputLimitError,
+    TraceFileError,
+    TraceFormatError,
+    TraceLoadError,
+)
 from agentdiff.limits import Limits
 
 __all__ = [
@@ -102,10 +108,10 @@ def _check_regular(path: Path, info: os.stat_result, limits: Limits) -> None:
         raise too_big(path, f"is {info.st_size:,} bytes", limits)
 
 
-def too_big(path: Path | str, what: str, limits: Limits) -> TraceFormatError:
+def too_big(path: Path | str, what: str, limits: Limits) -> InputLimitError:
     """The error for input (`what`: how it passed) over `limits.max_input_size`."""
     msg = f"{what}, past the input limit of {limits.max_input_size:,} bytes"
-    return TraceFormatError(msg, hint=SIZE_HINT, source=path)
+    return InputLimitError(msg, hint=SIZE_HINT, source=path)
 
 
 def is_gzip(stream: IO[bytes]) -> bool:
@@ -199,13 +205,13 @@ def _read_plain(fd: int, size: int, path: Path, limits: Limits) -> bytes:
     return parts[0] if len(parts) == 2 else b"".join(parts)  # noqa: PLR2004 - the data, then EOF
 
 
-def _bomb(path: Path, inflated: int, read: int) -> TraceFormatError:
+def _bomb(path: Path, inflated: int, read: int) -> InputLimitError:
     msg = (
         f"inflates {inflated:,} bytes from its first {read:,}, more than {BOMB_RATIO}:1 "
         "(a gzip bomb?)"
     )
     hint = "if the file is genuine, decompress it first (gunzip) and pass the plain file"
-    return TraceFormatError(msg, hint=hint, source=path)
+    return InputLimitError(msg, hint=hint, source=path)
 
 
 def iter_lines(stream: IO[bytes], path: Path, limits: Limits) -> Iterator[Line]:

@@ -3,9 +3,12 @@
 The candidate is compared with the current baseline first (the report is printed) and approved
 only when `agentdiff.baselines.approval_blockers` finds nothing: the gate passed and no new tool
 loop appeared; `--force` approves anyway and says what it overrode. Without a baseline file the
-candidate becomes the first baseline. A baseline file whose content is no readable trace is
-refused (exit 2) unless `--force`, which writes the candidate over it without a comparison; a
-file that is no regular file, or that cannot be read at all, is never replaced. The write
+candidate becomes the first baseline. The baseline is read with the `--adapter` (then by
+detection: see `agentdiff.baselines.load_baseline`) and the limits given; `--trace-id` picks the
+candidate only (a baseline is one trace, whatever its id). A baseline file whose
+content is no readable trace is refused (exit 2) unless `--force`, which writes the candidate
+over it without a comparison; a file past a limit (`--max-input-size`, `--max-steps`, nesting),
+one that is no regular file, or that cannot be read at all, is never replaced. The write
 (provenance, refusal of multi-trace files, atomic replace) is
 `agentdiff.baselines.save_baseline`, shared with `compare --update-baseline` and the pytest
 plugin.
@@ -29,10 +32,11 @@ from agentdiff.baselines import (
     save_baseline,
 )
 from agentdiff.cli.errors import EXIT_GATE_FAILED, handle_errors, say
-from agentdiff.cli.options import AdapterOpt, TraceIdOpt
+from agentdiff.cli.options import AdapterOpt, MaxInputSizeOpt, MaxStepsOpt, TraceIdOpt
 from agentdiff.cli.settings import resolved_options, setting_flags
 from agentdiff.diff import compare as compare_traces
 from agentdiff.files import check_output_path
+from agentdiff.limits import Limits
 from agentdiff.loader import input_files, load_trace
 from agentdiff.models.report import DiffReport
 from agentdiff.models.trace import AgentTrace
@@ -61,8 +65,13 @@ def approve_from_report(
     via: str,
     reason: str | None = None,
     candidate_path: Path | None = None,
+    adapter_name: str | None = None,
+    limits: Limits | None = None,
 ) -> bool:
-    """Approve `candidate` over the baseline at `path` after `report`; False when refused."""
+    """Approve `candidate` over the baseline at `path` after `report`; False when refused.
+
+    `adapter_name` and `limits` read the baseline replaced (`save_baseline`).
+    """
     blockers = approval_blockers(report)
     for blocker in blockers:
         word = "overridden by --force" if force else "not approved"
@@ -72,16 +81,28 @@ def approve_from_report(
         return False
     inputs = input_files([candidate_path]) if candidate_path is not None else []
     record = save_baseline(
-        path, candidate, via=via, reason=reason, candidate=candidate_path, inputs=inputs
+        path,
+        candidate,
+        via=via,
+        reason=reason,
+        candidate=candidate_path,
+        inputs=inputs,
+        adapter_name=adapter_name,
+        limits=limits,
     )
     say(_describe(path, record))
     return True
 
 
-def _current_baseline(path: Path, *, force: bool) -> AgentTrace | None:
-    """The baseline at `path`; `None` when it holds no readable trace and `--force` replaces it."""
+def _current_baseline(
+    path: Path, adapter: str | None, limits: Limits, *, force: bool
+) -> AgentTrace | None:
+    """The baseline at `path`; `None` when it holds no readable trace and `--force` replaces it.
+
+    Past a limit, or not readable at all, it raises its own error: `--force` never replaces it.
+    """
     try:
-        return load_baseline(path)
+        return load_baseline(path, adapter, limits=limits)
     except UnreadableBaselineError as exc:
         if not force:
             msg = f"is no readable baseline ({exc.message}); --force replaces it with the candidate"
@@ -105,6 +126,8 @@ def approve(
     ] = False,
     adapter: AdapterOpt = None,
     trace_id: TraceIdOpt = None,
+    max_input_size: MaxInputSizeOpt = None,
+    max_steps: MaxStepsOpt = None,
     *,
     flags: Mapping[str, object],
 ) -> None:
@@ -112,16 +135,26 @@ def approve(
     check_output_path(Path(os.path.realpath(baseline)), input_files([candidate]))  # before compare
     config = resolved_options(flags)
     options = config.options
-    cand = load_trace(candidate, adapter, trace_id=trace_id)
-    replaced_provenance(baseline)  # refuse a multi-trace file before comparing
+    limits = Limits.resolve(max_input_size, max_steps)
+    cand = load_trace(candidate, adapter, trace_id=trace_id, limits=limits)
+    # refuse a multi-trace file, or one past a limit, before comparing
+    replaced_provenance(baseline, adapter, limits=limits)
     if not baseline.exists():
         record = save_baseline(baseline, cand, via=VIA_APPROVE, reason=reason, candidate=candidate)
         say(f"no baseline yet: {baseline} created from {candidate}")
         say(_describe(baseline, record))
         return
-    current = _current_baseline(baseline, force=force)
+    current = _current_baseline(baseline, adapter, limits, force=force)
     if current is None:
-        record = save_baseline(baseline, cand, via=VIA_APPROVE, reason=reason, candidate=candidate)
+        record = save_baseline(
+            baseline,
+            cand,
+            via=VIA_APPROVE,
+            reason=reason,
+            candidate=candidate,
+            adapter_name=adapter,
+            limits=limits,
+        )
         say(_describe(baseline, record))
         return
     report = compare_traces(current, cand, options=options)
@@ -135,5 +168,7 @@ def approve(
         via=VIA_APPROVE,
         reason=reason,
         candidate_path=candidate,
+        adapter_name=adapter,
+        limits=limits,
     ):
         raise typer.Exit(EXIT_GATE_FAILED)

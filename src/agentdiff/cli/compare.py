@@ -5,7 +5,9 @@ order; see `agentdiff.config`). A baseline older than `stale_after_days` is warn
 `--update-baseline` writes the candidate over BASELINE as `agentdiff approve` does (provenance,
 the baseline's format family, atomically; see `agentdiff.baselines`), and only when the gate
 passed and no loop is new, unless `--force` is given. A baseline holding no readable trace is
-refused even so, naming the `agentdiff approve --force` command that replaces it.
+refused even so, naming the `agentdiff approve --force` command that replaces it; one past a
+limit, or that cannot be read, is refused with its own error (no such command: it is no
+corrupt file).
 """
 
 from __future__ import annotations
@@ -92,11 +94,13 @@ def _load_baseline(
     trace_id: str | None,
     limits: Limits,
     update: bool,
+    approve_flags: tuple[str, ...] = (),
 ) -> AgentTrace:
     """The baseline trace of `paths` (baseline, candidate).
 
     With `--update-baseline`, a baseline holding no readable trace is refused in one line that
-    gives the `agentdiff approve --force` command replacing it (compare never writes over it).
+    gives the `agentdiff approve --force` command replacing it (compare never writes over it),
+    with `approve_flags`: what reads the candidate (its adapter, trace id, limits given).
     """
     baseline, candidate = paths
     if not update:
@@ -104,9 +108,25 @@ def _load_baseline(
     try:
         return load_baseline(baseline, adapter, trace_id=trace_id, limits=limits)
     except UnreadableBaselineError as exc:
-        command = f"agentdiff approve {sh(str(candidate))} --baseline {sh(str(baseline))} --force"
+        flags = "".join(f" {sh(flag)}" for flag in approve_flags)
+        command = (
+            f"agentdiff approve {sh(str(candidate))} --baseline {sh(str(baseline))}{flags} --force"
+        )
         msg = f"{exc.message}; `{command}` replaces it"
         raise UnreadableBaselineError(msg, hint=exc.hint, source=baseline) from None
+
+
+def _approve_flags(
+    adapter: str | None, trace_id: str | None, max_input_size: str | None, max_steps: str | None
+) -> tuple[str, ...]:
+    """The `approve` flags that read the candidate as this comparison did (those given)."""
+    given = (
+        ("--adapter", adapter),
+        ("--trace-id", trace_id),
+        ("--max-input-size", max_input_size),
+        ("--max-steps", max_steps),
+    )
+    return tuple(part for flag, value in given if value is not None for part in (flag, value))
 
 
 @handle_errors
@@ -172,6 +192,12 @@ def compare(
                 trace_id=baseline_trace_id or trace_id,
                 limits=limits,
                 update=update_baseline,
+                approve_flags=_approve_flags(
+                    candidate_adapter or adapter,
+                    candidate_trace_id or trace_id,
+                    max_input_size,
+                    max_steps,
+                ),
             )
             cand = load_trace(
                 candidate,
@@ -195,7 +221,14 @@ def compare(
         say(f"warning: {baseline}: {stale}")
     if update_baseline:
         approve_from_report(
-            baseline, cand, report, force=force, via=VIA_COMPARE, candidate_path=candidate
+            baseline,
+            cand,
+            report,
+            force=force,
+            via=VIA_COMPARE,
+            candidate_path=candidate,
+            adapter_name=baseline_adapter or adapter,
+            limits=limits,
         )
     if not report.passed:
         raise typer.Exit(EXIT_GATE_FAILED)
