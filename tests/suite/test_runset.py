@@ -253,6 +253,30 @@ def test_a_single_run_file_beside_a_run_folder_of_its_name_is_its_own_scenario(t
     assert [r.source for r in runs.runs["t.json"]] == ["t.json"]
 
 
+def test_a_file_path_names_one_scenario_on_both_sides_when_one_side_has_its_run_folder(
+    tmp_path,
+):
+    """`a/r1.json` is scenario `a/r1.json` on both sides when only the baseline has a run folder
+    `a/r1/`: decided from both layouts together, never paired against the folder's runs (the
+    candidate's file was scenario `a/r1`, judged against the baseline folder's runs)."""
+    _gzip_tree(tmp_path, ["main/a/r1.json", "main/a/r1/x.json", "main/a/r1/y.json"])
+    _gzip_tree(tmp_path, ["pr/a/r1.json", "pr/a/other/z.json"])
+    for base, cand in (
+        RunSet.from_dirs(tmp_path / "main", tmp_path / "pr"),
+        RunSet.from_dirs(tmp_path / "main", tmp_path / "pr", layout="auto"),
+    ):
+        assert base.scenarios == ["a/r1", "a/r1.json"]
+        assert cand.scenarios == ["a/other", "a/r1.json"]
+        assert [(r.run_id, r.source) for r in cand.runs["a/r1.json"]] == [("r1", "a/r1.json")]
+    swapped = RunSet.from_dirs(tmp_path / "pr", tmp_path / "main", labels=("pr", "main"))
+    assert [s.scenarios for s in swapped] == [["a/other", "a/r1.json"], ["a/r1", "a/r1.json"]]
+    assert [s.label for s in swapped] == ["pr", "main"]
+    manifest = tmp_path / "agentdiff-suite.toml"  # a TOML manifest's two folders alike
+    manifest.write_text('[suite]\nbaseline = "main"\ncandidate = "pr"\n')
+    loaded = load_manifest(manifest)
+    assert loaded.candidate.scenarios == ["a/other", "a/r1.json"]
+
+
 def test_a_single_run_file_no_name_tells_from_a_run_folder_is_refused(monkeypatch):
     """A store such as S3 may hold a key `a/r1.json` and a prefix `a/r1.json/`: never merged."""
     files: list[tuple[str, int | None]] = [

@@ -459,3 +459,27 @@ def test_pair_page_links_lead_from_the_html_written_into_the_results_folder(
         links = re.findall(r'href="([^"#]+)"', html.read_text())
         assert links and all((where / link).is_file() for link in links), links
     assert all(Path(link).is_file() for link in re.findall(r'href="([^"#]+)"', stdout))
+
+
+def test_a_single_run_file_is_never_judged_against_a_run_folder_of_its_name(tmp_path):
+    """Baseline `a/r1.json` (a detour run) beside `a/r1/` (loop runs); candidate `a/r1.json`
+    (detour) alone: both files are scenario `a/r1.json`, judged against each other (the
+    candidate's file was paired against the loop runs, and the baseline's left an error row)."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    copies = {
+        "base/a/r1.json": "detour/baseline.json",
+        "base/a/r1/x.json": "loop/baseline.json",
+        "base/a/r1/y.json": "loop/candidate.json",
+        "cand/a/r1.json": "detour/candidate.json",
+        "cand/a/other/z.json": "loop/candidate.json",
+    }
+    for target, source in copies.items():
+        (tmp_path / target).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / target).write_bytes((examples / source).read_bytes())
+    result = _suite(str(tmp_path / "base"), str(tmp_path / "cand"), "-f", "json")
+    rows = {row["scenario"]: row for row in orjson.loads(result.stdout)["scenarios"]}
+    assert sorted(rows) == ["a/other", "a/r1", "a/r1.json"]
+    assert (rows["a/r1.json"]["baseline_runs"], rows["a/r1.json"]["candidate_runs"]) == (1, 1)
+    assert rows["a/r1.json"]["verdict"] == "regressed"  # the detour: a search step inserted
+    assert (rows["a/r1"]["baseline_runs"], rows["a/r1"]["candidate_runs"]) == (2, 0)
+    assert rows["a/r1"]["verdict"] == "error" and rows["a/other"]["verdict"] == "added"

@@ -92,9 +92,8 @@ def _sides(
     if manifest is not None:
         msg = "give either BASELINE CANDIDATE or --manifest (whose [suite] names both)"
         raise ConfigError(msg)
-    return tuple(  # type: ignore[return-value]
-        RunSet.from_dir(root, layout=layout, adapter=adapter, scenario_key=scenario_key)
-        for root in (baseline, candidate)
+    return RunSet.from_dirs(
+        baseline, candidate, layout=layout, adapter=adapter, scenario_key=scenario_key
     )
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -31,7 +31,7 @@ from agentdiff.naming import distinct_names
 from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.refs import RunRef, is_trace_file, is_url, strip_suffix
 
-__all__ = ["LAYOUTS", "Layout", "assign", "list_files"]
+__all__ = ["LAYOUTS", "Layout", "assign", "list_files", "run_folders"]
 
 Layout = Literal["auto", "files", "runs"]
 LAYOUTS: tuple[Layout, ...] = ("auto", "files", "runs")
@@ -130,7 +130,13 @@ def _list_url(root: str) -> tuple[str, list[Listed]]:
     return f"{protocol}://{base}", sorted(found)
 
 
-def assign(files: list[Listed], layout: Layout, adapter: str | None = None) -> list[RunRef]:
+def assign(
+    files: list[Listed],
+    layout: Layout,
+    adapter: str | None = None,
+    *,
+    other_run_folders: Iterable[str] = (),
+) -> list[RunRef]:
     """A `RunRef` per file, its scenario and run id named by `layout`.
 
     A run is named by its file's name without the ending (`r1.json.gz` → `r1`), and a
@@ -140,33 +146,26 @@ def assign(files: list[Listed], layout: Layout, adapter: str | None = None) -> l
     its path below the root (`a/r1.json`, `a/r1.json.gz`), as is one beside a run folder of
     its name (`a/r1.json` beside `a/r1/`: scenarios `a/r1.json` and `a/r1`). A scenario that
     no name tells apart from a run folder's is refused (`ConfigError`), never merged.
+
+    `other_run_folders`: the run folders of the other side of a comparison (`run_folders`), so
+    a file is named alike on both sides: `a/r1.json` is scenario `a/r1.json` on each side when
+    either side has a run folder `a/r1/` (never paired against that folder's runs).
     """
-    if layout not in LAYOUTS:
-        raise ConfigError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
-    folders = {posixpath.dirname(rel) for rel, _ in files}
-    parents = {p for f in folders for p in _ancestors(f)}
-    # (path, folder, file name, stem, a run of its folder's scenario?)
-    parts: list[tuple[str, str, str, str, bool]] = []
-    for rel, _ in files:
-        folder, name = posixpath.split(rel)
-        stem = strip_suffix(name) or name
-        as_run = layout == "runs" or (layout == "auto" and folder and folder not in parents)
-        parts.append((rel, folder, name, stem, bool(as_run and folder)))
+    parts = _parts(files, layout)
+    folders = {folder for _, folder, _, _, as_run in parts if as_run} | set(other_run_folders)
 
-    run_folders = {folder for _, folder, _, _, as_run in parts if as_run}
-
-    def by_name(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
+    def by_name(p: _Part) -> tuple[str, str]:
         rel, folder, name, stem, as_run = p
         return (folder, name) if as_run else (rel, stem)
 
-    def by_stem(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
+    def by_stem(p: _Part) -> tuple[str, str]:
         _, folder, _, stem, as_run = p
         if as_run:
             return folder, stem
         scenario = posixpath.join(folder, stem)  # a run folder's name: the file's path instead
-        return by_name(p) if scenario in run_folders else (scenario, stem)
+        return by_name(p) if scenario in folders else (scenario, stem)
 
-    def by_path(p: tuple[str, str, str, str, bool]) -> tuple[str, str]:
+    def by_path(p: _Part) -> tuple[str, str]:
         rel, folder, _, stem, as_run = p
         return (folder, rel) if as_run else (rel, stem)
 
@@ -176,6 +175,29 @@ def assign(files: list[Listed], layout: Layout, adapter: str | None = None) -> l
         RunRef(scenario, run, rel, adapter, None, size)
         for (scenario, run), (rel, size) in zip(named, files, strict=True)
     ]
+
+
+def run_folders(files: list[Listed], layout: Layout) -> set[str]:
+    """The folders whose files `layout` makes runs of one scenario (the scenario is the folder)."""
+    return {folder for _, folder, _, _, as_run in _parts(files, layout) if as_run}
+
+
+_Part = tuple[str, str, str, str, bool]
+"""(path, folder, file name, stem, a run of its folder's scenario?)"""
+
+
+def _parts(files: list[Listed], layout: Layout) -> list[_Part]:
+    if layout not in LAYOUTS:
+        raise ConfigError(f"unknown layout {layout!r}; expected one of {', '.join(LAYOUTS)}")
+    folders = {posixpath.dirname(rel) for rel, _ in files}
+    parents = {p for f in folders for p in _ancestors(f)}
+    parts: list[_Part] = []
+    for rel, _ in files:
+        folder, name = posixpath.split(rel)
+        stem = strip_suffix(name) or name
+        as_run = layout == "runs" or (layout == "auto" and folder and folder not in parents)
+        parts.append((rel, folder, name, stem, bool(as_run and folder)))
+    return parts
 
 
 def _check_apart(files: list[tuple[str, bool]], scenarios: list[str]) -> None:

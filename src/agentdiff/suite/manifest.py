@@ -157,7 +157,7 @@ def _toml(path: Path, table: dict[str, Any]) -> SuiteManifest:
         if not _text(suite, side, path):
             msg = f"[suite] needs `{side}` (a folder, glob or URL of runs)"
             raise ConfigError(msg, source=path)
-    sides = [_side(path, suite, side, layout) for side in _SIDES]
+    sides = _sides(path, suite, layout)
     settings = {
         **parse_settings(table.get("gate", {}), f"{path} [gate]", ("gate",)),
         **parse_settings(table.get("compare", {}), f"{path} [compare]", ("compare",)),
@@ -187,13 +187,17 @@ def _text(table: Mapping[str, Any], key: str, path: Path) -> str | None:
     return value
 
 
-def _side(path: Path, suite: Mapping[str, Any], side: str, layout: Layout) -> RunSet:
-    root = str(suite[side])
-    if "://" not in root and not Path(root).is_absolute():
-        root = str(path.parent / root)
-    return RunSet.from_dir(
-        root,
-        label=_text(suite, f"{side}_label", path),
+def _sides(path: Path, suite: Mapping[str, Any], layout: Layout) -> tuple[RunSet, RunSet]:
+    roots = []
+    for side in _SIDES:
+        root = str(suite[side])
+        if "://" not in root and not Path(root).is_absolute():
+            root = str(path.parent / root)
+        roots.append(root)
+    return RunSet.from_dirs(
+        roots[0],
+        roots[1],
+        labels=(_text(suite, "baseline_label", path), _text(suite, "candidate_label", path)),
         layout=layout,
         adapter=_text(suite, "adapter", path),
         scenario_key=_text(suite, "scenario_key", path),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdiff.errors import ConfigError
-from agentdiff.suite.discover import Layout, assign, list_files
+from agentdiff.suite.discover import Layout, assign, list_files, run_folders
 from agentdiff.suite.refs import RunRef, strip_suffix
 
 __all__ = ["RunSet"]
@@ -75,7 +75,49 @@ class RunSet:
         grouped by its value instead of by path.
         """
         text = str(root)
-        base, files = list_files(text)
+        return cls._from_listing(text, list_files(text), label, layout, adapter, scenario_key)
+
+    @classmethod
+    def from_dirs(
+        cls,
+        baseline: str | Path,
+        candidate: str | Path,
+        *,
+        labels: tuple[str | None, str | None] = (None, None),
+        layout: Layout = "auto",
+        adapter: str | None = None,
+        scenario_key: str | None = None,
+    ) -> tuple[RunSet, RunSet]:
+        """Both sides of a comparison (`from_dir` each), a file path named alike on both.
+
+        A single-run file beside a run folder of its name is named by its path (`a/r1.json`
+        beside `a/r1/`); here that is decided from both sides' layouts together, so the file
+        `a/r1.json` is scenario `a/r1.json` on both sides when either has the folder `a/r1/`,
+        and is never paired against that folder's runs.
+        """
+        texts = (str(baseline), str(candidate))
+        listings = [list_files(text) for text in texts]
+        folders = [set() if scenario_key else run_folders(f, layout) for _, f in listings]
+        base = cls._from_listing(
+            texts[0], listings[0], labels[0], layout, adapter, scenario_key, folders[1]
+        )
+        cand = cls._from_listing(
+            texts[1], listings[1], labels[1], layout, adapter, scenario_key, folders[0]
+        )
+        return base, cand
+
+    @classmethod
+    def _from_listing(
+        cls,
+        text: str,
+        listing: tuple[str, list[tuple[str, int | None]]],
+        label: str | None,
+        layout: Layout,
+        adapter: str | None,
+        scenario_key: str | None,
+        other_run_folders: set[str] | None = None,
+    ) -> RunSet:
+        base, files = listing
         label = label or _label(base)
         if scenario_key:
             from agentdiff.suite.keys import group_by_field  # noqa: PLC0415 - loads traces
@@ -84,7 +126,7 @@ class RunSet:
             provenance = f"folder {text} grouped by {scenario_key}"
         else:
             try:
-                refs = assign(files, layout, adapter)
+                refs = assign(files, layout, adapter, other_run_folders=other_run_folders or ())
             except ConfigError as exc:  # it names paths below the root: name the root too
                 raise exc.with_source(text) from exc.__cause__
             provenance = f"folder {text}" + ("" if layout == "auto" else f" ({layout})")
