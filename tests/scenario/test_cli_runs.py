@@ -128,6 +128,40 @@ def test_compare_runs_reports_a_run_it_cannot_load_in_junit(tmp_path: Path) -> N
     assert "broken.json" in _junit_error(plain)
 
 
+def test_compare_runs_reports_a_missing_or_empty_folder_in_junit(tmp_path: Path) -> None:
+    """A folder missing, empty or a file gets a JUnit `<error>` too (it got none: exit 2 with
+    no report); the outputs are still checked first, so a file given for a folder is never
+    written over."""
+    cand = _folder(tmp_path, "cand", 2, 3)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for given, message in (
+        (tmp_path / "nosuch", "not a folder of runs"),
+        (empty, "no trace files"),
+    ):
+        for args in ([str(given), str(cand)], [str(cand), str(given)]):
+            junit, md = tmp_path / "r.xml", tmp_path / "r.md"
+            junit.unlink(missing_ok=True)
+            out = ["-o", f"junit={junit}", "-o", f"markdown={md}"]
+            result = runner.invoke(app, ["compare-runs", *args, *out])
+            assert result.exit_code == 2, result.output
+            assert message in _junit_error(junit)
+            assert str(given) in _junit_error(junit)
+            assert not md.exists()
+    run = tmp_path / "run.json"  # a file where a folder belongs, in no folder given
+    run.write_bytes(next(cand.iterdir()).read_bytes())
+    before = run.read_bytes()
+    refused = runner.invoke(app, ["compare-runs", str(run), str(cand), "-o", f"junit={run}"])
+    assert refused.exit_code == 2
+    assert "is an input of this command" in refused.output
+    assert run.read_bytes() == before
+    first = runner.invoke(  # the baseline's error is the one reported, as before
+        app, ["compare-runs", str(tmp_path / "nosuch"), str(empty), "-f", "junit", "-o", "e.xml"]
+    )
+    assert first.exit_code == 2
+    assert "nosuch: not a folder of runs" in _junit_error(tmp_path / "e.xml")
+
+
 def test_compare_runs_reports_a_bad_setting_in_junit(tmp_path: Path) -> None:
     base, cand = _folder(tmp_path, "base", 1, 3), _folder(tmp_path, "cand", 2, 3)
     out = tmp_path / "r.xml"

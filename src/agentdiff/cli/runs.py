@@ -64,9 +64,16 @@ def compare_runs_command(
 ) -> None:
     """N baseline runs against M candidate runs of one scenario; exit 1 when it regressed."""
     targets = parse_targets(output, str(fmt.value), RUNS_RENDERERS)
-    inputs = input_files([*run_files(baseline), *run_files(candidate)])
+    listed = _listed(baseline), _listed(candidate)
+    inputs = [
+        *input_files([path for files, error in listed if error is None for path in files]),
+        *(path for files, error in listed if error is not None for path in files),
+    ]
     check_targets(targets, inputs)
     with reporting_errors(targets, RUNS_ERROR_RENDERERS, inputs):
+        for _, error in listed:  # a folder missing or empty: a JUnit <error> too, as compare's
+            if error is not None:
+                raise error
         config = resolved_options(flags)
         options = config.options
         resolved = load_stats(stats)
@@ -85,6 +92,18 @@ def compare_runs_command(
         raise typer.Exit(EXIT_GATE_FAILED)
     if any(s.verdict is Verdict.ERROR for s in report.scenarios):
         raise typer.Exit(EXIT_INPUT)
+
+
+def _listed(folder: Path) -> tuple[list[Path], ConfigError | None]:
+    """The run files of `folder` (`run_files`), or why it has none and the path as given.
+
+    A folder that cannot be listed (missing, empty, or a file) holds no run file for `-o` to
+    write over; the path itself is still kept from the outputs (a file given for a folder).
+    """
+    try:
+        return run_files(folder), None
+    except ConfigError as exc:
+        return [folder], exc
 
 
 @handle_errors
