@@ -20,7 +20,7 @@ from __future__ import annotations
 import difflib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -242,21 +242,24 @@ def load_options(
     env: Mapping[str, str] | None = None,
     start: Path | None = None,
     keywords: bool = False,
+    only: Collection[str] | None = None,
 ) -> ResolvedConfig:
     """Resolve every setting: `overrides` (flags, keyword arguments) > `env` > file > default.
 
     `None` in `overrides` means "not given" (use `"off"` to switch a rule off). Text values are
     parsed as the environment's are; other values must already have the setting's type.
     `keywords=True`: the overrides are a function's keyword arguments, and their source reads
-    `argument max_divergence` (else `flag --max-divergence`).
+    `argument max_divergence` (else `flag --max-divergence`). `only`: the names of the settings
+    to resolve (`routes`); every other is left at its default, its value in the environment or
+    the file neither parsed nor checked (the file's sections and keys still are).
     """
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
     found = find_config(start)
     if found is not None:
-        _merge_file(*found, values, sources)
-    _merge_env(os.environ if env is None else env, values, sources)
-    _merge_overrides(overrides or {}, values, sources, keywords=keywords)
+        _merge_file(*found, values, sources, only)
+    _merge_env(os.environ if env is None else env, values, sources, only)
+    _merge_overrides(overrides or {}, values, sources, keywords=keywords, only=only)
     options = _build(values, sources)
     report = {k: v for k, v in values.items() if _BY_NAME[k].section == "report"}
     return ResolvedConfig(
@@ -286,24 +289,29 @@ def load_stats(
     manifest: Mapping[str, object] | None = None,
     manifest_source: str = "suite manifest [stats]",
     flag_names: Mapping[str, str] | None = None,
+    only: Collection[str] | None = None,
 ) -> ResolvedStats:
     """Resolve the `[stats]` settings: flag > env > suite manifest > file > default.
 
     `manifest` holds a suite manifest's `[stats]` values (TOML-typed), `manifest_source` says
     where they came from in messages and `sources`. `flag_names` maps a setting to the flag a
-    command took it by when that is not the setting's own (`routes --threshold`).
+    command took it by when that is not the setting's own (`routes --threshold`). `only`: the
+    settings to resolve, as `load_options` takes it.
     """
     values: dict[str, object] = {}
     sources: dict[str, str] = {}
     found = find_config(start)
     if found is not None:
-        _merge_file(*found, values, sources)
+        _merge_file(*found, values, sources, only)
     for key, raw in (manifest or {}).items():
         setting = _lookup(key, "stats", manifest_source)
-        values[key] = parse_setting(setting, raw, manifest_source, text=False)
-        sources[key] = manifest_source
-    _merge_env(os.environ if env is None else env, values, sources)
-    _merge_overrides(overrides or {}, values, sources, keywords=False, flag_names=flag_names)
+        if _chosen(setting, only):
+            values[key] = parse_setting(setting, raw, manifest_source, text=False)
+            sources[key] = manifest_source
+    _merge_env(os.environ if env is None else env, values, sources, only)
+    _merge_overrides(
+        overrides or {}, values, sources, keywords=False, flag_names=flag_names, only=only
+    )
     picked = {k: v for k, v in values.items() if _BY_NAME[k].section == "stats"}
     try:
         options = StatsOptions.model_validate(picked)
@@ -337,8 +345,17 @@ def toml_table(raw: bytes, path: Path) -> dict[str, Any]:
         raise ConfigError("not valid TOML: nested too deeply", source=path) from None
 
 
+def _chosen(setting: Setting, only: Collection[str] | None) -> bool:
+    """Whether `setting` is resolved (`only`: the names to resolve; `None`: every one)."""
+    return only is None or setting.name in only
+
+
 def _merge_file(
-    path: Path, table: dict[str, Any], values: dict[str, object], sources: dict[str, str]
+    path: Path,
+    table: dict[str, Any],
+    values: dict[str, object],
+    sources: dict[str, str],
+    only: Collection[str] | None = None,
 ) -> None:
     prefix = "[tool.agentdiff." if path.name == "pyproject.toml" else "["
     for section, body in table.items():
@@ -351,14 +368,20 @@ def _merge_file(
         for key, raw in body.items():
             where = f"{path} {prefix}{section}]"
             setting = _lookup(key, section, where)
-            values[key] = parse_setting(setting, raw, where, text=False)
-            sources[key] = where
+            if _chosen(setting, only):
+                values[key] = parse_setting(setting, raw, where, text=False)
+                sources[key] = where
 
 
-def _merge_env(env: Mapping[str, str], values: dict[str, object], sources: dict[str, str]) -> None:
+def _merge_env(
+    env: Mapping[str, str],
+    values: dict[str, object],
+    sources: dict[str, str],
+    only: Collection[str] | None = None,
+) -> None:
     for setting in SETTINGS:
         text = env.get(setting.env, "").strip()
-        if text:
+        if text and _chosen(setting, only):
             where = f"env {setting.env}"
             values[setting.name] = parse_setting(setting, text, where, text=True)
             sources[setting.name] = where
@@ -371,11 +394,14 @@ def _merge_overrides(
     *,
     keywords: bool,
     flag_names: Mapping[str, str] | None = None,
+    only: Collection[str] | None = None,
 ) -> None:
     for key, raw in overrides.items():
         if raw is None:
             continue
         setting = _lookup(key, None, "arguments")
+        if not _chosen(setting, only):
+            continue
         flag = (flag_names or {}).get(key, setting.flag)
         where = f"argument {setting.name}" if keywords else f"flag {flag}"
         values[key] = parse_setting(setting, raw, where, text=isinstance(raw, str))

@@ -2,7 +2,8 @@
 
 A gate limit or `--compare-content` cannot change a route report:
 each is a usage error (exit 2). The flags kept each change it where they should, and an
-`agentdiff.toml` with a `[gate]` section (shared with `compare`) is still read.
+`agentdiff.toml` with a `[gate]` section (shared with `compare`) is still read: its sections
+and keys checked, the values of settings routes does not take neither parsed nor used.
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ from typing import Any
 
 import pytest
 
-from agentdiff.config import SETTINGS
+from agentdiff.config import SETTINGS, load_options, load_stats
 from agentdiff.config_kinds import FLAG
+from agentdiff.errors import ConfigError
 from tests.hostile.helpers import cli
 
 KEPT = {"detect_loops", "strict_tool_signatures", "ignore", "fold_framework_steps"}
 REFUSED = [s for s in SETTINGS if s.section in ("gate", "compare") and s.name not in KEPT]
+UNUSED = [*REFUSED, *(s for s in SETTINGS if s.section in ("stats", "baseline"))]
+UNUSED = [s for s in UNUSED if s.name != "route_threshold"]
+"""The settings `routes` neither takes nor resolves (`[stats] route_threshold` it takes)."""
 
 
 @pytest.fixture(autouse=True)
@@ -108,3 +113,61 @@ def test_routes_help_says_what_each_route_flag_does_there() -> None:
     assert "Tell route steps apart by their input keys too" in shown
     assert "left out when telling repeated tool calls apart for loops" in shown
     assert "candidate" not in shown and "never compared" not in shown
+
+
+@pytest.mark.parametrize("setting", UNUSED, ids=lambda s: s.env)
+def test_a_bad_value_of_a_setting_routes_does_not_take_cannot_fail_it(
+    runs: Path, setting: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No flag can override such a value (routes has none): it is not parsed, so it cannot fail
+    routes (`AGENTDIFF_MAX_DIVERGENCE=5` was exit 2, "got '5'")."""
+    resolve = load_stats if setting.section == "stats" else load_options
+    with pytest.raises(ConfigError, match=setting.env):  # a bad value where it is resolved
+        resolve(env={setting.env: "maybe"})
+    plain = _section(runs)
+    monkeypatch.setenv(setting.env, "maybe")
+    assert _section(runs) == plain
+
+
+def test_the_divergence_limit_in_env_or_file_is_not_parsed_by_routes(
+    runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plain = _section(runs)
+    monkeypatch.setenv("AGENTDIFF_MAX_DIVERGENCE", "5")
+    assert _section(runs) == plain
+    monkeypatch.delenv("AGENTDIFF_MAX_DIVERGENCE")
+    config = tmp_path / "agentdiff.toml"
+    config.write_text(
+        '[gate]\nmax_divergence = 5\n[compare]\ncompare_content = "maybe"\n'
+        "strict_tool_signatures = true\n[stats]\nalpha = 7\n[baseline]\nstale_after_days = -1\n"
+    )
+    assert _section(runs) == _section(runs, "--strict-tool-signatures")  # [compare] is read
+    assert cli("compare-runs", runs, runs).code == 2  # where the limits are taken: refused
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("[gatex]\nmax_divergence = 5\n", "unknown section [gatex]"),
+        ("[gate]\nmax_divergenc = 5\n", "unknown setting 'max_divergenc'"),
+        ("[compare]\ndetect_loops = 5\n", "[compare]: detect_loops must be true or false"),
+        ("[report]\nredact = 5\n", "[report]: redact must be true or false"),
+        ("[stats]\nroute_threshold = 5\n", "route_threshold must be a number from 0 to 1"),
+    ],
+)
+def test_the_file_and_the_settings_routes_takes_are_still_checked(
+    runs: Path, tmp_path: Path, config: str, message: str
+) -> None:
+    (tmp_path / "agentdiff.toml").write_text(config)
+    outcome = cli("routes", runs)
+    assert outcome.code == 2
+    assert message in outcome.stderr
+
+
+def test_a_route_setting_from_env_is_still_checked(
+    runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTDIFF_DETECT_LOOPS", "maybe")
+    outcome = cli("routes", runs)
+    assert outcome.code == 2
+    assert "env AGENTDIFF_DETECT_LOOPS: detect_loops must be true or false" in outcome.stderr

@@ -24,7 +24,14 @@ import typer
 from agentdiff.cli.errors import EXIT_GATE_FAILED, EXIT_INPUT, handle_errors
 from agentdiff.cli.options import AdapterOpt, OutputsOpt
 from agentdiff.cli.output import check_targets, parse_targets, reporting_errors, write_targets
-from agentdiff.cli.settings import resolved_options, route_flags, setting_flags, stats_flags
+from agentdiff.cli.settings import (
+    ROUTE_STATS,
+    resolved_options,
+    route_flags,
+    route_names,
+    setting_flags,
+    stats_flags,
+)
 from agentdiff.config import ResolvedConfig, load_stats
 from agentdiff.errors import ConfigError
 from agentdiff.loader import input_files
@@ -151,7 +158,7 @@ def routes_command(
     targets = parse_targets(output, str(fmt.value), ROUTES_RENDERERS)
     inputs = input_files([path for root in runs for path in found_files(root)])
     check_targets(targets, inputs)
-    config = resolved_options(flags)
+    config = resolved_options(flags, only=route_names())
     options = config.options
     tau = _route_threshold(threshold, route_threshold)
     groups = group_runs(runs, adapter, scenario_key)
@@ -175,7 +182,9 @@ def _route_threshold(threshold: str | None, route_threshold: str | None) -> floa
         raise ConfigError(msg, source="flags")
     given = "--threshold" if threshold is not None else "--route-threshold"
     value = threshold if threshold is not None else route_threshold
-    resolved = load_stats({"route_threshold": value}, flag_names={"route_threshold": given})
+    resolved = load_stats(
+        {"route_threshold": value}, flag_names={"route_threshold": given}, only=ROUTE_STATS
+    )
     return resolved.options.route_threshold
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -24,9 +24,11 @@ from agentdiff.config_kinds import FLAG
 
 __all__ = [
     "ROUTE_SETTINGS",
+    "ROUTE_STATS",
     "compare_flags",
     "resolved_options",
     "route_flags",
+    "route_names",
     "setting_flags",
     "stats_flags",
 ]
@@ -56,6 +58,8 @@ _ROUTE_HELP = {
     " (repeatable).",
 }
 """`routes`' own help for the `ROUTE_SETTINGS` whose `compare` words are false there."""
+ROUTE_STATS = ("route_threshold",)
+"""The `[stats]` settings `routes` resolves (its `--threshold`)."""
 
 
 def _annotation(setting: Setting, panel: str | None) -> Any:
@@ -94,14 +98,21 @@ def route_flags(command: Callable[..., R]) -> Callable[..., R]:
     """Give `routes` (which takes `flags=`) the `ROUTE_SETTINGS` and `[report]` flags only.
 
     A gate flag is then a usage error; the config file's other sections are still read (one
-    `agentdiff.toml` serves every command), and not used.
+    `agentdiff.toml` serves every command: an unknown section or key is an error) and their
+    values neither parsed nor used (`resolved_options(flags, only=route_names())`), so no gate
+    setting in the environment or the file can fail `routes`.
     """
     chosen = [
         dataclasses.replace(s, help=_ROUTE_HELP.get(s.name, s.help))
         for s in SETTINGS
-        if s.name in ROUTE_SETTINGS or s.section == "report"
+        if s.name in route_names()
     ]
     return _with_flags(command, "flags", chosen, _ROUTE_PANEL)
+
+
+def route_names() -> tuple[str, ...]:
+    """The settings `routes` takes and resolves: `ROUTE_SETTINGS` and `[report]`'s."""
+    return tuple(s.name for s in SETTINGS if s.name in ROUTE_SETTINGS or s.section == "report")
 
 
 def _in_sections(*sections: str) -> list[Setting]:
@@ -134,8 +145,10 @@ def _with_flags(
     return run
 
 
-def resolved_options(flags: Mapping[str, object] | None = None) -> ResolvedConfig:
-    """`load_options(flags)`, and stderr from then on redacts the config's `redact_patterns`."""
-    config = load_options(flags)
+def resolved_options(
+    flags: Mapping[str, object] | None = None, *, only: Collection[str] | None = None
+) -> ResolvedConfig:
+    """`load_options(flags, only=only)`; stderr from then on redacts its `redact_patterns`."""
+    config = load_options(flags, only=only)
     redact_messages(tuple(config.report.get("redact_patterns", ())))
     return config
