@@ -69,11 +69,11 @@ class RunProfile:
     """Framework steps folded before it was read (`fold_framework_steps`; None: folding off):
     `steps`, `route` and the other counts are of the steps kept (`Summary` of the same name)."""
     shape: RouteShape | None = field(default=None, compare=False, repr=False)
+    """Which steps of `route` are one concurrent group (read only for a skeleton printed)."""
     places: tuple[int, ...] | None = field(default=None, compare=False, repr=False)
     """Of a folded run: each `route` position's place (1-based) in the run as given, in the
     order it ran, then one past its last step (None: the route's positions are the run's own).
     A route position shown to the user (a departure) is this place, as `compare` shows one."""
-    """Which steps of `route` are one concurrent group (read only for a skeleton printed)."""
 
     def metric(self, name: str) -> float | None:
         """A continuous metric by name (see `METRICS`)."""
