@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -217,6 +217,38 @@ class Redactor:
         """`text()` of each."""
         return [self.text(t) for t in texts]
 
+    def parts(self, parts: Sequence[str], separator: str) -> list[tuple[str, int]]:
+        """`parts` (read joined by `separator`) redacted as their whole is, to show in part.
+
+        Each: (shown, how many of `parts` it holds). Redacted one by one, a secret that spans a
+        boundary (a user pattern `name_ → tool_001`, a private key block) would match in no
+        part, so the whole is redacted once and the parts shown are cut from it: each part
+        redacted alone, where that reads as the redacted whole; else the parts from the first
+        to the last that differ from it merged into one, shown as the redacted whole shows
+        them. Joined by `separator`, the parts shown never show what the whole's redaction hid.
+        """
+        each = [self.text(part) for part in parts]
+        whole = separator.join(parts)
+        shown = self.text(whole)
+        if shown == whole or separator.join(each) == shown:
+            return [(part, 1) for part in each]
+        # the parts (each with the separator after it) the redacted whole starts with
+        head, start = 0, 0
+        while head < len(each) - 1 and shown.startswith(each[head] + separator, start):
+            start += len(each[head]) + len(separator)
+            head += 1
+        tail, end = 0, len(shown)  # and those it ends with, after the head
+        while tail < len(each) - 1 - head and shown.endswith(
+            separator + each[-1 - tail], start, end
+        ):
+            end -= len(each[-1 - tail]) + len(separator)
+            tail += 1
+        return [
+            *((part, 1) for part in each[:head]),
+            (shown[start:end], len(each) - head - tail),
+            *((part, 1) for part in each[len(each) - tail :]),
+        ]
+
 
 DEFAULT_REDACTOR = Redactor()
 """The built-in patterns and keys, redacting (one per process: its cache is shared)."""
@@ -246,11 +278,42 @@ def _last_key(path: str) -> str:
 _INDEXES = re.compile(r"(?:\[\d+\])+$")
 
 
+_SKELETON_ARROW = " → "
+"""What a route's skeleton parts are joined by (`routes.skeleton.ARROW`)."""
+
+
+def _skeleton_parts(parts: Any, redactor: Redactor) -> Any:
+    """A route's `skeleton_parts` redacted as its `skeleton` is (see `Redactor.parts`).
+
+    A secret that spans parts is redacted in the skeleton; redacted one by one, the parts would
+    show it: the parts it spans are merged into one (their steps added up).
+    """
+    if not (
+        isinstance(parts, list)
+        and parts
+        and all(isinstance(p, dict) and isinstance(p.get("shown"), str) for p in parts)
+    ):
+        return redact_report_data(parts, redactor)
+    out: list[Any] = []
+    at = 0
+    for shown, held in redactor.parts([p["shown"] for p in parts], _SKELETON_ARROW):
+        spanned = parts[at : at + held]
+        at += held
+        record = redact_report_data(spanned[0], redactor)
+        record["shown"] = shown
+        steps = [p.get("steps") for p in spanned]
+        if held > 1 and all(isinstance(n, int) for n in steps):
+            record["steps"] = sum(n for n in steps if isinstance(n, int))
+        out.append(record)
+    return out
+
+
 def redact_report_data(data: Any, redactor: Redactor) -> Any:
     """The JSON report's data with secrets redacted (`--format json --redact`).
 
     A change record (`{"path", "baseline", "candidate"}`) has its values redacted as the
-    values under the key its `path` ends with.
+    values under the key its `path` ends with. A route's skeleton in parts (`skeleton_parts`,
+    `side_route_parts`) is redacted as the skeleton whole is (`Redactor.parts`).
     """
     if isinstance(data, dict):
         path = data.get("path")
@@ -261,12 +324,18 @@ def redact_report_data(data: Any, redactor: Redactor) -> Any:
                 else redactor.value(v, k)
                 for k, v in data.items()
             }
-        return {
-            redactor.key(k): redact_report_data(v, redactor)
-            if isinstance(v, dict | list)
-            else redactor.value(v, k)
-            for k, v in data.items()
-        }
+        return {redactor.key(k): _redacted_item(k, v, redactor) for k, v in data.items()}
     if isinstance(data, list):
         return [redact_report_data(v, redactor) for v in data]
     return redactor.value(data)
+
+
+def _redacted_item(key: Any, value: Any, redactor: Redactor) -> Any:
+    """The value under `key` of a report's mapping, redacted (a skeleton's parts as a whole)."""
+    if key == "skeleton_parts":
+        return _skeleton_parts(value, redactor)
+    if key == "side_route_parts" and isinstance(value, dict):
+        return {redactor.key(k): _skeleton_parts(v, redactor) for k, v in value.items()}
+    if isinstance(value, dict | list):
+        return redact_report_data(value, redactor)
+    return redactor.value(value, key)

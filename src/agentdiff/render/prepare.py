@@ -11,7 +11,7 @@ The view model (`render.view`), its sentences (`render.sentences`), the DAG pict
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 from agentdiff.redact import DEFAULT_REDACTOR, Redactor
 from agentdiff.render.text import clip, multiline, one_line
 
-__all__ = ["ERROR_CHARS", "block", "redacting", "shown_value", "text"]
+__all__ = ["ERROR_CHARS", "block", "redacting", "shown_value", "text", "text_parts"]
 
 ERROR_CHARS = 300
 """Longest error message shown inline (the HTML step details show more)."""
@@ -45,6 +45,15 @@ def text(value: object, limit: int | None = None) -> str:
     """Text from a trace, ready to show on one line (optionally cut to `limit` characters)."""
     prepared = one_line(_redactor().text(str(value)))
     return prepared if limit is None else clip(prepared, limit)
+
+
+def text_parts(parts: Sequence[str], separator: str) -> list[tuple[str, int]]:
+    """`parts` of one text (joined by `separator`), each ready to show as `text()` shows it.
+
+    Redacted as their whole is (`Redactor.parts`): a secret that spans parts shows in none, as
+    the parts it spans are one. Each: (shown, how many of `parts` it holds).
+    """
+    return [(one_line(shown), n) for shown, n in _redactor().parts(parts, separator)]
 
 
 def block(value: object, limit: int) -> str:

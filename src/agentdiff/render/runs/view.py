@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentdiff.render.measures import count, folded, plural
-from agentdiff.render.prepare import text
+from agentdiff.render.prepare import text, text_parts
 from agentdiff.routes.skeleton import ARROW
 from agentdiff.scenario.report import (
     Band,
@@ -309,19 +309,22 @@ def clip_route(skeleton: str, parts: Sequence[SkeletonPart], limit: int) -> str:
     A concurrent group is one part, so it is shown whole or not at all, never left open. The
     cut is marked with the route's steps it leaves out (`lookup_order ×3` counts 3, a group its
     members): `plan → geocode → … (+7 more steps)`. Prepared (`text`) for display; without
-    `parts` (a report written before routes gave them) it is shown whole.
+    `parts` (a report written before routes gave them) it is shown whole. The parts are
+    redacted as the whole is (`text_parts`): a secret spanning two of them is one part.
     """
     whole = text(skeleton)
     if len(whole) <= limit or not parts:
         return whole
     left = sum(part.steps for part in parts)
     kept: list[str] = []
-    for part in parts:  # prepared one by one: a long route's tail is never read
-        shown = text(part.shown)
-        if len(ARROW.join([*kept, shown, _cut_mark(left - part.steps)])) > limit:
+    at = 0
+    for shown, held in text_parts([part.shown for part in parts], ARROW):
+        steps = sum(part.steps for part in parts[at : at + held])
+        at += held
+        if len(ARROW.join([*kept, shown, _cut_mark(left - steps)])) > limit:
             break
         kept.append(shown)
-        left -= part.steps
+        left -= steps
     return ARROW.join([*kept, _cut_mark(left)])
 
 
