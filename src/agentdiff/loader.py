@@ -61,7 +61,9 @@ __all__ = [
     "input_files",
     "load_trace",
     "load_traces",
+    "no_runs_among",
     "parse_trace_data",
+    "part_of",
     "read_document",
     "reading_ahead",
     "runs_only",
@@ -462,15 +464,52 @@ def input_files(paths: Sequence[Path]) -> list[Path]:
 
 
 def runs_only(paths: Sequence[Path]) -> list[Path]:
-    """`paths` less those read as part of another of them (`companion_files`), in order.
+    """`paths` less those read as part of another file's run, in order: what every search keeps.
 
-    A Claude Code sub-agent transcript found beside its session is part of that session's run,
-    never a run (or a scenario) of its own: what every folder search keeps.
+    A file read with another of `paths` (`companion_files`), or with a file on disk whether it
+    is searched or not (`part_of`): a Claude Code sub-agent transcript
+    (`<s>/subagents/agent-*.jsonl`, beside its session `<s>.jsonl`) is part of that session's
+    run, never a run (or a scenario) of its own, even in a search started inside `<s>`.
     """
     parts = {path.resolve() for path in companion_files(paths)}
-    if not parts:
-        return list(paths)
-    return [path for path in paths if path.resolve() not in parts]
+    return [path for path in paths if path.resolve() not in parts and part_of(path) is None]
+
+
+def part_of(path: Path) -> Path | None:
+    """The file on disk `path` is read as part of (an adapter's `part_of`), else None."""
+    for name in detection_order():
+        try:
+            found = get_adapter(name).part_of(path)
+        except Exception:  # noqa: BLE001, S112 - a plugin's
+            continue
+        if found is not None:
+            return found
+    return None
+
+
+def no_runs_among(found: Sequence[Path]) -> str:
+    """Why trace files found hold no run (`runs_only` kept none): whose parts they are.
+
+    `no runs: only sub-agent transcripts of the session a.jsonl (read with it, never runs of
+    their own)`.
+    """
+    sessions = sorted({str(_shown_path(s)) for p in found if (s := part_of(p)) is not None})
+    if not sessions:
+        return "no runs: every trace file found is read as part of another"
+    whose = (
+        f"the session {sessions[0]}"
+        if len(sessions) == 1
+        else "the sessions " + ", ".join(sessions)
+    )
+    return f"no runs: only sub-agent transcripts of {whose} (read with it, never runs of their own)"
+
+
+def _shown_path(path: Path) -> Path:
+    """`path` relative to the working folder when it lies within it."""
+    try:
+        return path.relative_to(Path.cwd())
+    except ValueError:
+        return path
 
 
 def companion_files(paths: Sequence[Path]) -> list[Path]:

@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from agentdiff.config import SETTINGS
-from tests.hostile.helpers import cli
+from tests.hostile.helpers import cli, refused
 from tests.realdata import REAL, copy_session
 
 SESSION = REAL / "claude_code" / "detour"
@@ -135,3 +135,58 @@ def test_suite_finds_one_scenario_of_two_gzip_sessions(
     for pair in scenario["pairs"]:
         steps = pair["deltas"]["steps"]
         assert (steps["baseline"], steps["candidate"]) == expected
+
+
+# A search started inside a session's folder (`<s>`, `<s>/subagents`) finds the transcripts
+# without their session `<s>.jsonl`: they are still no runs (checked on disk), and a folder
+# given that holds nothing else is refused, naming the session they are read with.
+
+
+def _session_folder(tmp_path: Path, side: str, *, gz: bool = False, gz_parts: bool = False) -> Path:
+    """`<side>/detour/a.session`: the folder of a real session, its sub-agent transcript inside."""
+    return _runs(tmp_path / side / "detour", side, gz=gz, gz_parts=gz_parts) / "a.session"
+
+
+def _with_a_run(folder: Path, side: str) -> Path:
+    """`folder/extra/r.jsonl`: a run of its own (the side's session, without sub-agents)."""
+    (folder / "extra").mkdir()
+    (folder / "extra" / "r.jsonl").write_bytes((SESSION / f"{side}.session.jsonl").read_bytes())
+    return folder
+
+
+@pytest.mark.parametrize(("gz", "gz_parts"), [(False, False), *GZIP], ids=["plain", *GZIP_IDS])
+def test_routes_inside_a_session_folder_counts_no_transcript_as_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gz: bool, gz_parts: bool
+) -> None:
+    inside = _session_folder(tmp_path, "candidate", gz=gz, gz_parts=gz_parts)
+    session = "a.session.jsonl.gz" if gz else "a.session.jsonl"
+    for given in (inside, inside / "subagents", *(inside / "subagents").iterdir()):
+        refused(cli("routes", given), "sub-agent transcripts", session)
+    refused(cli("routes", inside, tmp_path / "candidate"), "sub-agent transcripts", session)
+    monkeypatch.chdir(inside / "subagents")
+    refused(cli("routes", "."), "sub-agent transcripts", session)
+    monkeypatch.chdir(tmp_path)
+    scenarios = _json("routes", _with_a_run(inside, "candidate"))["scenarios"]
+    assert list(scenarios) == ["extra"]  # no `subagents` scenario
+    assert scenarios["extra"]["runs"] == 1
+
+
+def test_compare_runs_of_a_transcripts_folder_names_their_session(tmp_path: Path) -> None:
+    inside = _session_folder(tmp_path, "baseline")
+    cand = _runs(tmp_path / "candidate" / "detour", "candidate")
+    outcome = cli("compare-runs", inside / "subagents", cand)
+    refused(outcome, "sub-agent transcripts", "a.session.jsonl", "read with it")
+    refused(cli("compare-runs", cand, inside / "subagents"), "sub-agent transcripts")
+
+
+def test_suite_rooted_inside_a_session_folder_counts_no_transcript_as_a_run(
+    tmp_path: Path,
+) -> None:
+    roots = [_session_folder(tmp_path, side) for side in SIDES]
+    refused(cli("suite", *roots, "-j", "1"), "sub-agent transcripts", "a.session.jsonl")
+    refused(cli("suite", *(r / "subagents" for r in roots), "-j", "1"), "sub-agent transcripts")
+    for root, side in zip(roots, SIDES, strict=True):
+        _with_a_run(root, side)
+    (scenario,) = _json("suite", *roots, "-j", "1")["scenarios"]
+    assert scenario["scenario"] == "extra"  # no `subagents` scenario
+    assert (scenario["baseline_runs"], scenario["candidate_runs"]) == (1, 1)

@@ -46,6 +46,15 @@ class BaseAdapter:
         return []
 
     @classmethod
+    def part_of(cls, path: Path) -> Path | None:  # noqa: ARG003 - most formats are one file
+        """The file on disk whose run `path` is read as part of (one of its `companions`).
+
+        A file that is part of another's run is never a run of its own, whether or not that
+        file is among the files searched. None: `path` is no such part.
+        """
+        return None
+
+    @classmethod
     def with_companions(cls, data: Any, records: list[Any]) -> Any:  # noqa: ARG003 - see companions
         """`data` plus the `records` of its `companions`, in order."""
         return data

@@ -36,8 +36,10 @@ the cache counts are kept in `metadata["usage"]`. A `tool_use` never answered is
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import datetime
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -448,6 +450,30 @@ def _subagent_folder(session: Path) -> Path:
     return session.with_name(trace_stem(session.name) or session.stem) / "subagents"
 
 
+_SESSION_ENDINGS = (".jsonl", ".jsonl.gz")
+"""The endings of a session file `<session>` whose `<session>/subagents` holds transcripts."""
+
+
+def session_of(transcript: Path) -> Path | None:
+    """The session file a sub-agent transcript is read with, when it is one (checked on disk).
+
+    `<s>/subagents/agent-*.jsonl[.gz]` beside a session file `<s>.jsonl` or `<s>.jsonl.gz`:
+    that file (its path from `transcript` made absolute). None otherwise.
+    """
+    path = Path(os.path.normpath(transcript.absolute()))  # `.` and `..` by their names
+    folder = path.parent
+    if folder.name != "subagents" or not any(fnmatchcase(path.name, p) for p in _TRANSCRIPTS):
+        return None
+    session = folder.parent
+    if not session.name:
+        return None
+    for ending in _SESSION_ENDINGS:
+        found = session.with_name(session.name + ending)
+        if found.is_file():
+            return found
+    return None
+
+
 def build_trace(data: list[Any]) -> AgentTrace:
     """The session's trace (see the module docstring for the mapping)."""
     records = _records(data)
@@ -521,6 +547,11 @@ class ClaudeCodeAdapter(BaseAdapter):
         if not isinstance(data, list) or not folder.is_dir():
             return []
         return sorted(file for pattern in _TRANSCRIPTS for file in folder.glob(pattern))
+
+    @classmethod
+    def part_of(cls, path: Path) -> Path | None:
+        """The session `<s>.jsonl[.gz]` of a `<s>/subagents/agent-*.jsonl[.gz]` (`session_of`)."""
+        return session_of(path)
 
     @classmethod
     def with_companions(cls, data: Any, records: list[Any]) -> Any:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdiff.errors import AgentDiffError, ConfigError
-from agentdiff.loader import load_traces, runs_only
+from agentdiff.loader import load_traces, no_runs_among, runs_only
 from agentdiff.models.trace import AgentTrace
 from agentdiff.naming import TRACE_SUFFIXES, distinct_names, number_repeats, trace_stem
 from agentdiff.scenario.analyze import Run
@@ -60,11 +60,23 @@ def run_files(folder: Path) -> list[Path]:
     """The trace files directly inside `folder`, in name order: the files `runs_in` reads."""
     if not folder.is_dir():
         raise ConfigError("not a folder of runs", source=folder)
-    files = sorted(p for p in folder.iterdir() if is_trace_file(p))
-    if not files:
+    found = sorted(p for p in folder.iterdir() if is_trace_file(p))
+    if not found:
         msg = f"no trace files ({', '.join(TRACE_SUFFIXES)}) in this folder"
         raise ConfigError(msg, source=folder)
-    return files
+    return _runs_found(found, folder)
+
+
+def _runs_found(found: list[Path], root: Path) -> list[Path]:
+    """The files of `found` that are runs (`runs_only`); none of the trace files found: refused.
+
+    A search given `root` explicitly that finds only parts of other files' runs (a session's
+    sub-agent transcripts, searched from inside the session's folder) names whose they are.
+    """
+    runs = runs_only(found)
+    if found and not runs:
+        raise ConfigError(no_runs_among(found), source=root)
+    return runs
 
 
 def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
@@ -120,12 +132,13 @@ def group_runs(
 def found_files(root: Path) -> list[Path]:
     """The files `group_runs` reads of `root`: a folder's trace files (recursively), or itself.
 
-    Never a session's sub-agent transcripts (`loader.runs_only`): they are read with it.
+    Never a session's sub-agent transcripts (`loader.runs_only`): they are read with it, and a
+    `root` that holds (or is) nothing else is refused, naming the session.
     """
     if root.is_dir():
-        return runs_only(sorted(p for p in root.rglob("*") if is_trace_file(p)))
+        return _runs_found(sorted(p for p in root.rglob("*") if is_trace_file(p)), root)
     if root.exists():
-        return [root]
+        return _runs_found([root], root)
     raise AgentDiffError("file not found", source=root)
 
 

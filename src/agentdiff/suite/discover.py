@@ -26,7 +26,7 @@ from typing import Literal
 
 from agentdiff.errors import ConfigError
 from agentdiff.globs import segments_match
-from agentdiff.loader import runs_only
+from agentdiff.loader import no_runs_among, runs_only
 from agentdiff.naming import distinct_names
 from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.refs import RunRef, is_trace_file, is_url, strip_suffix
@@ -51,13 +51,20 @@ def list_files(root: str) -> tuple[str, list[Listed]]:
     if not folder.is_dir():
         what = "does not exist" if not folder.exists() else "is not a folder"
         raise ConfigError(f"{what}; expected a folder of runs", source=root)
-    return root, sorted(_walk(folder))
+    return root, sorted(_walk(folder, given=True))
 
 
-def _walk(folder: Path) -> list[Listed]:
-    """The trace files under `folder`, less a session's sub-agent transcripts (`runs_only`)."""
+def _walk(folder: Path, *, given: bool = False) -> list[Listed]:
+    """The trace files under `folder`, less a session's sub-agent transcripts (`runs_only`).
+
+    `given`: `folder` is the root given; holding only transcripts, it is refused, naming their
+    session.
+    """
     found = dict(_trace_files(folder))
-    return [(found[path], _size(path)) for path in runs_only(list(found))]
+    runs = runs_only(list(found))
+    if given and found and not runs:
+        raise ConfigError(no_runs_among(list(found)), source=str(folder))
+    return [(found[path], _size(path)) for path in runs]
 
 
 def _trace_files(folder: Path) -> Iterator[tuple[Path, str]]:
