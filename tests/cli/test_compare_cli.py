@@ -146,6 +146,19 @@ def test_junit_reports_an_input_error_as_error(tmp_path):
     assert "file not found" in root.find(".//error").get("message")
 
 
+def test_junit_reports_an_input_error_in_its_report_shape(tmp_path):
+    """Its input error has the root element and XML declaration of its report, as parsed."""
+    report, error = tmp_path / "report.xml", tmp_path / "error.xml"
+    assert invoke(*pair("loop"), "-f", "junit", "-o", str(report)).exit_code == 1
+    missing = str(tmp_path / "missing.json")
+    assert invoke(pair("loop")[0], missing, "-f", "junit", "-o", str(error)).exit_code == 2
+    shapes = []
+    for path in (report, error):
+        text = path.read_text()
+        shapes.append((text.splitlines()[0], ET.fromstring(text).tag))  # noqa: S314 - ours
+    assert shapes[0] == shapes[1] == ('<?xml version="1.0" encoding="UTF-8"?>', "testsuites")
+
+
 def copy_pair(tmp_path: Path, scenario: str) -> tuple[Path, Path]:
     base, cand = (Path(p) for p in pair(scenario))
     shutil.copy(base, tmp_path / "baseline.json")

@@ -104,13 +104,33 @@ def test_compare_runs_bad_folder_is_exit_2(tmp_path: Path) -> None:
 
 def _junit_error(path: Path) -> str:
     """The message of the one `<error>` of a JUnit file `compare-runs` wrote on bad input."""
-    root = ET.fromstring(path.read_text())  # noqa: S314 - our own output
-    (suite,) = root.findall("testsuite")
+    suite = ET.fromstring(path.read_text())  # noqa: S314 - our own output
+    assert suite.tag == "testsuite"  # the shape of its report: a bare `<testsuite>`
     assert suite.get("name") == "agentdiff compare-runs"
-    assert root.get("errors") == "1" and not root.findall(".//failure")
+    assert suite.get("errors") == "1" and not suite.findall(".//failure")
     (case,) = suite.findall("testcase")
     assert case.get("classname") == "agentdiff.runs"
     return case.find("error").get("message")
+
+
+def _shape(path: Path) -> tuple[str, str]:
+    """A JUnit file's XML declaration and root element: what a CI parser is set up for."""
+    text = path.read_text()
+    return text.splitlines()[0], ET.fromstring(text).tag  # noqa: S314 - our own output
+
+
+def test_compare_runs_reports_an_input_error_in_its_report_shape(tmp_path: Path) -> None:
+    """Its input error has the root element and XML declaration of its report, as parsed."""
+    base, cand = _folder(tmp_path, "base", 1, 3), _folder(tmp_path, "cand", 2, 3)
+    report, error = tmp_path / "report.xml", tmp_path / "error.xml"
+    ran = runner.invoke(app, ["compare-runs", str(base), str(cand), "-o", f"junit={report}"])
+    assert ran.exit_code == 0, ran.output
+    missing = str(tmp_path / "nosuch")
+    failed = runner.invoke(app, ["compare-runs", str(base), missing, "-o", f"junit={error}"])
+    assert failed.exit_code == 2
+    assert (
+        _shape(error) == _shape(report) == ('<?xml version="1.0" encoding="utf-8"?>', "testsuite")
+    )
 
 
 def test_compare_runs_reports_a_run_it_cannot_load_in_junit(tmp_path: Path) -> None:

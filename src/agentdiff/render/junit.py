@@ -16,7 +16,7 @@ from agentdiff.models.report import DiffReport
 from agentdiff.render.options import RenderOptions
 from agentdiff.render.view import report_view, text
 
-__all__ = ["render_junit", "render_junit_error", "xml_text"]
+__all__ = ["error_suite", "render_junit", "render_junit_error", "xml_text"]
 
 SUITE = "agentdiff"
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -71,13 +71,11 @@ def render_junit(report: DiffReport, options: RenderOptions) -> str:
     return _document(suite)
 
 
-def render_junit_error(
-    message: str, *, suite_name: str = f"{SUITE}.gate", classname: str = f"{SUITE}.gate"
-) -> str:
-    """JUnit XML for a comparison that could not run (bad input): one `<error>`.
+def error_suite(message: str, *, suite_name: str, classname: str) -> ET.Element:
+    """The `<testsuite>` of a comparison that could not run (bad input): one `<error>`.
 
-    `suite_name` and `classname` name the test suite and its one case as the command's own
-    report names them (`compare`'s gate by default).
+    Each command writes it in its own report's document shape, so a CI parser set up for one
+    reads the other alike.
     """
     suite = ET.Element(
         "testsuite", {"name": suite_name, "tests": "1", "failures": "0", "errors": "1"}
@@ -86,4 +84,16 @@ def render_junit_error(
     shown = xml_text(text(message))
     error = ET.SubElement(case, "error", type="input", message=shown)
     error.text = shown
-    return _document(suite)
+    return suite
+
+
+def render_junit_error(
+    message: str, *, suite_name: str = f"{SUITE}.gate", classname: str = f"{SUITE}.gate"
+) -> str:
+    """JUnit XML for a comparison that could not run (bad input): one `<error>`.
+
+    `suite_name` and `classname` name the test suite and its one case as the command's own
+    report names them (`compare`'s gate by default). The document is `render_junit`'s shape:
+    a `<testsuites>` root, declared `UTF-8`.
+    """
+    return _document(error_suite(message, suite_name=suite_name, classname=classname))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from xml.sax.saxutils import escape, quoteattr
 
 from agentdiff.render import prepare
-from agentdiff.render.junit import render_junit_error, xml_text
+from agentdiff.render.junit import error_suite, xml_text
 from agentdiff.render.runs.html import render_routes_html, runs_html
 from agentdiff.render.runs.text import (
     render_routes_markdown,
@@ -29,6 +30,8 @@ _RUNS_SUITE = "agentdiff compare-runs"
 """The name of `compare-runs`' JUnit test suite, in a report and in an input error alike."""
 _RUNS_CLASS = "agentdiff.runs"
 """The class name of its test cases."""
+_RUNS_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>'
+"""The XML declaration of its JUnit documents, a report and an input error alike."""
 
 
 def runs_junit(report: RunsReport) -> str:
@@ -63,13 +66,20 @@ def runs_junit(report: RunsReport) -> str:
         f'failures="{failures}" errors="{c.get("error", 0)}" '
         f'skipped="{0 if failing else inconclusive_count}">'
     )
-    lines = ['<?xml version="1.0" encoding="utf-8"?>', head, *cases, "</testsuite>"]
+    lines = [_RUNS_DECLARATION, head, *cases, "</testsuite>"]
     return xml_text("\n".join(lines)) + "\n"  # names and reasons may hold U+FFFF
 
 
 def runs_junit_error(message: str) -> str:
-    """JUnit XML for a `compare-runs` that could not run (bad input): one `<error>`."""
-    return render_junit_error(message, suite_name=_RUNS_SUITE, classname=_RUNS_CLASS)
+    """JUnit XML for a `compare-runs` that could not run (bad input): one `<error>`.
+
+    In `runs_junit`'s shape (a bare `<testsuite>` root, declared `utf-8`), so a CI parser set
+    up for its report reads its input error alike.
+    """
+    suite = error_suite(message, suite_name=_RUNS_SUITE, classname=_RUNS_CLASS)
+    suite.set("skipped", "0")
+    ET.indent(suite)
+    return f"{_RUNS_DECLARATION}\n{ET.tostring(suite, 'unicode')}\n"
 
 
 RUNS_RENDERERS: dict[str, Callable[[RunsReport], str]] = {
