@@ -9,10 +9,15 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from agentdiff.config import SETTINGS
 from agentdiff.errors import ConfigError
+from agentdiff.gate import GateThresholds
 from agentdiff.suite import RunRef, RunSet, load_manifest, runset
 from agentdiff.suite.discover import assign, list_files
+from agentdiff.suite.manifest import parse_settings
 from agentdiff.suite.refs import is_trace_file
 from tests.realdata import RealSource
 
@@ -158,6 +163,26 @@ def test_a_manifest_gate_out_of_range_says_the_range_and_where(tmp_path, table, 
         load_manifest(manifest)
     said = "max_divergence must be a number from 0 to 1, or 'off', got 1.5"
     assert str(caught.value) == f"{manifest} {where}: {said}"
+
+
+_GATE = [s.name for s in SETTINGS if s.section == "gate"]
+_EDGES = [0, -0.0, 1, 1.5, -1, 1e308, 5e-324, float("inf"), float("nan"), 2**63 - 1, 2**63]
+_GATE_VALUES = st.one_of(
+    st.sampled_from([*_EDGES, None, "off", True, False, "1"]),
+    st.integers(),
+    st.floats(),
+)
+
+
+@given(st.dictionaries(st.sampled_from(_GATE), _GATE_VALUES, max_size=3))
+def test_a_gate_table_parsed_is_always_valid_thresholds(table):
+    """A `gate` table's values are checked once, as parsed: what parses is a valid gate, so a
+    scenario's `gate = {...}` needs no second check against `GateThresholds`."""
+    try:
+        parsed = parse_settings(table, "where", ("gate",))
+    except ConfigError:
+        return
+    assert GateThresholds.model_validate(parsed).model_dump(include=set(parsed)) == parsed
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,6 @@ from pydantic import ValidationError
 
 from agentdiff.config import SETTINGS, config_error, not_a_table, parse_setting, toml_table
 from agentdiff.errors import ConfigError
-from agentdiff.gate import GateThresholds
 from agentdiff.reading import read_input
 from agentdiff.stats_options import StatsOptions
 from agentdiff.suite.discover import LAYOUTS, Layout
@@ -217,20 +216,10 @@ def _overrides(path: Path, tables: Any) -> tuple[ScenarioOverride, ...]:
             msg = f"unknown key {extra[0]!r}; valid: match, gate, stats"
             raise ConfigError(msg, source=where)
         settings = parse_settings(table.get("gate", {}), f"{where} gate", ("gate",))
-        _check_scenario_gate(settings, f"{where} gate")
         stats = parse_settings(table.get("stats", {}), f"{where} stats", ("stats",))
         _check_scenario_stats(stats, f"{where} stats")
         out.append(ScenarioOverride(table["match"], settings, stats=stats, path=path))
     return tuple(out)
-
-
-def _check_scenario_gate(settings: Mapping[str, Any], where: str) -> None:
-    """A scenario's `gate = {...}`: every threshold in its range (at load, not in a task)."""
-    gate = {k: v for k, v in settings.items() if k in GateThresholds.model_fields}
-    try:
-        GateThresholds.model_validate(gate)
-    except ValidationError as exc:
-        raise config_error(exc, dict.fromkeys(gate, where)) from None
 
 
 def _check_scenario_stats(stats: Mapping[str, Any], where: str) -> None:
