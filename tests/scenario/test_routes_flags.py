@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 
+from agentdiff.cli import runs as cli_runs
+from agentdiff.cli import settings as cli_settings
+from agentdiff.cli.app import app
 from agentdiff.config import SETTINGS, load_options, load_stats
 from agentdiff.config_kinds import FLAG
 from agentdiff.errors import ConfigError
@@ -91,10 +96,35 @@ def test_ignore_and_detect_loops_decide_the_runs_with_loops(runs: Path) -> None:
     assert _looping(_section(runs, *ignored, "--no-detect-loops")) == 0
 
 
-def test_the_flags_kept_are_the_route_settings() -> None:
-    from agentdiff.cli.settings import ROUTE_SETTINGS  # here: the old code has none
+def _offered() -> set[str]:
+    """The settings `agentdiff routes` offers a flag for, read from its click command."""
+    command = typer.main.get_command(app)
+    assert isinstance(command, typer.core.TyperGroup)
+    given = {o for p in command.commands["routes"].params for o in (*p.opts, *p.secondary_opts)}
+    return {s.name for s in SETTINGS if s.flag in given}
 
-    assert set(ROUTE_SETTINGS) == KEPT
+
+def test_the_flags_offered_are_the_settings_routes_resolves(
+    runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flag routes offers but does not resolve would be ignored; a setting it resolves but
+    offers no flag for could be set only by env or file. What it resolves is read from a real
+    run: the `only=` of each load_options/load_stats call (`None`, every setting, counts all)."""
+    resolved: set[str] = set()
+
+    def spy(real: Callable[..., Any]) -> Callable[..., Any]:
+        def record(*args: Any, only: Collection[str] | None = None, **kwargs: Any) -> Any:
+            resolved.update(only if only is not None else (s.name for s in SETTINGS))
+            return real(*args, only=only, **kwargs)
+
+        return record
+
+    monkeypatch.setattr(cli_settings, "load_options", spy(cli_settings.load_options))
+    monkeypatch.setattr(cli_runs, "load_stats", spy(cli_runs.load_stats))
+    _section(runs)
+    offered = _offered()
+    assert offered == resolved
+    assert offered >= KEPT and not {s.name for s in REFUSED} & offered
 
 
 def test_a_config_file_gate_section_is_read_and_not_used(runs: Path, tmp_path: Path) -> None:
