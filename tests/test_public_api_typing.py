@@ -6,6 +6,7 @@ checker must not see it, or it would type every misspelt name as `Any`.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,9 +32,13 @@ def test_a_misspelt_name_is_a_type_error_and_the_lazy_names_are_typed(
     script = tmp_path / "user.py"
     script.write_text(USER_SCRIPT)
     monkeypatch.setenv("MYPYPATH", str(SRC))
-    out, _, status = api.run(
-        ["--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy"), str(script)]
-    )
+    limit = sys.getrecursionlimit()
+    try:
+        out, _, status = api.run(
+            ["--strict", "--no-incremental", "--cache-dir", str(tmp_path / ".mypy"), str(script)]
+        )
+    finally:  # mypy raises the process's recursion limit for good: later tests in this worker
+        sys.setrecursionlimit(limit)  # must see the default one
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert status == 1, out
     assert len(errors) == 1, out

@@ -40,6 +40,7 @@ from agentdiff.config_kinds import (
 from agentdiff.diff.options import CompareOptions
 from agentdiff.errors import ConfigError
 from agentdiff.gate import RULES, GateThresholds, Rule
+from agentdiff.limits import MAX_DEPTH, deepest_path
 from agentdiff.redact import redacted
 from agentdiff.stats_options import StatsOptions
 
@@ -333,16 +334,27 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return toml_table(raw, path)
 
 
+_TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
+
+
 def toml_table(raw: bytes, path: Path) -> dict[str, Any]:
-    """The TOML document in `raw` (read from `path`), or a `ConfigError` naming the file."""
+    """The TOML document in `raw` (read from `path`), or a `ConfigError` naming the file.
+
+    A document nested deeper than `MAX_DEPTH` is refused whatever the process's recursion
+    limit: the parser (recursive) runs out of stack at the default limit, but a host that raised
+    it (mypy's API sets 2**14) would parse it; both say the same.
+    """
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        table = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"cannot read {path.name}: {exc}", source=path) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML: {exc}", source=path) from None
     except RecursionError:
-        raise ConfigError("not valid TOML: nested too deeply", source=path) from None
+        raise ConfigError(_TOO_DEEP, source=path) from None
+    if deepest_path(table, MAX_DEPTH) is not None:  # the document's own table is a level
+        raise ConfigError(_TOO_DEEP, source=path)
+    return table
 
 
 def _chosen(setting: Setting, only: Collection[str] | None) -> bool:

@@ -4,6 +4,7 @@ silently ignored."""
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -21,8 +22,8 @@ PYPROJECT = [
     ("[tool.agentdiff.gate]\nmax_cost_increase = inf\n", "max_cost_increase must be"),
     ("[tool.agentdiff.gate]\nmax_divergence = " + "9" * 400 + "\n", "max_divergence must be"),
     ("[tool.agentdiff.gate]\nmax_divergence = 0.3\n[tool.agentdiff.reports]\n", "unknown section"),
-    ("x = " + "[" * 5000 + "]" * 5000 + "\n", "not valid TOML"),
-    ("x = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n", "not valid TOML"),
+    ("x = " + "[" * 5000 + "]" * 5000 + "\n", "nested deeper than 200 levels"),
+    ("x = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n", "nested deeper than 200 levels"),
     ("[tool.agentdiff\n", "not valid TOML"),
 ]
 
@@ -38,6 +39,26 @@ def clean(monkeypatch, tmp_path):
 def test_bad_pyproject_is_refused_naming_the_file(tmp_path, text, words):
     (tmp_path / "pyproject.toml").write_text(text)
     refused(cli("compare", SPEC, SPEC), "pyproject.toml", words)
+
+
+@pytest.mark.parametrize("levels", [200, 5000])
+def test_deep_toml_is_refused_whatever_the_recursion_limit(tmp_path, levels):
+    """A host that raised the recursion limit (mypy's API sets 2**14) parses a 5,000-deep
+    document; it is refused all the same, as past 200 levels it always is."""
+    (tmp_path / "pyproject.toml").write_text("x = " + "[" * levels + "]" * levels + "\n")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(2**14)
+    try:
+        outcome = cli("compare", SPEC, SPEC)
+    finally:
+        sys.setrecursionlimit(limit)
+    refused(outcome, "pyproject.toml", "nested deeper than 200 levels")
+
+
+def test_toml_of_200_levels_is_read(tmp_path):
+    """200 levels of nesting (the document's own table counted) is within the limit."""
+    (tmp_path / "pyproject.toml").write_text("x = " + "[" * 199 + "]" * 199 + "\n")
+    assert cli("compare", SPEC, SPEC).code == 0
 
 
 @pytest.mark.parametrize(

@@ -237,7 +237,7 @@ def _manifest(tmp_path: Path, make) -> Path:
                 "--manifest",
                 _manifest(tmp, lambda p: p.write_text("x = " + "[" * 5000 + "]" * 5000)),
             ],
-            ("suite.toml", "nested too deeply"),
+            ("suite.toml", "nested deeper than 200 levels"),
         ),
     ],
     ids=["results-dev-zero", "results-fifo", "manifest-dev-zero", "manifest-fifo", "manifest-deep"],
