@@ -62,6 +62,7 @@ __all__ = [
     "load_stats",
     "not_a_table",
     "parse_setting",
+    "shown_value",
     "toml_table",
 ]
 
@@ -235,6 +236,11 @@ def not_a_table(name: str, value: Any, source: Path | str) -> ConfigError:
 def _clipped(text: str, limit: int = 60) -> str:
     text = redacted(text)  # before the cut, which would hide a key from the patterns
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shown_value(value: object) -> str:
+    """A value as a one-line error shows it: its `repr`, secrets redacted, cut to 60 characters."""
+    return _clipped(repr(value))
 
 
 def load_options(
@@ -427,7 +433,7 @@ def _lookup(key: str, section: str | None, where: str) -> Setting:
     names = [s.name for s in SETTINGS if section in (None, s.section)]
     close = difflib.get_close_matches(key, names, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
-    msg = f"unknown setting {_clipped(repr(key))}; {hint}valid: {', '.join(names)}"
+    msg = f"unknown setting {shown_value(key)}; {hint}valid: {', '.join(names)}"
     raise ConfigError(msg, source=where)
 
 
@@ -441,7 +447,7 @@ def parse_setting(setting: Setting, raw: object, where: str, *, text: bool = Fal
             return setting.kind.from_text(raw)
         return setting.kind.from_value(raw)
     except (TypeError, ValueError, OverflowError):
-        msg = f"{setting.name} must be {setting.kind.expected}, got {_clipped(repr(raw))}"
+        msg = f"{setting.name} must be {setting.kind.expected}, got {shown_value(raw)}"
         raise ConfigError(msg, source=where) from None
 
 
@@ -462,5 +468,5 @@ def config_error(exc: ValidationError, sources: Mapping[str, str]) -> ConfigErro
     """A settings model's first validation error, naming where the bad value was set."""
     error = exc.errors()[0]
     key = str(error["loc"][0]) if error["loc"] else "?"
-    msg = f"{key}: {error['msg']} (got {error.get('input')!r})"
+    msg = f"{key}: {error['msg']} (got {shown_value(error.get('input'))})"
     return ConfigError(msg, source=sources.get(key, "defaults"))

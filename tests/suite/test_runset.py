@@ -404,3 +404,24 @@ def test_a_manifest_number_too_large_for_a_float_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match=r"\[gate\]: max_divergence must be a number") as caught:
         load_manifest(manifest)
     assert len(str(caught.value)) < len(str(manifest)) + 200
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "words"),
+    [
+        ("s.toml", "[suite]\nbaseline='m'\ncandidate='m'\n[gate]\n{long} = 1\n", "unknown setting"),
+        ("s.toml", "[suite]\nbaseline=['{long}']\ncandidate='m'\n", "must be a string"),
+        ("s.jsonl", '{{"scenario": "w", "side": "{long}", "path": "a.json"}}\n', "`side` must be"),
+    ],
+    ids=["unknown-setting", "suite-not-a-string", "jsonl-side"],
+)
+def test_a_long_manifest_key_or_value_is_shortened_in_its_error(tmp_path, name, text, words):
+    """A 5,000-character key, root or side is cut in the one-line error, not echoed whole."""
+    _tree(tmp_path, ["m/a.json"])
+    manifest = tmp_path / name
+    manifest.write_text(text.format(long="x" * 5000))
+    with pytest.raises(ConfigError) as caught:
+        load_manifest(manifest)
+    said = str(caught.value)
+    assert words in said and "xxx…" in said
+    assert "\n" not in said and len(said) < len(str(manifest)) + 600

@@ -35,7 +35,14 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from agentdiff.config import SETTINGS, config_error, not_a_table, parse_setting, toml_table
+from agentdiff.config import (
+    SETTINGS,
+    config_error,
+    not_a_table,
+    parse_setting,
+    shown_value,
+    toml_table,
+)
 from agentdiff.errors import ConfigError
 from agentdiff.reading import read_input
 from agentdiff.stats_options import StatsOptions
@@ -132,7 +139,7 @@ def parse_settings(table: Any, where: str, sections: tuple[str, ...]) -> dict[st
         setting = _BY_NAME.get(key)
         if setting is None or setting.section not in sections:
             valid = ", ".join(s.name for s in SETTINGS if s.section in sections)
-            raise ConfigError(f"unknown setting {key!r}; valid: {valid}", source=where)
+            raise ConfigError(f"unknown setting {shown_value(key)}; valid: {valid}", source=where)
         parsed[key] = parse_setting(setting, raw, where)
     return parsed
 
@@ -182,7 +189,8 @@ def _toml(path: Path, table: dict[str, Any]) -> SuiteManifest:
 def _text(table: Mapping[str, Any], key: str, path: Path) -> str | None:
     value = table.get(key)
     if value is not None and not isinstance(value, str):
-        raise ConfigError(f"[suite] {key} must be a string, got {value!r}", source=path)
+        msg = f"[suite] {key} must be a string, got {shown_value(value)}"
+        raise ConfigError(msg, source=path)
     return value
 
 
@@ -246,7 +254,7 @@ def _jsonl(path: Path, text: str) -> SuiteManifest:
             raise ConfigError(f"invalid JSON: {exc}", source=where) from None
         side = record.get("side") if isinstance(record, dict) else None
         if side not in _SIDES:
-            msg = f"`side` must be 'baseline' or 'candidate', got {side!r}"
+            msg = f"`side` must be 'baseline' or 'candidate', got {shown_value(side)}"
             raise ConfigError(msg, source=where)
         records[side].append({k: v for k, v in record.items() if k != "side"})
     sets = [
