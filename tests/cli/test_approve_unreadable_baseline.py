@@ -30,11 +30,10 @@ from agentdiff.adapters import registry
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.baselines import VIA_PYTEST, save_baseline
 from agentdiff.cli.app import app
-from agentdiff.cli.errors import state
-from agentdiff.config import SETTINGS
 from agentdiff.errors import TraceFormatError, TraceValidationError
 from agentdiff.loader import load_trace
 from agentdiff.models.trace import AgentTrace
+from tests.baseline_env import isolate
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 CANDIDATE = REAL / "openai_agents" / "detour" / "candidate.json"  # 13 steps, 25,371 bytes
@@ -53,14 +52,7 @@ GARBAGE = {
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(state, "debug", False)
+    isolate(monkeypatch, tmp_path)
 
 
 def approve(baseline: Path, *more: str, candidate: Path = CANDIDATE) -> Result:

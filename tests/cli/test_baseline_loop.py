@@ -15,13 +15,13 @@ from typer.testing import CliRunner
 
 from agentdiff.baselines import VIA_APPROVE, VIA_PYTEST, save_baseline
 from agentdiff.cli.app import app
-from agentdiff.cli.errors import state
 from agentdiff.config import SETTINGS, load_options, load_stats
 from agentdiff.diff.options import CompareOptions
 from agentdiff.loader import load_trace
 from agentdiff.provenance import baseline_time, stale_warning
 from agentdiff.scaffold import config_toml
 from agentdiff.stats_options import StatsOptions
+from tests.baseline_env import isolate
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 LANGFUSE = REAL / "langfuse"
@@ -30,14 +30,7 @@ runner = CliRunner()
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch, tmp_path):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(state, "debug", False)
+    isolate(monkeypatch, tmp_path)
 
 
 def side(scenario: str, which: str) -> Path:

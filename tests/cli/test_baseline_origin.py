@@ -17,10 +17,9 @@ from typer.testing import CliRunner
 
 from agentdiff.baselines import VIA_PYTEST, save_baseline
 from agentdiff.cli.app import app
-from agentdiff.cli.errors import state
-from agentdiff.config import SETTINGS
 from agentdiff.errors import MultipleTracesError
 from agentdiff.loader import load_trace, parse_trace_data
+from tests.baseline_env import isolate
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 RUNS = {
@@ -33,14 +32,7 @@ runner = CliRunner()
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch, tmp_path):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    gitconfig = tmp_path / "gitconfig"
-    gitconfig.write_text("[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(gitconfig))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(state, "debug", False)
+    isolate(monkeypatch, tmp_path)
 
 
 def run(fmt: str, which: str) -> Path:
