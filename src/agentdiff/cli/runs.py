@@ -41,7 +41,7 @@ from agentdiff.render.prepare import redacting
 from agentdiff.render.runs import ROUTES_RENDERERS, RUNS_ERROR_RENDERERS, RUNS_RENDERERS
 from agentdiff.render.runs.view import summary_line
 from agentdiff.scenario.api import compare_scenarios
-from agentdiff.scenario.folders import found_files, group_runs, run_files, runs_in
+from agentdiff.scenario.folders import found_files, group_runs, run_files, runs_of
 from agentdiff.scenario.pairs import PairComparer
 from agentdiff.scenario.report import RoutesReport, RunsReport, Verdict
 from agentdiff.scenario.routing import describe_routes
@@ -84,7 +84,7 @@ def compare_runs_command(
         config = resolved_options(flags)
         options = config.options
         resolved = load_stats(stats)
-        base, cand = runs_in(baseline, adapter), runs_in(candidate, adapter)
+        base, cand = (runs_of(files, adapter) for files, _ in listed)
     name = scenario or candidate.resolve().name
     report = compare_scenarios(
         {name: (base, cand)}, options=options, stats=resolved.options, sources=resolved.sources
@@ -156,12 +156,13 @@ def routes_command(
 ) -> None:
     """Cluster the routes a set of runs takes, per scenario."""
     targets = parse_targets(output, str(fmt.value), ROUTES_RENDERERS)
-    inputs = input_files([path for root in runs for path in found_files(root)])
+    listed = {root: found_files(root) for root in runs}  # read once: for -o, then the runs
+    inputs = input_files([path for files in listed.values() for path in files])
     check_targets(targets, inputs)
     config = resolved_options(flags, only=route_names())
     options = config.options
     tau = _route_threshold(threshold, route_threshold)
-    groups = group_runs(runs, adapter, scenario_key)
+    groups = group_runs(runs, adapter, scenario_key, listed=listed)
     if scenario is not None:
         groups = {k: v for k, v in groups.items() if fnmatchcase(k, scenario)}
     if not groups:

@@ -17,7 +17,7 @@ as runs of their own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ __all__ = [
     "load_runs",
     "run_files",
     "runs_in",
+    "runs_of",
 ]
 
 
@@ -81,16 +82,25 @@ def _runs_found(found: list[Path], root: Path) -> list[Path]:
 
 def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
     """Every run in the trace files directly inside `folder`, in file-name order."""
+    return runs_of(run_files(folder), adapter)
+
+
+def runs_of(files: list[Path], adapter: str | None = None) -> list[Run]:
+    """Every run in `files` (a folder's `run_files`, listed already), named apart."""
     runs = [
         (path, run_id.removeprefix(_run_name(path)), trace)
-        for path in run_files(folder)
+        for path in files
         for run_id, trace in load_runs(path, adapter)
     ]
     return _named_runs(runs)
 
 
 def group_runs(
-    paths: Iterable[Path], adapter: str | None = None, scenario_key: str | None = None
+    paths: Iterable[Path],
+    adapter: str | None = None,
+    scenario_key: str | None = None,
+    *,
+    listed: Mapping[Path, list[Path]] | None = None,
 ) -> dict[str, list[Run]]:
     """Runs of files and folders (searched recursively) by scenario.
 
@@ -101,12 +111,13 @@ def group_runs(
     (`day1/checkout`, `day2/checkout`). A file reached twice is read once. With `scenario_key`
     the scenario is that trace field. Runs are named by file stem; where stems clash within a
     scenario, by file name (`run1.json`); where those clash too, by path as given
-    (`day1/checkout/run1.json`).
+    (`day1/checkout/run1.json`). `listed`: each path's `found_files`, when the caller has them.
     """
     folders: dict[Path, tuple[str, Path]] = {}  # real folder -> (name, path as given)
     seen: set[Path] = set()
     files: list[tuple[Path, Path]] = []  # (path as given, real folder)
-    found = [(root, path) for root in paths for path in found_files(root)]
+    files_of = listed.__getitem__ if listed is not None else found_files
+    found = [(root, path) for root in paths for path in files_of(root)]
     runs = set(runs_only([path for _, path in found]))  # across roots: a session's parts
     for root, path in found:
         real = path.resolve()
