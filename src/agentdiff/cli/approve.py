@@ -139,13 +139,9 @@ def approve(
     cand = load_trace(candidate, adapter, trace_id=trace_id, limits=limits)
     # refuse a multi-trace file, or one past a limit, before comparing
     replaced_provenance(baseline, adapter, limits=limits)
-    if not baseline.exists():
-        record = save_baseline(baseline, cand, via=VIA_APPROVE, reason=reason, candidate=candidate)
-        say(f"no baseline yet: {baseline} created from {candidate}")
-        say(_describe(baseline, record))
-        return
-    current = _current_baseline(baseline, adapter, limits, force=force)
-    if current is None:
+    first = not baseline.exists()
+    current = None if first else _current_baseline(baseline, adapter, limits, force=force)
+    if current is None:  # no baseline yet, or one holding no trace that --force replaces
         record = save_baseline(
             baseline,
             cand,
@@ -155,6 +151,8 @@ def approve(
             adapter_name=adapter,
             limits=limits,
         )
+        if first:
+            say(f"no baseline yet: {baseline} created from {candidate}")
         say(_describe(baseline, record))
         return
     report = compare_traces(current, cand, options=options)

@@ -102,10 +102,11 @@ def route_flags(command: Callable[..., R]) -> Callable[..., R]:
     values neither parsed nor used (`resolved_options(flags, only=route_names())`), so no gate
     setting in the environment or the file can fail `routes`.
     """
+    names = route_names()
     chosen = [
         dataclasses.replace(s, help=_ROUTE_HELP.get(s.name, s.help))
         for s in SETTINGS
-        if s.name in route_names()
+        if s.name in names
     ]
     return _with_flags(command, "flags", chosen, _ROUTE_PANEL)
 
