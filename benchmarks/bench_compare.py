@@ -10,7 +10,8 @@ canonical JSON and measures
   launcher, so the benchmark's own memory is not counted);
 - at N=1,000 the yardstick, agent-trajectory-diff 0.7.0, as a black box: installed into a
   throwaway venv (`benchmarks/.yardstick-venv`, never ours), fed the same pair in its input
-  format, its `compare()` timed in-process the same way;
+  format, its `compare()` and ours timed the same way, each in a fresh subprocess, round by
+  round;
 - at N=100,000 a reference engine: our own engine as of `--reference COMMIT` (default the
   commit whose run set the figures issue 11 quotes, 1.87 s), taken from git history and timed
   the same way, round by round with ours. The host's speed drifts by up to 2×, so this says
@@ -93,10 +94,14 @@ for _ in range(int(sys.argv[4])):
 print(json.dumps({"runs": runs, "engine": __import__("agentdiff").__file__}))
 """
 """Times a `compare()` in a subprocess: its public `load_trace` and `compare` (the yardstick's in
-its venv; the reference engine's from the sources it is given, argv[1]). Arguments: sources or
+its venv; ours and the reference engine's from the sources they are given, argv[1]). Arguments: sources or
 "-", baseline, candidate, runs timed, runs before them."""
 YARDSTICK_ROUNDS = 5
-"""Rounds of the side-by-side: each runs its `compare()` 3× then ours 3×, back to back."""
+"""Rounds of the side-by-side: each runs its `compare()` then ours, back to back."""
+YARDSTICK_RUNS = 3
+"""`compare()` runs timed per round and side (one subprocess each)."""
+YARDSTICK_WARMUP = 1
+"""`compare()` runs before the timed ones, per round and side (first-call costs left out)."""
 
 REFERENCE_COMMIT = "486994e"
 """The engine whose benchmark run gave the figures issue 11 quotes (N=100,000 `compare()`
@@ -294,29 +299,44 @@ def yardstick_document(trace: AgentTrace) -> dict[str, Any]:
 
 
 def _measure_yardstick(
-    traces: tuple[AgentTrace, AgentTrace], cli_repeats: int, work: Path
+    traces: tuple[AgentTrace, AgentTrace], paths: tuple[Path, Path], cli_repeats: int, work: Path
 ) -> Yardstick:
-    """Its `compare()` and ours alternately, round by round, so both see the same host speed."""
+    """Its `compare()` and ours alternately, round by round, so both see the same host speed.
+
+    Both are timed the same way: `DRIVER` in a fresh subprocess (`-I`), the same number of
+    runs before the timed ones, on the same pair (`paths` ours, in our format). Ours in this
+    process measured ~7% slower than in a process of its own (this one holds the generated pair
+    and everything measured so far), which is a cost of the benchmark, not of `compare()`.
+    """
     try:
         python = _yardstick_python()
     except YardstickUnavailableError as exc:
         return Yardstick(skipped=str(exc))
-    paths = work / "yard-baseline.json", work / "yard-candidate.json"
-    for trace, path in zip(traces, paths, strict=True):
+    yard_paths = work / "yard-baseline.json", work / "yard-candidate.json"
+    for trace, path in zip(traces, yard_paths, strict=True):
         path.write_bytes(orjson.dumps(yardstick_document(trace)))
-    args = [str(python), "-I", str(_driver(work)), "-", *map(str, paths), "3", "0"]
+    runs = [str(YARDSTICK_RUNS), str(YARDSTICK_WARMUP)]
+    driver = str(_driver(work))
+    theirs_args = [str(python), "-I", driver, "-", *map(str, yard_paths), *runs]
+    sources = _our_sources()
+    ours_args = [sys.executable, "-I", driver, str(sources), *map(str, paths), *runs]
     yard = Yardstick()
     for _ in range(YARDSTICK_ROUNDS):
         try:
-            theirs = _driver_runs(args, work)
+            theirs = _driver_runs(theirs_args, work)
+            ours = _driver_runs(ours_args, work, sources)
         except YardstickUnavailableError as exc:
             return Yardstick(skipped=str(exc))
-        ours, _ = _time_compare(*traces, 3)
         yard.compare_runs += theirs
         yard.ratios.append(_median(theirs) / _median(ours))
-    cli = [str(python.with_name("agentdiff")), "diff", *map(str, paths), "--format", "json"]
+    cli = [str(python.with_name("agentdiff")), "diff", *map(str, yard_paths), "--format", "json"]
     yard.cli_runs = [_run_measured(cli, work)[0] for _ in range(cli_repeats)]
     return yard
+
+
+def _our_sources() -> Path:
+    """The folder our engine was imported from (the sources, or the compiled build)."""
+    return Path(agentdiff.__file__).resolve().parent.parent
 
 
 # --- the reference engine (our own, from git history) -----------------------------------------
@@ -410,7 +430,7 @@ def measure(
     )
     row.cli_runs, row.rss_mb = _measure_cli(paths, cli_repeats, work / str(n))
     if yardstick:
-        row.yardstick = _measure_yardstick((baseline, candidate), 2, work / str(n))
+        row.yardstick = _measure_yardstick((baseline, candidate), paths, 2, work / str(n))
     if reference is not None:
         row.reference = _measure_reference(reference, paths, (baseline, candidate), work / str(n))
     del baseline, candidate
@@ -583,8 +603,9 @@ _HOW = (
     "box in its own venv on the same pair written in its input format (no `response` step "
     "type there: those steps are given as `llm_call`); its `compare()` is timed the same way. The host's speed drifts by up to 2× "
     "from one minute to the next, so the speed-up is measured in rounds: each round times its "
-    "`compare()` 3× (a subprocess) and then ours 3×, and the speed-up is the median of the "
-    "rounds' ratios of medians."
+    "`compare()` and then ours, each in a fresh subprocess running the same driver (the "
+    "package's `load_trace` and `compare`, one untimed run, then 3 timed), and the speed-up is "
+    "the median of the rounds' ratios of medians."
 )
 
 
