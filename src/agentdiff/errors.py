@@ -10,6 +10,7 @@ catch either::
     │   │   └── InputLimitError (LimitError) past the input size, gzip ratio, line count or
     │   │                                    document nesting limit
     │   ├── UnknownFormatError               no adapter claims the document
+    │   │   └── NotARunError                 it is one of AgentDiff's own JSON reports
     │   └── MultipleTracesError              the document holds several traces; pick one
     ├── TraceValidationError (ValueError)    duplicate step ids, parent cycles, bad values
     │   └── TraceLimitError (LimitError)     past the step limit, or a payload nests too deep
@@ -38,6 +39,7 @@ __all__ = [
     "InputLimitError",
     "LimitError",
     "MultipleTracesError",
+    "NotARunError",
     "OutputPathError",
     "TraceFileError",
     "TraceFormatError",
@@ -97,6 +99,14 @@ class InputLimitError(TraceFormatError, LimitError):
 
 class UnknownFormatError(TraceLoadError):
     """No adapter claims the document."""
+
+
+class NotARunError(UnknownFormatError):
+    """No adapter claims the document: it is a report AgentDiff wrote (`report_kinds`), no run.
+
+    A search for runs (`compare-runs`, `routes`, `suite`) skips such a file; given as a run
+    (`compare`, `inspect`), it is an error as any unknown document is.
+    """
 
 
 class MultipleTracesError(TraceLoadError):

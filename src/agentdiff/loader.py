@@ -33,6 +33,7 @@ from agentdiff.errors import (
     AgentDiffError,
     InputLimitError,
     MultipleTracesError,
+    NotARunError,
     TraceFormatError,
     TraceLimitError,
     TraceValidationError,
@@ -53,6 +54,7 @@ from agentdiff.limits import (
 from agentdiff.models.compact import compact_trace
 from agentdiff.models.trace import AgentTrace, with_source_format
 from agentdiff.reading import content_lines, iter_lines, open_trace_file, read_ahead, read_file
+from agentdiff.report_kinds import report_kind
 
 if TYPE_CHECKING:
     from agentdiff.adapters.openinference import OpenInferenceAdapter
@@ -62,11 +64,13 @@ __all__ = [
     "load_trace",
     "load_traces",
     "no_runs_among",
+    "own_report",
     "parse_trace_data",
     "part_of",
     "read_document",
     "reading_ahead",
     "runs_only",
+    "without_reports",
 ]
 
 _BOM = b"\xef\xbb\xbf"
@@ -76,6 +80,12 @@ _CANONICAL_NAMES = (None, "auto", GenericAdapter.name, *GenericAdapter.aliases)
 """`--adapter` values that let a canonical JSON file take the fast path."""
 _OTLP_LINE = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"resourceSpans"\s*:')
 """How an OTLP export request (one line of the file exporter) starts: worth streaming."""
+_REPORT_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"report_version"\s*:')
+"""How every JSON report AgentDiff writes starts (`report_version` first): worth a full look."""
+_REPORT_HEAD = 64
+"""Bytes of a file searched for runs read to see whether it starts as a report does."""
+_VERSION_SHOWN = 12
+"""A report's `report_version` is named in its error when at most this long (it is "2")."""
 _HEAD_LINES = 8
 _HEAD_SPANS = 32
 """Detection sniffs no more lines and spans than these (`is_otlp`, `sample_attribute_keys`)."""
@@ -475,6 +485,43 @@ def runs_only(paths: Sequence[Path]) -> list[Path]:
     return [path for path in paths if path.resolve() not in parts and part_of(path) is None]
 
 
+def without_reports(paths: Sequence[Path], skipped: list[NotARunError] | None = None) -> list[Path]:
+    """`paths` less AgentDiff's own reports (`own_report`), in order: a search's runs.
+
+    A report written into a folder of runs (`compare-runs a b -f json -o a/report.json`) is no
+    run; each one left out is added to `skipped`, for a note.
+    """
+    kept = []
+    for path in paths:
+        report = own_report(path)
+        if report is None:
+            kept.append(path)
+        elif skipped is not None:
+            skipped.append(report)
+    return kept
+
+
+def own_report(path: Path) -> NotARunError | None:
+    """Why `path` is no run when it holds one of AgentDiff's own JSON reports, else None.
+
+    Only a file that starts as a report does (`report_version` first, as AgentDiff writes them)
+    is read, and it is a report when no adapter claims it (the loader's `NotARunError`); any
+    other file, and one that cannot be read, is left for loading to judge.
+    """
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_REPORT_HEAD)
+        if _REPORT_START.match(head) is None:
+            return None
+        _choose_adapter(read_document(path), None)
+    except NotARunError as exc:
+        exc.with_source(path)
+        return exc
+    except (AgentDiffError, OSError):
+        return None
+    return None
+
+
 def part_of(path: Path) -> Path | None:
     """The file on disk `path` is read as part of (an adapter's `part_of`), else None."""
     for name in detection_order():
@@ -598,10 +645,21 @@ def _choose_adapter(data: Any, adapter_name: str | None) -> type[BaseAdapter]:
         raise TraceFormatError(msg)
     adapter = detect_adapter(data)
     if adapter is None:
+        _raise_if_report(data)
         tried = ", ".join(detection_order())
         msg = f"no adapter recognises this document (tried: {tried})"
         raise UnknownFormatError(msg, hint="force one with --adapter NAME (adapter_name=...)")
     return adapter
+
+
+def _raise_if_report(data: Any) -> None:
+    """A document no adapter claims that is one of AgentDiff's own reports: `NotARunError`."""
+    kind = report_kind(data)
+    if kind is not None:
+        version = data["report_version"]
+        shown = isinstance(version, str) and 0 < len(version) <= _VERSION_SHOWN
+        msg = f"an AgentDiff {kind}" + (f" (report_version {version})" if shown else "")
+        raise NotARunError(f"{msg}, not a run", hint="compare the runs it was made from")
 
 
 def _chosen_trace(ids: list[str], trace_id: str | None) -> str | None:

@@ -316,7 +316,7 @@ def test_a_single_run_file_no_name_tells_from_a_run_folder_is_refused(monkeypatc
     with pytest.raises(ConfigError) as raised:
         assign(files, "auto")
     assert str(raised.value) == message
-    monkeypatch.setattr(runset, "list_files", lambda root: (root, files))
+    monkeypatch.setattr(runset, "list_files", lambda root, _skipped=None: (root, files))
     with pytest.raises(ConfigError) as from_dir:  # the paths are below a root: it is named
         RunSet.from_dir("s3://bucket/main")
     assert str(from_dir.value) == f"s3://bucket/main: {message}"

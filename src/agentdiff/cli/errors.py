@@ -7,13 +7,13 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, ParamSpec, TypeVar
 
 import typer
 from typer.core import TyperGroup
 
-from agentdiff.errors import AgentDiffError
+from agentdiff.errors import AgentDiffError, NotARunError
 from agentdiff.redact import DEFAULT_REDACTOR, Redactor
 from agentdiff.render.text import one_line
 
@@ -24,6 +24,7 @@ __all__ = [
     "EXIT_OK",
     "RedactingGroup",
     "handle_errors",
+    "note_skipped",
     "redact_messages",
     "say",
     "state",
@@ -78,6 +79,12 @@ def say(message: str) -> None:
     For every message that quotes a path, a step name or another value from the user or a trace.
     """
     typer.echo(_one_line(message), err=True)
+
+
+def note_skipped(skipped: Iterable[NotARunError]) -> None:
+    """A `note:` line for each file a search for runs left out: one of AgentDiff's own reports."""
+    for report in skipped:
+        say(f"note: skipped {report.source}: {report.message}")
 
 
 def _show_warning(message: Warning | str, *_: object, **__: object) -> None:

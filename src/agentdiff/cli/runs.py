@@ -21,7 +21,7 @@ from typing import Annotated, TypeVar
 
 import typer
 
-from agentdiff.cli.errors import EXIT_GATE_FAILED, EXIT_INPUT, handle_errors
+from agentdiff.cli.errors import EXIT_GATE_FAILED, EXIT_INPUT, handle_errors, note_skipped
 from agentdiff.cli.options import AdapterOpt, OutputsOpt
 from agentdiff.cli.output import check_targets, parse_targets, reporting_errors, write_targets
 from agentdiff.cli.settings import (
@@ -33,7 +33,7 @@ from agentdiff.cli.settings import (
     stats_flags,
 )
 from agentdiff.config import ResolvedConfig, load_stats
-from agentdiff.errors import ConfigError
+from agentdiff.errors import ConfigError, NotARunError
 from agentdiff.loader import input_files
 from agentdiff.render.json import data_json
 from agentdiff.render.options import RenderOptions
@@ -71,7 +71,9 @@ def compare_runs_command(
 ) -> None:
     """N baseline runs against M candidate runs of one scenario; exit 1 when it regressed."""
     targets = parse_targets(output, str(fmt.value), RUNS_RENDERERS)
-    listed = _listed(baseline), _listed(candidate)
+    skipped: list[NotARunError] = []
+    listed = _listed(baseline, skipped), _listed(candidate, skipped)
+    note_skipped(skipped)
     inputs = [
         *input_files([path for files, error in listed if error is None for path in files]),
         *(path for files, error in listed if error is not None for path in files),
@@ -101,14 +103,15 @@ def compare_runs_command(
         raise typer.Exit(EXIT_INPUT)
 
 
-def _listed(folder: Path) -> tuple[list[Path], ConfigError | None]:
+def _listed(folder: Path, skipped: list[NotARunError]) -> tuple[list[Path], ConfigError | None]:
     """The run files of `folder` (`run_files`), or why it has none and the path as given.
 
     A folder that cannot be listed (missing, empty, or a file) holds no run file for `-o` to
     write over; the path itself is still kept from the outputs (a file given for a folder).
+    AgentDiff's own reports in it are no run files (added to `skipped`).
     """
     try:
-        return run_files(folder), None
+        return run_files(folder, skipped), None
     except ConfigError as exc:
         return [folder], exc
 
@@ -156,7 +159,9 @@ def routes_command(
 ) -> None:
     """Cluster the routes a set of runs takes, per scenario."""
     targets = parse_targets(output, str(fmt.value), ROUTES_RENDERERS)
-    listed = {root: found_files(root) for root in runs}  # read once: for -o, then the runs
+    skipped: list[NotARunError] = []
+    listed = {root: found_files(root, skipped) for root in runs}  # read once: -o, then runs
+    note_skipped(skipped)
     inputs = input_files([path for files in listed.values() for path in files])
     check_targets(targets, inputs)
     config = resolved_options(flags, only=route_names())

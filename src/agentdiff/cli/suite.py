@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from agentdiff.cli.errors import handle_errors
+from agentdiff.cli.errors import handle_errors, note_skipped
 from agentdiff.cli.options import AdapterOpt, OutputsOpt
 from agentdiff.cli.output import Target, check_targets, parse_targets, to_stdout, write_targets
 from agentdiff.cli.settings import resolved_options, setting_flags, stats_flags
@@ -250,6 +250,7 @@ def suite(
     check_targets(targets, manifests)  # before the manifest is read
     loaded = load_manifest(manifest) if manifest is not None else None
     sides = _sides(baseline, candidate, loaded, layout.value, scenario_key, adapter)
+    note_skipped(report for side in sides for report in side.skipped)
     inputs = _input_files(sides)
     check_targets(targets, [*inputs, *manifests])
     compare_options, sources = resolve_settings(flags, loaded)

@@ -12,17 +12,19 @@ apart, named by their path as given (never by a resolved absolute path).
 
 Each file is read as `compare` reads it (`loader.load_traces`): a Claude Code session with the
 sub-agent transcripts beside it (`<session>/subagents/agent-*.jsonl`), which no search counts
-as runs of their own.
+as runs of their own. Nor is a JSON report AgentDiff wrote among the runs one
+(`loader.without_reports`): each search leaves it out, and adds it to `skipped` when given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from agentdiff.errors import AgentDiffError, ConfigError
-from agentdiff.loader import load_traces, no_runs_among, runs_only
+from agentdiff.errors import AgentDiffError, ConfigError, NotARunError
+from agentdiff.loader import load_traces, no_runs_among, runs_only, without_reports
 from agentdiff.models.trace import AgentTrace
 from agentdiff.naming import TRACE_SUFFIXES, distinct_names, number_repeats, trace_stem
 from agentdiff.scenario.analyze import Run
@@ -57,27 +59,32 @@ def load_runs(path: Path, adapter: str | None = None) -> list[Run]:
     ]
 
 
-def run_files(folder: Path) -> list[Path]:
-    """The trace files directly inside `folder`, in name order: the files `runs_in` reads."""
+def run_files(folder: Path, skipped: list[NotARunError] | None = None) -> list[Path]:
+    """The trace files directly inside `folder`, in name order: the files `runs_in` reads.
+
+    AgentDiff's own reports among them are left out (and added to `skipped`).
+    """
     if not folder.is_dir():
         raise ConfigError("not a folder of runs", source=folder)
     found = sorted(p for p in folder.iterdir() if is_trace_file(p))
     if not found:
         msg = f"no trace files ({', '.join(TRACE_SUFFIXES)}) in this folder"
         raise ConfigError(msg, source=folder)
-    return _runs_found(found, folder)
+    return _runs_found(found, folder, skipped)
 
 
-def _runs_found(found: list[Path], root: Path) -> list[Path]:
-    """The files of `found` that are runs (`runs_only`); none of the trace files found: refused.
+def _runs_found(found: list[Path], root: Path, skipped: list[NotARunError] | None) -> list[Path]:
+    """The files of `found` that are runs (`runs_only`, `without_reports`).
 
     A search given `root` explicitly that finds only parts of other files' runs (a session's
-    sub-agent transcripts, searched from inside the session's folder) names whose they are.
+    sub-agent transcripts, searched from inside the session's folder) is refused, naming whose
+    they are. AgentDiff's own reports are left out (and added to `skipped`): a search that
+    finds only those finds no runs.
     """
     runs = runs_only(found)
     if found and not runs:
         raise ConfigError(no_runs_among(found), source=root)
-    return runs
+    return without_reports(runs, skipped)
 
 
 def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
@@ -101,6 +108,7 @@ def group_runs(
     scenario_key: str | None = None,
     *,
     listed: Mapping[Path, list[Path]] | None = None,
+    skipped: list[NotARunError] | None = None,
 ) -> dict[str, list[Run]]:
     """Runs of files and folders (searched recursively) by scenario.
 
@@ -111,12 +119,13 @@ def group_runs(
     (`day1/checkout`, `day2/checkout`). A file reached twice is read once. With `scenario_key`
     the scenario is that trace field. Runs are named by file stem; where stems clash within a
     scenario, by file name (`run1.json`); where those clash too, by path as given
-    (`day1/checkout/run1.json`). `listed`: each path's `found_files`, when the caller has them.
+    (`day1/checkout/run1.json`). `listed`: each path's `found_files`, when the caller has them;
+    else they are found here, AgentDiff's own reports among them added to `skipped`.
     """
     folders: dict[Path, tuple[str, Path]] = {}  # real folder -> (name, path as given)
     seen: set[Path] = set()
     files: list[tuple[Path, Path]] = []  # (path as given, real folder)
-    files_of = listed.__getitem__ if listed is not None else found_files
+    files_of = listed.__getitem__ if listed is not None else partial(found_files, skipped=skipped)
     found = [(root, path) for root in paths for path in files_of(root)]
     runs = set(runs_only([path for _, path in found]))  # across roots: a session's parts
     for root, path in found:
@@ -140,16 +149,18 @@ def group_runs(
     return {key: _named_runs(groups[key]) for key in sorted(groups)}
 
 
-def found_files(root: Path) -> list[Path]:
+def found_files(root: Path, skipped: list[NotARunError] | None = None) -> list[Path]:
     """The files `group_runs` reads of `root`: a folder's trace files (recursively), or itself.
 
     Never a session's sub-agent transcripts (`loader.runs_only`): they are read with it, and a
-    `root` that holds (or is) nothing else is refused, naming the session.
+    `root` that holds (or is) nothing else is refused, naming the session. Never one of
+    AgentDiff's own reports either (added to `skipped`).
     """
     if root.is_dir():
-        return _runs_found(sorted(p for p in root.rglob("*") if is_trace_file(p)), root)
+        found = sorted(p for p in root.rglob("*") if is_trace_file(p))
+        return _runs_found(found, root, skipped)
     if root.exists():
-        return _runs_found([root], root)
+        return _runs_found([root], root, skipped)
     raise AgentDiffError("file not found", source=root)
 
 

@@ -12,8 +12,9 @@ Layouts (`layout=`):
 Trace files end in `.json`, `.jsonl` or `.ndjson`, each optionally `.gz`; hidden files and
 folders are skipped, and so is a Claude Code session's sub-agent transcript under a local root
 (`<session>/subagents/agent-*.jsonl` beside `<session>.jsonl`): it is part of the session's run,
-read with it (`loader.runs_only`). A glob (`runs/main/**/*.json`) is listed relative to its
-longest folder prefix without wildcards.
+read with it (`loader.runs_only`), and so is a JSON report AgentDiff wrote among the runs of a
+local root (`loader.without_reports`: no run, listed in `skipped` when given). A glob
+(`runs/main/**/*.json`) is listed relative to its longest folder prefix without wildcards.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Literal
 
-from agentdiff.errors import ConfigError
+from agentdiff.errors import ConfigError, NotARunError
 from agentdiff.globs import segments_match
-from agentdiff.loader import no_runs_among, runs_only
+from agentdiff.loader import no_runs_among, runs_only, without_reports
 from agentdiff.naming import distinct_names
 from agentdiff.suite.load import fsspec_module
 from agentdiff.suite.refs import RunRef, is_trace_file, is_url, strip_suffix
@@ -41,17 +42,29 @@ Listed = tuple[str, int | None]
 """(path relative to the root with `/` separators, size in bytes when known)."""
 
 
-def list_files(root: str) -> tuple[str, list[Listed]]:
-    """The root folder (globs cut to their fixed prefix) and its trace files, sorted."""
+def list_files(root: str, skipped: list[NotARunError] | None = None) -> tuple[str, list[Listed]]:
+    """The root folder (globs cut to their fixed prefix) and its trace files, sorted.
+
+    Of a local root, AgentDiff's own reports are left out (and added to `skipped`).
+    """
     if is_url(root):
         return _list_url(root)
     if any(c in _WILDCARDS for c in root):
-        return _list_glob(root)
+        base, found = _list_glob(root)
+        return base, _runs_listed(Path(base), found, skipped)
     folder = Path(root)
     if not folder.is_dir():
         what = "does not exist" if not folder.exists() else "is not a folder"
         raise ConfigError(f"{what}; expected a folder of runs", source=root)
-    return root, sorted(_walk(folder, given=True))
+    return root, _runs_listed(folder, sorted(_walk(folder, given=True)), skipped)
+
+
+def _runs_listed(
+    folder: Path, listed: list[Listed], skipped: list[NotARunError] | None
+) -> list[Listed]:
+    """`listed` (files below `folder`) less AgentDiff's own reports (`without_reports`)."""
+    files = {folder / rel: (rel, size) for rel, size in listed}
+    return [files[path] for path in without_reports(list(files), skipped)]
 
 
 def _walk(folder: Path, *, given: bool = False) -> list[Listed]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentdiff.errors import ConfigError
+from agentdiff.errors import ConfigError, NotARunError
 from agentdiff.suite.discover import Layout, assign, list_files, run_folders
 from agentdiff.suite.refs import RunRef, strip_suffix
 
@@ -34,6 +34,8 @@ class RunSet:
     scanned: bool = False
     """The runs are the trace files found under `root` (`from_dir`): a file written there
     would be read as a run next time."""
+    skipped: tuple[NotARunError, ...] = ()
+    """AgentDiff's own reports found under `root` and left out: no runs (`from_dir`)."""
 
     @classmethod
     def of(
@@ -44,6 +46,7 @@ class RunSet:
         root: str = "",
         provenance: str = "",
         scanned: bool = False,
+        skipped: tuple[NotARunError, ...] = (),
     ) -> RunSet:
         """Group `refs` by scenario (keys sorted; runs in the order given)."""
         grouped: dict[str, list[RunRef]] = {}
@@ -56,7 +59,14 @@ class RunSet:
             seen.add(key)
             grouped.setdefault(ref.scenario, []).append(ref)
         runs = {key: tuple(grouped[key]) for key in sorted(grouped)}
-        return cls(runs=runs, label=label, root=root, provenance=provenance, scanned=scanned)
+        return cls(
+            runs=runs,
+            label=label,
+            root=root,
+            provenance=provenance,
+            scanned=scanned,
+            skipped=skipped,
+        )
 
     @classmethod
     def from_dir(
@@ -75,7 +85,9 @@ class RunSet:
         grouped by its value instead of by path.
         """
         text = str(root)
-        return cls._from_listing(text, list_files(text), label, layout, adapter, scenario_key)
+        skipped: list[NotARunError] = []
+        listing = list_files(text, skipped)
+        return cls._from_listing(text, listing, label, layout, adapter, scenario_key, skipped)
 
     @classmethod
     def from_dirs(
@@ -96,13 +108,14 @@ class RunSet:
         and is never paired against that folder's runs.
         """
         texts = (str(baseline), str(candidate))
-        listings = [list_files(text) for text in texts]
+        skipped: tuple[list[NotARunError], list[NotARunError]] = ([], [])
+        listings = [list_files(text, found) for text, found in zip(texts, skipped, strict=True)]
         folders = [set() if scenario_key else run_folders(f, layout) for _, f in listings]
         base = cls._from_listing(
-            texts[0], listings[0], labels[0], layout, adapter, scenario_key, folders[1]
+            texts[0], listings[0], labels[0], layout, adapter, scenario_key, skipped[0], folders[1]
         )
         cand = cls._from_listing(
-            texts[1], listings[1], labels[1], layout, adapter, scenario_key, folders[0]
+            texts[1], listings[1], labels[1], layout, adapter, scenario_key, skipped[1], folders[0]
         )
         return base, cand
 
@@ -115,6 +128,7 @@ class RunSet:
         layout: Layout,
         adapter: str | None,
         scenario_key: str | None,
+        skipped: list[NotARunError],
         other_run_folders: set[str] | None = None,
     ) -> RunSet:
         base, files = listing
@@ -130,7 +144,14 @@ class RunSet:
             except ConfigError as exc:  # it names paths below the root: name the root too
                 raise exc.with_source(text) from exc.__cause__
             provenance = f"folder {text}" + ("" if layout == "auto" else f" ({layout})")
-        return cls.of(refs, label=label, root=base, provenance=provenance, scanned=True)
+        return cls.of(
+            refs,
+            label=label,
+            root=base,
+            provenance=provenance,
+            scanned=True,
+            skipped=tuple(skipped),
+        )
 
     @classmethod
     def from_records(
