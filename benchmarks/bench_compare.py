@@ -133,6 +133,8 @@ class Yardstick:
 
     compare_runs: list[float] = field(default_factory=list)
     cli_runs: list[float] = field(default_factory=list)
+    ours: list[float] = field(default_factory=list)
+    """Our `compare()` in the same rounds (a process of its own, as the yardstick's)."""
     ratios: list[float] = field(default_factory=list)
     """Per round: its median `compare()` over ours, measured back to back."""
     skipped: str | None = None
@@ -323,11 +325,12 @@ def _measure_yardstick(
     yard = Yardstick()
     for _ in range(YARDSTICK_ROUNDS):
         try:
-            theirs = _driver_runs(theirs_args, work)
+            theirs = _driver_runs(theirs_args, work, YARDSTICK_VENV)
             ours = _driver_runs(ours_args, work, sources)
         except YardstickUnavailableError as exc:
             return Yardstick(skipped=str(exc))
         yard.compare_runs += theirs
+        yard.ours += ours
         yard.ratios.append(_median(theirs) / _median(ours))
     cli = [str(python.with_name("agentdiff")), "diff", *map(str, yard_paths), "--format", "json"]
     yard.cli_runs = [_run_measured(cli, work)[0] for _ in range(cli_repeats)]
@@ -362,22 +365,26 @@ def _reference_sources(commit: str, work: Path) -> Path:
     return target / "src"
 
 
-def _measure_reference(
-    commit: str, paths: tuple[Path, Path], traces: tuple[AgentTrace, AgentTrace], work: Path
-) -> Reference:
-    """The reference's `compare()` and ours alternately, round by round (same host speed)."""
+def _measure_reference(commit: str, paths: tuple[Path, Path], work: Path) -> Reference:
+    """The reference's `compare()` and ours alternately, round by round (same host speed).
+
+    Both timed the same way: `DRIVER` in a fresh subprocess, one run before the timed one.
+    """
     try:
         sources = _reference_sources(commit, work)
     except YardstickUnavailableError as exc:
         return Reference(commit=commit, skipped=str(exc))
-    args = [sys.executable, "-I", str(_driver(work)), str(sources), *map(str, paths), "1", "1"]
+    driver, files = str(_driver(work)), [*map(str, paths), "1", "1"]
+    args = [sys.executable, "-I", driver, str(sources), *files]
+    mine = _our_sources()
+    ours_args = [sys.executable, "-I", driver, str(mine), *files]
     ref = Reference(commit=commit)
     for _ in range(REFERENCE_ROUNDS):
         try:
             theirs = _driver_runs(args, work, sources)
+            ours = _driver_runs(ours_args, work, mine)
         except YardstickUnavailableError as exc:
             return Reference(commit=commit, skipped=str(exc))
-        ours, _ = _time_compare(*traces, 1)
         ref.compare_runs += theirs
         ref.ours += ours
         ref.ratios.append(ours[0] / theirs[0])
@@ -400,9 +407,11 @@ def _driver_runs(args: list[str], work: Path, sources: Path | None = None) -> li
     """
     done = subprocess.run(args, cwd=work, capture_output=True, text=True, check=False)
     if done.returncode != 0:
-        raise YardstickUnavailableError(f"its compare() failed: {done.stderr.strip()[-300:]}")
+        raise YardstickUnavailableError(f"compare() failed: {done.stderr.strip()[-300:]}")
     result = orjson.loads(done.stdout)
-    if sources is not None and not str(result["engine"]).startswith(str(sources)):
+    if sources is not None and not Path(result["engine"]).resolve().is_relative_to(
+        sources.resolve()
+    ):
         raise YardstickUnavailableError(f"imported {result['engine']}, not its own")
     return list(result["runs"])
 
@@ -432,7 +441,7 @@ def measure(
     if yardstick:
         row.yardstick = _measure_yardstick((baseline, candidate), paths, 2, work / str(n))
     if reference is not None:
-        row.reference = _measure_reference(reference, paths, (baseline, candidate), work / str(n))
+        row.reference = _measure_reference(reference, paths, work / str(n))
     del baseline, candidate
     gc.collect()
     return row
@@ -551,7 +560,8 @@ def _yardstick_lines(rows: list[Row]) -> list[str]:
             f"- N={row.n:,} `compare()` ≥ {TARGET_SPEEDUP:g}× faster than agent-trajectory-diff "
             f"0.7.0: {speedup:.0f}× — {_verdict(speedup >= TARGET_SPEEDUP)} (median of "
             f"{len(yard.ratios)} back-to-back rounds, range {min(yard.ratios):.0f}×–"
-            f"{max(yard.ratios):.0f}×; its CLI end to end: "
+            f"{max(yard.ratios):.0f}×; its `compare()` {_seconds(_median(yard.compare_runs))}, "
+            f"ours {_seconds(_median(yard.ours))} in those rounds; its CLI end to end: "
             f"{_seconds(_median(yard.cli_runs))}, ours {_seconds(_median(row.cli_runs))})"
         )
     return lines
@@ -591,8 +601,8 @@ def _environment() -> str:
 
 
 _HOW = (
-    "`compare()` runs in-process on traces already loaded; its peak "
-    "alloc is `tracemalloc`'s peak during one extra run. The CLI is `agentdiff compare B C "
+    "The table's `compare()` runs in the benchmark's process on traces already loaded; its "
+    "peak alloc is `tracemalloc`'s peak during one extra run. The CLI is `agentdiff compare B C "
     "--format json -o FILE` in a subprocess (start-up and loading included); peak RSS is the "
     "run's own peak RSS (started by a small launcher, so the benchmark's memory is not "
     "counted). The pair comes from `benchmarks/synthetic.py`: agent segments "
@@ -601,11 +611,13 @@ _HOW = (
     "inserted, one tool loop (the same call 4× in a row), reworded LLM text and fresh ids, "
     "request ids and timestamps. The yardstick, agent-trajectory-diff 0.7.0, runs as a black "
     "box in its own venv on the same pair written in its input format (no `response` step "
-    "type there: those steps are given as `llm_call`); its `compare()` is timed the same way. The host's speed drifts by up to 2× "
+    "type there: those steps are given as `llm_call`). The host's speed drifts by up to 2× "
     "from one minute to the next, so the speed-up is measured in rounds: each round times its "
     "`compare()` and then ours, each in a fresh subprocess running the same driver (the "
-    "package's `load_trace` and `compare`, one untimed run, then 3 timed), and the speed-up is "
-    "the median of the rounds' ratios of medians."
+    "package's `load_trace` and `compare`, one untimed run, then 3 timed; each checked to "
+    "import its own package), and the speed-up is the median of the rounds' ratios of "
+    "medians. The reference engine and ours are timed the same way (one untimed run, then one "
+    "timed, per round)."
 )
 
 

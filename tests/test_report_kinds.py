@@ -11,8 +11,11 @@ import pytest
 from agentdiff import compare, compare_scenarios
 from agentdiff.errors import AgentDiffError, NotARunError, UnknownFormatError
 from agentdiff.loader import load_trace, own_report, parse_trace_data, read_document
-from agentdiff.report_kinds import report_kind
+from agentdiff.models.report import DiffReport
+from agentdiff.report_kinds import REPORT_KINDS, report_kind
 from agentdiff.scenario.folders import is_trace_file
+from agentdiff.scenario.report import RoutesReport, RunsReport
+from agentdiff.suite.report import SuiteReport
 from tests.realdata import other_documents
 
 TESTS = Path(__file__).resolve().parent
@@ -83,3 +86,21 @@ def test_a_report_named_by_an_adapter_is_no_report_error(tmp_path: Path) -> None
     with pytest.raises(AgentDiffError) as raised:
         load_trace(path, "generic")
     assert not isinstance(raised.value, NotARunError)
+
+
+@pytest.mark.parametrize(
+    ("kind", "model"),
+    [
+        ("comparison report", DiffReport),
+        ("runs report", RunsReport),
+        ("routes report", RoutesReport),
+        ("suite report", SuiteReport),
+    ],
+)
+def test_each_kind_is_told_by_fields_its_report_model_has(kind: str, model: type) -> None:
+    """The keys a kind is told by are fields of its model, and `report_version` is its first."""
+    fields = list(model.model_fields)
+    assert fields[0] == "report_version"
+    assert REPORT_KINDS[kind] <= set(fields)
+    others = [k for k, keys in REPORT_KINDS.items() if k != kind and keys <= set(fields)]
+    assert all(list(REPORT_KINDS).index(kind) < list(REPORT_KINDS).index(k) for k in others)

@@ -53,7 +53,14 @@ from agentdiff.limits import (
 )
 from agentdiff.models.compact import compact_trace
 from agentdiff.models.trace import AgentTrace, with_source_format
-from agentdiff.reading import content_lines, iter_lines, open_trace_file, read_ahead, read_file
+from agentdiff.reading import (
+    content_lines,
+    iter_lines,
+    open_trace_file,
+    read_ahead,
+    read_file,
+    read_head,
+)
 from agentdiff.report_kinds import report_kind
 
 if TYPE_CHECKING:
@@ -85,7 +92,8 @@ _REPORT_START = re.compile(rb'(?:\xef\xbb\xbf)?\s*\{\s*"report_version"\s*:')
 _REPORT_HEAD = 64
 """Bytes of a file searched for runs read to see whether it starts as a report does."""
 _VERSION_SHOWN = 12
-"""A report's `report_version` is named in its error when at most this long (it is "2")."""
+"""A report's `report_version` is named in its error when at most this long (one or two digits
+today)."""
 _HEAD_LINES = 8
 _HEAD_SPANS = 32
 """Detection sniffs no more lines and spans than these (`is_otlp`, `sample_attribute_keys`)."""
@@ -501,19 +509,22 @@ def without_reports(paths: Sequence[Path], skipped: list[NotARunError] | None = 
     return kept
 
 
-def own_report(path: Path) -> NotARunError | None:
+def own_report(path: Path, limits: Limits | None = None) -> NotARunError | None:
     """Why `path` is no run when it holds one of AgentDiff's own JSON reports, else None.
 
-    Only a file that starts as a report does (`report_version` first, as AgentDiff writes them)
-    is read, and it is a report when no adapter claims it (the loader's `NotARunError`); any
-    other file, and one that cannot be read, is left for loading to judge.
+    Only a file that starts as AgentDiff writes its reports (`report_version` first; gzip
+    inflated) is read whole, as one JSON document whatever its name (a report written as
+    `r.jsonl` too), and it is a report when no adapter claims it (`NotARunError`). Any other
+    file, and one that cannot be read (a FIFO, a device: refused unopened, never waited on), is
+    left for loading to judge.
     """
+    limits = limits or Limits.resolve()
     try:
-        with path.open("rb") as handle:
-            head = handle.read(_REPORT_HEAD)
-        if _REPORT_START.match(head) is None:
+        if _REPORT_START.match(read_head(path, limits, _REPORT_HEAD)) is None:
             return None
-        _choose_adapter(read_document(path), None)
+        document = _parse_checked(read_file(path, limits), path, limits)
+        if detect_adapter(document) is None:
+            _raise_if_report(document)
     except NotARunError as exc:
         exc.with_source(path)
         return exc

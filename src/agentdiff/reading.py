@@ -135,6 +135,23 @@ def read_file(path: Path, limits: Limits) -> bytes:
     return _read_now(path, limits)
 
 
+def read_head(path: Path, limits: Limits, size: int) -> bytes:
+    """The first `size` bytes of `path` (inflated if gzip), read as a trace is opened.
+
+    Only a regular file within the input limit is opened (a FIFO or a device is refused, never
+    waited on): for a look at how a file starts before it is read whole.
+    """
+    fd, _ = _open_checked(path, limits)
+    try:
+        head = os.pread(fd, size, 0)
+        if not head.startswith(GZIP_MAGIC):
+            return head
+        with open(fd, "rb", closefd=False) as stream:
+            return _gzip_head(stream, path, size)
+    finally:
+        os.close(fd)
+
+
 def read_input(path: Path, what: str, hint: str | None = None) -> bytes:
     """The bytes of `path`, an input that is no trace (a manifest, a saved report).
 
@@ -287,6 +304,12 @@ def _inflating(stream: IO[bytes], path: Path) -> gzip.GzipFile:
         return gzip.GzipFile(fileobj=stream, mode="rb")
     except _GZIP_ERRORS as exc:  # pragma: no cover - GzipFile reads lazily
         raise TraceFormatError(f"not a valid gzip file: {exc}", source=path) from None
+
+
+def _gzip_head(stream: IO[bytes], path: Path, size: int) -> bytes:
+    """The first `size` inflated bytes of the gzip `stream` (fewer when it holds fewer)."""
+    with _inflating(stream, path) as inflated:
+        return _gzip_read(inflated, path, size)
 
 
 def _gzip_read(stream: gzip.GzipFile, path: Path, size: int) -> bytes:

@@ -8,8 +8,11 @@ error naming the file.
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
 import shutil
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -95,15 +98,77 @@ def test_compare_runs_writes_its_report_over_the_one_it_skipped() -> None:
     assert Path("a/report.json").read_text() == written
 
 
-def test_a_folder_of_reports_only_has_no_runs() -> None:
+def test_a_folder_of_reports_only_is_refused_naming_it() -> None:
     _runs("a", "baseline"), _runs("b", "loop")
     assert _invoke("compare-runs", "a", "b", "-f", "json", "-o", "c/report.json").exit_code == 1
     result = _invoke("compare-runs", "c", "b")
     assert result.exit_code == 2
-    assert _notes(result) == [
-        "note: skipped c/report.json: an AgentDiff runs report (report_version 2), not a run"
+    assert result.stderr.splitlines() == [
+        "error: c: no runs here: only an AgentDiff report",
+        "hint: a folder of runs holds trace files; write reports outside it",
     ]
-    assert "error: scenario 'b' has no baseline runs" in result.stderr
+
+
+def test_a_report_named_as_the_runs_is_refused_as_compare_refuses_it() -> None:
+    _runs("a", "baseline"), _runs("b", "loop")
+    assert _invoke("compare-runs", "a", "b", "-f", "json", "-o", "rep.json").exit_code == 1
+    result = _invoke("routes", "rep.json")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error: rep.json: an AgentDiff runs report (report_version 2), not a run",
+        "hint: compare the runs it was made from",
+    ]
+
+
+def test_a_gzipped_report_and_one_written_under_a_json_lines_name_are_skipped() -> None:
+    _runs("a", "baseline"), _runs("b", "loop")
+    before = _invoke("compare-runs", "a", "b", "-f", "json")
+    assert _invoke("compare-runs", "a", "b", "-f", "json", "-o", "r.json").exit_code == 1
+    Path("a/r.json.gz").write_bytes(gzip.compress(Path("r.json").read_bytes()))
+    assert _invoke("compare-runs", "a", "b", "-f", "json", "-o", "b/r.jsonl").exit_code == 1
+    after = _invoke("compare-runs", "a", "b", "-f", "json")
+    assert _runs_counts(after) == _runs_counts(before)
+    assert _notes(after) == [
+        "note: skipped a/r.json.gz: an AgentDiff runs report (report_version 2), not a run",
+        "note: skipped b/r.jsonl: an AgentDiff runs report (report_version 2), not a run",
+    ]
+
+
+def test_a_folder_given_for_both_sides_notes_each_report_once() -> None:
+    _runs("a", "baseline")
+    assert _invoke("compare-runs", "a", "a", "-f", "json", "-o", "a/r.json").exit_code == 0
+    result = _invoke("compare-runs", "a", "a", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert _notes(result) == [
+        "note: skipped a/r.json: an AgentDiff runs report (report_version 2), not a run"
+    ]
+
+
+def _hung(signum: int, frame: object) -> None:
+    raise TimeoutError
+
+
+def test_a_named_pipe_among_runs_is_never_waited_on() -> None:
+    """Looking for reports opens no FIFO: `routes` refuses one as loading does, at once."""
+    _runs("f/s", "baseline"), _runs("g/s", "baseline")
+    os.mkfifo("f/s/pipe.json")
+    os.mkfifo("top.json")
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(30)  # a wait on the FIFO fails the test instead of hanging the suite
+    try:
+        named = _invoke("routes", "top.json")
+        searched = _invoke("routes", "f", "-f", "json")
+        suite = _invoke("suite", "f", "g", "-f", "json")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert named.exit_code == 2
+    assert named.stderr.startswith("error: top.json: is a FIFO (named pipe), not a regular file")
+    assert searched.exit_code == 0, searched.output  # a search lists regular files only
+    errors = _json(suite)["scenarios"][0]["errors"]  # the suite loads it as a run: refused
+    assert [e["message"] for e in errors] == [
+        "s/pipe.json: is a FIFO (named pipe), not a regular file; only regular files are read"
+    ]
 
 
 def test_routes_skips_a_report_among_its_runs() -> None:

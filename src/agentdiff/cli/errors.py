@@ -83,8 +83,11 @@ def say(message: str) -> None:
 
 def note_skipped(skipped: Iterable[NotARunError]) -> None:
     """A `note:` line for each file a search for runs left out: one of AgentDiff's own reports."""
-    for report in skipped:
-        say(f"note: skipped {report.source}: {report.message}")
+    noted: set[str | None] = set()
+    for report in skipped:  # a folder given for both sides is searched twice: noted once
+        if report.source not in noted:
+            noted.add(report.source)
+            say(f"note: skipped {report.source}: {report.message}")
 
 
 def _show_warning(message: Warning | str, *_: object, **__: object) -> None:

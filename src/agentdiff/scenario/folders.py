@@ -78,13 +78,31 @@ def _runs_found(found: list[Path], root: Path, skipped: list[NotARunError] | Non
 
     A search given `root` explicitly that finds only parts of other files' runs (a session's
     sub-agent transcripts, searched from inside the session's folder) is refused, naming whose
-    they are. AgentDiff's own reports are left out (and added to `skipped`): a search that
-    finds only those finds no runs.
+    they are. AgentDiff's own reports are left out (and added to `skipped`); a search that
+    finds nothing but reports is refused too, naming `root` (a report named as the run: its
+    own message).
     """
     runs = runs_only(found)
     if found and not runs:
         raise ConfigError(no_runs_among(found), source=root)
-    return without_reports(runs, skipped)
+    reports: list[NotARunError] = []
+    kept = without_reports(runs, reports)
+    if runs and not kept:
+        raise _only_reports(reports, root)
+    if skipped is not None:
+        skipped.extend(reports)
+    return kept
+
+
+def _only_reports(reports: list[NotARunError], root: Path) -> ConfigError:
+    """The error of a search whose files were all AgentDiff's own reports (no run among them)."""
+    if len(reports) == 1 and reports[0].source == str(root):
+        return ConfigError(reports[0].message, hint=reports[0].hint, source=root)
+    found = "an AgentDiff report" if len(reports) == 1 else f"{len(reports)} AgentDiff reports"
+    return ConfigError(f"no runs here: only {found}", hint=_REPORTS_HINT, source=root)
+
+
+_REPORTS_HINT = "a folder of runs holds trace files; write reports outside it"
 
 
 def runs_in(folder: Path, adapter: str | None = None) -> list[Run]:
