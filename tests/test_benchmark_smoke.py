@@ -153,7 +153,7 @@ def test_reference_engine_runs_from_history_back_to_back(
 ) -> None:
     bench = bench_modules[1]
     paths = bench.write_pair(pair, tmp_path / "pair")
-    ref = bench._measure_reference("HEAD", paths, (pair.baseline, pair.candidate), tmp_path)
+    ref = bench._measure_reference("HEAD", paths, tmp_path)
     assert ref.skipped is None, ref.skipped
     assert len(ref.compare_runs) == len(ref.ours) == len(ref.ratios) == bench.REFERENCE_ROUNDS
     assert all(r > 0 for r in ref.ratios)
@@ -168,7 +168,7 @@ def test_reference_engine_of_an_unknown_commit_is_skipped_with_the_reason(
     bench_modules: tuple[ModuleType, ModuleType], pair: Any, tmp_path: Path
 ) -> None:
     bench = bench_modules[1]
-    ref = bench._measure_reference("no-such-commit", (tmp_path, tmp_path), (pair, pair), tmp_path)
+    ref = bench._measure_reference("no-such-commit", (tmp_path, tmp_path), tmp_path)
     assert ref.skipped is not None
     assert "git archive no-such-commit failed" in ref.skipped
 
