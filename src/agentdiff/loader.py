@@ -166,8 +166,14 @@ def _load(
     """The trace when it is canonical JSON or OTLP JSON Lines, else the parsed document."""
     if _is_json_lines(source):
         fast = adapter_name in _CANONICAL_NAMES
-        loaded = _read_lines(source, limits, fast=fast, spans=(adapter_name, trace_id))
-        return loaded if loaded is not None else _read_lines(source, limits)
+        try:
+            loaded = _read_lines(source, limits, fast=fast, spans=(adapter_name, trace_id))
+            return loaded if loaded is not None else _read_lines(source, limits)
+        except TraceFormatError:
+            report = own_report(source, limits) if adapter_name is None else None
+            if report is not None:  # a report written under a JSON Lines name: say so
+                raise report from None
+            raise
     raw = read_file(source, limits)
     trace = _canonical(_without_bom(raw), adapter_name, limits, trace_id)
     return trace if trace is not None else _parse_checked(raw, source, limits)
@@ -489,8 +495,16 @@ def runs_only(paths: Sequence[Path]) -> list[Path]:
     (`<s>/subagents/agent-*.jsonl`, beside its session `<s>.jsonl`) is part of that session's
     run, never a run (or a scenario) of its own, even in a search started inside `<s>`.
     """
-    parts = {path.resolve() for path in companion_files(paths)}
-    return [path for path in paths if path.resolve() not in parts and part_of(path) is None]
+    parts = {_real(path) for path in companion_files(paths)}
+    return [path for path in paths if _real(path) not in parts and part_of(path) is None]
+
+
+def _real(path: Path) -> Path:
+    """`path` resolved; as it is when it cannot be (a symlink loop: loading it names it)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path
 
 
 def without_reports(paths: Sequence[Path], skipped: list[NotARunError] | None = None) -> list[Path]:

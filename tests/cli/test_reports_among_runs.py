@@ -137,7 +137,7 @@ def test_a_gzipped_report_and_one_written_under_a_json_lines_name_are_skipped() 
 def test_a_folder_given_for_both_sides_notes_each_report_once() -> None:
     _runs("a", "baseline")
     assert _invoke("compare-runs", "a", "a", "-f", "json", "-o", "a/r.json").exit_code == 0
-    result = _invoke("compare-runs", "a", "a", "-f", "json")
+    result = _invoke("compare-runs", "a", str(Path("a").resolve()), "-f", "json")
     assert result.exit_code == 0, result.output
     assert _notes(result) == [
         "note: skipped a/r.json: an AgentDiff runs report (report_version 2), not a run"
@@ -222,3 +222,26 @@ def test_a_report_given_as_a_run_is_a_one_line_error(command: str) -> None:
         "hint: compare the runs it was made from",
     ]
     assert "Traceback" not in result.output
+
+
+def test_a_report_under_a_json_lines_name_is_named_a_report_when_compared() -> None:
+    _runs("a", "baseline"), _runs("b", "loop")
+    assert _invoke("compare-runs", "a", "b", "-f", "json", "-o", "r.jsonl").exit_code == 1
+    for args in (("compare", "a/run-00.json.gz", "r.jsonl"), ("inspect", "r.jsonl")):
+        result = _invoke(*args)
+        assert result.exit_code == 2
+        assert result.stderr.splitlines() == [
+            "error: r.jsonl: an AgentDiff runs report (report_version 2), not a run",
+            "hint: compare the runs it was made from",
+        ]
+
+
+def test_a_symlink_loop_among_a_suites_runs_is_a_run_that_did_not_load() -> None:
+    """Not a traceback: listing keeps the path it cannot resolve, and loading names it."""
+    _runs("b/s", "baseline"), _runs("c/s", "baseline")
+    Path("c/s/x.json").symlink_to("x.json")
+    result = _invoke("suite", "b", "c", "-f", "json", "-j", "1")
+    assert result.exit_code == 2, result.output
+    (error,) = _json(result)["scenarios"][0]["errors"]
+    assert error["source"] == "s/x.json"
+    assert "Too many levels of symbolic links" in error["message"]

@@ -83,10 +83,11 @@ def say(message: str) -> None:
 
 def note_skipped(skipped: Iterable[NotARunError]) -> None:
     """A `note:` line for each file a search for runs left out: one of AgentDiff's own reports."""
-    noted: set[str | None] = set()
+    noted: set[str] = set()
     for report in skipped:  # a folder given for both sides is searched twice: noted once
-        if report.source not in noted:
-            noted.add(report.source)
+        real = os.path.realpath(report.source or "")
+        if real not in noted:
+            noted.add(real)
             say(f"note: skipped {report.source}: {report.message}")
 
 
