@@ -190,3 +190,15 @@ def test_suite_rooted_inside_a_session_folder_counts_no_transcript_as_a_run(
     (scenario,) = _json("suite", *roots, "-j", "1")["scenarios"]
     assert scenario["scenario"] == "extra"  # no `subagents` scenario
     assert (scenario["baseline_runs"], scenario["candidate_runs"]) == (1, 1)
+
+
+def test_a_suite_glob_matching_only_transcripts_is_refused_as_such_a_folder_is(
+    tmp_path: Path,
+) -> None:
+    """Not "0 passed" (exit 0): the glob found trace files, and every one is a session's part."""
+    roots = [_session_folder(tmp_path, side) for side in SIDES]
+    globs = [f"{root.relative_to(tmp_path)}/subagents/*.jsonl" for root in roots]
+    refused(cli("suite", *globs, "-j", "1"), "sub-agent transcripts", "a.session.jsonl")
+    found = [f"{side}/**/*.jsonl" for side in SIDES]  # sessions and transcripts: the sessions
+    (scenario,) = _json("suite", *found, "-j", "1")["scenarios"]
+    assert (scenario["baseline_runs"], scenario["candidate_runs"]) == (2, 2)

@@ -121,13 +121,18 @@ def _list_glob(pattern: str) -> tuple[str, list[Listed]]:
     folder = Path(base)
     if not folder.is_dir():
         return base, []
-    found = [
-        listed
-        for listed in _walk(folder)
-        if not any(part.startswith(".") for part in listed[0].split("/"))
-        and segments_match(segments, tuple(listed[0].split("/")))
+    files = dict(_trace_files(folder))
+    matched = [
+        path
+        for path, rel in files.items()
+        if not any(part.startswith(".") for part in rel.split("/"))
+        and segments_match(segments, tuple(rel.split("/")))
     ]
-    return base, sorted(found)
+    runs = set(runs_only(list(files)))
+    kept = [path for path in matched if path in runs]
+    if matched and not kept:  # as a folder root holding only transcripts is: never "0 runs"
+        raise ConfigError(no_runs_among(matched), source=pattern)
+    return base, sorted((files[path], _size(path)) for path in kept)
 
 
 def _list_url(root: str) -> tuple[str, list[Listed]]:
