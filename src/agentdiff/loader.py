@@ -514,8 +514,9 @@ def without_reports(paths: Sequence[Path], skipped: list[NotARunError] | None = 
     run; each one left out is added to `skipped`, for a note.
     """
     kept = []
+    limits = Limits.resolve()
     for path in paths:
-        report = own_report(path)
+        report = own_report(path, limits)
         if report is None:
             kept.append(path)
         elif skipped is not None:
@@ -536,9 +537,7 @@ def own_report(path: Path, limits: Limits | None = None) -> NotARunError | None:
     try:
         if _REPORT_START.match(read_head(path, limits, _REPORT_HEAD)) is None:
             return None
-        document = _parse_checked(read_file(path, limits), path, limits)
-        if detect_adapter(document) is None:
-            _raise_if_report(document)
+        _choose_adapter(_parse_checked(read_file(path, limits), path, limits), None)
     except NotARunError as exc:
         exc.with_source(path)
         return exc

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -50,34 +51,34 @@ def list_files(root: str, skipped: list[NotARunError] | None = None) -> tuple[st
     if is_url(root):
         return _list_url(root)
     if any(c in _WILDCARDS for c in root):
-        base, found = _list_glob(root)
-        return base, _runs_listed(Path(base), found, skipped)
+        return _list_glob(root, skipped)
     folder = Path(root)
     if not folder.is_dir():
         what = "does not exist" if not folder.exists() else "is not a folder"
         raise ConfigError(f"{what}; expected a folder of runs", source=root)
-    return root, _runs_listed(folder, sorted(_walk(folder, given=True)), skipped)
+    return root, _walk(folder, str(folder), skipped)
 
 
-def _runs_listed(
-    folder: Path, listed: list[Listed], skipped: list[NotARunError] | None
+def _walk(
+    folder: Path,
+    given: str,
+    skipped: list[NotARunError] | None,
+    wanted: Callable[[str], bool] | None = None,
 ) -> list[Listed]:
-    """`listed` (files below `folder`) less AgentDiff's own reports (`without_reports`)."""
-    files = {folder / rel: (rel, size) for rel, size in listed}
-    return [files[path] for path in without_reports(list(files), skipped)]
+    """The runs under `folder`, sorted, as (path relative to it, size).
 
-
-def _walk(folder: Path, *, given: bool = False) -> list[Listed]:
-    """The trace files under `folder`, less a session's sub-agent transcripts (`runs_only`).
-
-    `given`: `folder` is the root given; holding only transcripts, it is refused, naming their
-    session.
+    Its trace files (those `wanted` takes by their relative path) less a session's sub-agent
+    transcripts (`runs_only`) and AgentDiff's own reports (`without_reports`, added to
+    `skipped`). Trace files taken that are all transcripts are refused, naming their session
+    and the root as `given`: never "0 runs".
     """
     found = dict(_trace_files(folder))
-    runs = runs_only(list(found))
-    if given and found and not runs:
-        raise ConfigError(no_runs_among(list(found)), source=str(folder))
-    return [(found[path], _size(path)) for path in runs]
+    runs = set(runs_only(list(found)))  # of every file: a session outside `wanted` has parts
+    taken = [path for path, rel in found.items() if wanted is None or wanted(rel)]
+    kept = [path for path in taken if path in runs]
+    if taken and not kept:
+        raise ConfigError(no_runs_among(taken), source=given)
+    return sorted((found[path], _size(path)) for path in without_reports(kept, skipped))
 
 
 def _trace_files(folder: Path) -> Iterator[tuple[Path, str]]:
@@ -107,8 +108,8 @@ def _fixed_prefix(pattern: str, sep: str) -> str:
     return sep.join(fixed)
 
 
-def _list_glob(pattern: str) -> tuple[str, list[Listed]]:
-    """The trace files under the pattern's fixed prefix that match it.
+def _list_glob(pattern: str, skipped: list[NotARunError] | None) -> tuple[str, list[Listed]]:
+    """The runs under the pattern's fixed prefix that match it (`_walk`).
 
     The prefix is walked as a folder root is (symbolic links to folders are not followed), and
     each file's path is matched segment by segment; `glob.glob` follows links under `**`, so a
@@ -121,18 +122,13 @@ def _list_glob(pattern: str) -> tuple[str, list[Listed]]:
     folder = Path(base)
     if not folder.is_dir():
         return base, []
-    files = dict(_trace_files(folder))
-    matched = [
-        path
-        for path, rel in files.items()
-        if not any(part.startswith(".") for part in rel.split("/"))
-        and segments_match(segments, tuple(rel.split("/")))
-    ]
-    runs = set(runs_only(list(files)))
-    kept = [path for path in matched if path in runs]
-    if matched and not kept:  # as a folder root holding only transcripts is: never "0 runs"
-        raise ConfigError(no_runs_among(matched), source=pattern)
-    return base, sorted((files[path], _size(path)) for path in kept)
+    return base, _walk(folder, pattern, skipped, partial(_matches, segments))
+
+
+def _matches(segments: tuple[str, ...], rel: str) -> bool:
+    """The relative path `rel` matches the glob's `segments` and has no hidden part."""
+    parts = tuple(rel.split("/"))
+    return not any(part.startswith(".") for part in parts) and segments_match(segments, parts)
 
 
 def _list_url(root: str) -> tuple[str, list[Listed]]:
