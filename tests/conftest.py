@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agentdiff.adapters import registry
+from agentdiff.config import SETTINGS
 
 DATA = Path(__file__).parent / "data"
 REAL = Path(__file__).parent / "fixtures" / "real"
@@ -33,3 +34,11 @@ def _reset_cli_debug(monkeypatch: pytest.MonkeyPatch) -> None:
     from agentdiff.cli.errors import state
 
     monkeypatch.setattr(state, "debug", False)
+
+
+@pytest.fixture
+def no_settings_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No `AGENTDIFF_*` setting from the environment, and no agentdiff.toml from the checkout."""
+    for setting in SETTINGS:
+        monkeypatch.delenv(setting.env, raising=False)
+    monkeypatch.chdir(tmp_path)

@@ -23,11 +23,8 @@ def side(scenario: str, which: str) -> Path:
     return REAL / scenario / f"{which}.json"
 
 
-@pytest.fixture(autouse=True)
-def clean_env(monkeypatch, tmp_path):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_settings_env")
+"""No `AGENTDIFF_*` setting from the environment, and `tmp_path` the working folder."""
 
 
 def test_assert_no_regressions_accepts_paths_and_traces():

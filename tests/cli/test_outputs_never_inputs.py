@@ -15,7 +15,6 @@ from pathlib import Path
 import orjson
 import pytest
 
-from agentdiff.config import SETTINGS
 from tests.hostile.helpers import cli, refused, run_folder
 from tests.realdata import REAL, copy_session
 
@@ -23,12 +22,8 @@ COMMANDS = ("compare-runs", "routes", "suite")
 SESSION = REAL / "claude_code" / "detour"
 
 
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No `AGENTDIFF_*` setting from the environment, and no agentdiff.toml of the checkout."""
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_settings_env")
+"""No `AGENTDIFF_*` setting from the environment, and `tmp_path` the working folder."""
 
 
 @pytest.fixture

@@ -21,18 +21,13 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
-from agentdiff.config import SETTINGS
 
 runner = CliRunner()
 POOL = Path(__file__).resolve().parents[1] / "fixtures" / "runs_pool"
 
 
-@pytest.fixture(autouse=True)
-def _in_tmp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Relative paths below `tmp_path`; no `AGENTDIFF_*` setting nor agentdiff.toml of the checkout."""
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_settings_env")
+"""No `AGENTDIFF_*` setting from the environment, and `tmp_path` the working folder."""
 
 
 def _runs(folder: str, pool: str, count: int = 4) -> Path:

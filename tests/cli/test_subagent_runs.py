@@ -15,7 +15,6 @@ from typing import Any
 import orjson
 import pytest
 
-from agentdiff.config import SETTINGS
 from tests.hostile.helpers import cli, refused
 from tests.realdata import REAL, copy_session
 
@@ -27,12 +26,8 @@ GZIP = [(True, False), (True, True)]
 GZIP_IDS = ["gz-session", "gz-session-and-transcripts"]
 
 
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No `AGENTDIFF_*` setting from the environment, and no agentdiff.toml of the checkout."""
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_settings_env")
+"""No `AGENTDIFF_*` setting from the environment, and `tmp_path` the working folder."""
 
 
 def _runs(folder: Path, side: str, *, gz: bool = False, gz_parts: bool = False) -> Path:

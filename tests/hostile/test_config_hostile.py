@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from agentdiff.config import MAX_CONFIG_SIZE, SETTINGS
+from agentdiff.config import MAX_CONFIG_SIZE
 
 from .helpers import SPEC, cli, refused
 
@@ -28,11 +28,8 @@ PYPROJECT = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def clean(monkeypatch, tmp_path):
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_settings_env")
+"""No `AGENTDIFF_*` setting from the environment, and `tmp_path` the working folder."""
 
 
 @pytest.mark.parametrize(("text", "words"), PYPROJECT, ids=range(len(PYPROJECT)))

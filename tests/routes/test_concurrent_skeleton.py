@@ -23,6 +23,7 @@ from agentdiff.diff.signatures import Signer
 from agentdiff.loader import load_trace
 from agentdiff.routes.route import side_route
 from agentdiff.routes.skeleton import skeleton
+from tests.routes.steps import step
 
 REAL = Path(__file__).parents[1] / "fixtures" / "real"
 LANGSMITH = REAL / "langsmith" / "parallel" / "candidate.nested.json"
@@ -94,29 +95,18 @@ def test_compare_runs_and_suite_show_the_pair_as_concurrent(tmp_path: Path) -> N
     assert LEGEND in suite
 
 
-def _step(i: int, kind: str, name: str, parent: int | None = None) -> dict[str, Any]:
-    return {
-        "step_id": f"s{i}",
-        "step_index": i,
-        "step_type": kind,
-        "name": name,
-        "parent_id": None if parent is None else f"s{parent}",
-        "input_payload": {"q": name, "i": i},
-    }
-
-
 def _fan_out(*turns: list[str]) -> dict[str, Any]:
     """A model turn per item of `turns`, issuing its tools (children of the model call)."""
     steps: list[dict[str, Any]] = []
     for tools in [*turns, []]:
         model = len(steps)
-        steps.append(_step(model, "llm_call", "gpt"))
-        steps += [_step(len(steps) + k, "tool_call", t, model) for k, t in enumerate(tools)]
+        steps.append(step(model, "llm_call", "gpt"))
+        steps += [step(len(steps) + k, "tool_call", t, model) for k, t in enumerate(tools)]
     return {"trace_id": "t", "agent_name": "agent", "steps": steps}
 
 
 def _flat(names: list[str]) -> dict[str, Any]:
-    steps = [_step(i, "llm_call" if n == "gpt" else "tool_call", n) for i, n in enumerate(names)]
+    steps = [step(i, "llm_call" if n == "gpt" else "tool_call", n) for i, n in enumerate(names)]
     return {"trace_id": "t", "agent_name": "agent", "steps": steps}
 
 

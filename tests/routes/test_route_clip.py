@@ -19,6 +19,7 @@ import orjson
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
+from tests.routes.steps import step
 
 TRIP = [
     ["search_flights", "search_hotels"],
@@ -38,21 +39,9 @@ def _trip(run_id: str, turns: list[list[str]], tokens: int) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     for tools in [*turns, []]:
         model = len(steps)
-        steps.append(_step(model, "llm_call", "gpt", None, tokens))
-        steps += [_step(len(steps) + k, "tool_call", t, model, None) for k, t in enumerate(tools)]
+        steps.append(step(model, "llm_call", "gpt", tokens=tokens))
+        steps += [step(len(steps) + k, "tool_call", t, model) for k, t in enumerate(tools)]
     return {"trace_id": run_id, "agent_name": "travel_agent", "steps": steps}
-
-
-def _step(i: int, kind: str, name: str, parent: int | None, tokens: int | None) -> dict[str, Any]:
-    return {
-        "step_id": f"s{i}",
-        "step_index": i,
-        "step_type": kind,
-        "name": name,
-        "parent_id": None if parent is None else f"s{parent}",
-        "input_payload": {"q": name, "i": i},
-        "tokens": None if tokens is None else {"total_tokens": tokens},
-    }
 
 
 def _suite(root: Path, base: list[list[str]], cand: list[list[str]]) -> tuple[Path, Path]:

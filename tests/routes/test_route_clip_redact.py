@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
 from agentdiff.redact import Redactor, redact_report_data
+from tests.routes.steps import step
 
 SPANNED = "tool_003 → gpt → tool_004"
 SPANNING = re.escape(SPANNED)
@@ -32,21 +33,9 @@ def _run(run_id: str) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     for k in range(TURNS):
         model = len(steps)
-        steps.append(_step(model, "llm_call", "gpt", None))
-        steps.append(_step(model + 1, "tool_call", f"tool_{k:03}", model))
+        steps.append(step(model, "llm_call", "gpt", tokens=100, payload={"i": model}))
+        steps.append(step(model + 1, "tool_call", f"tool_{k:03}", model, payload={"i": model + 1}))
     return {"trace_id": run_id, "agent_name": "agent", "steps": steps}
-
-
-def _step(i: int, kind: str, name: str, parent: int | None) -> dict[str, Any]:
-    return {
-        "step_id": f"s{i}",
-        "step_index": i,
-        "step_type": kind,
-        "name": name,
-        "parent_id": None if parent is None else f"s{parent}",
-        "input_payload": {"i": i},
-        "tokens": {"total_tokens": 100} if kind == "llm_call" else None,
-    }
 
 
 def _folder(root: Path, name: str) -> Path:

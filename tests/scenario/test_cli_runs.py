@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
-from agentdiff.config import SETTINGS, load_stats
+from agentdiff.config import load_stats
 from agentdiff.errors import ConfigError
 from agentdiff.scenario.folders import _distinct, group_runs
 from agentdiff.stats_options import StatsOptions
@@ -23,11 +23,8 @@ from runs_synthetic import Variant, make_runs
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_settings_env")
+"""No `AGENTDIFF_*` setting from the environment, and `tmp_path` the working folder."""
 
 
 def _folder(root: Path, name: str, seed: int, count: int, variant: Variant | None = None) -> Path:

@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 
 from agentdiff import compare
 from agentdiff.cli.app import app
-from agentdiff.config import SETTINGS
 from agentdiff.diff.fold import FRAMEWORK_STEPS, fold_framework_steps, is_framework_step
 from agentdiff.diff.options import CompareOptions
 from agentdiff.models.trace import AgentTrace
@@ -31,11 +30,8 @@ SOURCES = ((RealSource("langsmith"), "nested"), (RealSource("openinference"), "s
 _WIDE = {"COLUMNS": "400"}
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_settings_env")
+"""No `AGENTDIFF_*` setting from the environment, and `tmp_path` the working folder."""
 
 
 def _sides(root: Path, source: RealSource, shape: str) -> tuple[Path, Path]:

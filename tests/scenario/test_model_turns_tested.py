@@ -20,7 +20,6 @@ import pytest
 from typer.testing import CliRunner
 
 from agentdiff.cli.app import app
-from agentdiff.config import SETTINGS
 from agentdiff.scenario.profile import METRICS
 from agentdiff.suite.render import render_suite
 from agentdiff.suite.results import load_results
@@ -37,11 +36,8 @@ FRAMEWORKS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_settings_env")
+"""No `AGENTDIFF_*` setting from the environment, and `tmp_path` the working folder."""
 
 
 def _copies(source: Path, folder: Path) -> Path:

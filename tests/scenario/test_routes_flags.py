@@ -32,12 +32,8 @@ UNUSED = [s for s in UNUSED if s.name != "route_threshold"]
 """The settings `routes` neither takes nor resolves (`[stats] route_threshold` it takes)."""
 
 
-@pytest.fixture(autouse=True)
-def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No `AGENTDIFF_*` setting from the environment, and no agentdiff.toml of the checkout."""
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
+pytestmark = pytest.mark.usefixtures("no_settings_env")
+"""No `AGENTDIFF_*` setting from the environment, and `tmp_path` the working folder."""
 
 
 @pytest.fixture

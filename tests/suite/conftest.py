@@ -4,7 +4,6 @@ from pathlib import Path
 
 import pytest
 
-from agentdiff.config import SETTINGS
 from agentdiff.suite import RunSet
 from tests.suite.fixture_suite import build
 
@@ -19,11 +18,3 @@ def fixture_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]
 def fixture_sets(fixture_suite: tuple[Path, Path]) -> tuple[RunSet, RunSet]:
     base, cand = fixture_suite
     return RunSet.from_dir(base, layout="files"), RunSet.from_dir(cand, layout="files")
-
-
-@pytest.fixture
-def no_settings_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No `AGENTDIFF_*` setting from the environment, and no agentdiff.toml from the checkout."""
-    for setting in SETTINGS:
-        monkeypatch.delenv(setting.env, raising=False)
-    monkeypatch.chdir(tmp_path)
