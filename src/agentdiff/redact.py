@@ -278,10 +278,6 @@ def _last_key(path: str) -> str:
 _INDEXES = re.compile(r"(?:\[\d+\])+$")
 
 
-_SKELETON_ARROW = " → "
-"""What a route's skeleton parts are joined by (`routes.skeleton.ARROW`)."""
-
-
 def _skeleton_parts(parts: Any, redactor: Redactor) -> Any:
     """A route's `skeleton_parts` redacted as its `skeleton` is (see `Redactor.parts`).
 
@@ -294,9 +290,11 @@ def _skeleton_parts(parts: Any, redactor: Redactor) -> Any:
         and all(isinstance(p, dict) and isinstance(p.get("shown"), str) for p in parts)
     ):
         return redact_report_data(parts, redactor)
+    from agentdiff.routes.skeleton import ARROW  # noqa: PLC0415 - only for a routes report
+
     out: list[Any] = []
     at = 0
-    for shown, held in redactor.parts([p["shown"] for p in parts], _SKELETON_ARROW):
+    for shown, held in redactor.parts([p["shown"] for p in parts], ARROW):
         spanned = parts[at : at + held]
         at += held
         record = redact_report_data(spanned[0], redactor)
