@@ -27,7 +27,12 @@ from pydantic_core import ErrorDetails
 from agentdiff.adapters.base import BaseAdapter
 from agentdiff.adapters.generic import GenericAdapter
 from agentdiff.adapters.otel.lines import NotStreamable, SpanLines
-from agentdiff.adapters.registry import detect_adapter, detection_order, get_adapter
+from agentdiff.adapters.registry import (
+    detect_adapter,
+    detection_order,
+    get_adapter,
+    multi_file_adapters,
+)
 from agentdiff.canonical import decode_canonical
 from agentdiff.errors import (
     AgentDiffError,
@@ -548,9 +553,9 @@ def own_report(path: Path, limits: Limits | None = None) -> NotARunError | None:
 
 def part_of(path: Path) -> Path | None:
     """The file on disk `path` is read as part of (an adapter's `part_of`), else None."""
-    for name in detection_order():
+    for adapter in multi_file_adapters():
         try:
-            found = get_adapter(name).part_of(path)
+            found = adapter.part_of(path)
         except Exception:  # noqa: BLE001, S112 - a plugin's
             continue
         if found is not None:
@@ -589,7 +594,7 @@ def companion_files(paths: Sequence[Path]) -> list[Path]:
     Asked before the inputs are read, of a JSON Lines document (`[]`); a plugin's `companions`
     that needs the data itself is passed over.
     """
-    adapters = [get_adapter(name) for name in detection_order()]
+    adapters = multi_file_adapters()
     out: list[Path] = []
     for path in paths:
         for adapter in adapters:

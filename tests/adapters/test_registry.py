@@ -7,7 +7,7 @@ from agentdiff import AgentTrace, BaseAdapter, available_adapters, load_trace, r
 from agentdiff.adapters import registry
 from agentdiff.adapters.registry import AdapterPluginWarning, get_adapter
 from agentdiff.errors import AdapterRegistrationError
-from agentdiff.loader import parse_trace_data
+from agentdiff.loader import input_files, parse_trace_data, runs_only
 
 BUILTIN_NAMES = [spec.split(":")[1] for spec in registry.BUILTIN_ADAPTERS]
 
@@ -173,3 +173,55 @@ def test_builtins_come_first_in_fixed_priority(fresh_registry):
     ]
     assert infos[0].name == "generic"
     assert all(a.builtin for a in infos[: len(BUILTIN_NAMES)])
+
+
+_MULTI_FILE_HOOKS = ("companions", "part_of", "with_companions")
+
+
+@pytest.mark.parametrize("spec", registry.BUILTIN_ADAPTERS)
+def test_the_multi_file_builtins_are_exactly_those_overriding_a_companion_hook(spec):
+    cls = registry._builtin(spec)
+    overrides = any(
+        getattr(cls, hook).__func__ is not getattr(BaseAdapter, hook).__func__
+        for hook in _MULTI_FILE_HOOKS
+    )
+    assert overrides == (spec in registry.MULTI_FILE_ADAPTERS)
+
+
+def test_before_loading_only_the_multi_file_builtins_are_imported(fresh_registry):
+    single = "agentdiff.adapters.crewai.adapter"
+    sys.modules.pop(single, None)  # imported by an earlier test: see whether it comes back
+    try:
+        adapters = registry.multi_file_adapters()
+        assert [cls.name for cls in adapters] == ["claude_code"]
+        assert single not in sys.modules
+        assert not fresh_registry.loaded
+    finally:
+        get_adapter("crewai")  # loads the registry (and re-imports the module)
+
+
+def test_an_installed_plugin_is_asked_for_the_files_it_reads_beside_a_run(
+    fresh_registry, plugin_path, tmp_path
+):
+    _write_distribution(
+        plugin_path,
+        "acme_plugin",
+        "[agentdiff.adapters]\nacme_ep = acme_plugin:AcmeAdapter\n",
+        """
+        from pathlib import Path
+        from agentdiff import BaseAdapter
+
+        class AcmeAdapter(BaseAdapter):
+            @classmethod
+            def companions(cls, path, data):
+                return [path.with_suffix(".side")]
+
+            @classmethod
+            def part_of(cls, path):
+                return path.with_suffix(".json") if path.suffix == ".side" else None
+        """,
+    )
+    run, side = tmp_path / "run.json", tmp_path / "run.side"
+    assert input_files([run]) == [run, side]
+    assert runs_only([run, side]) == [run]
+    assert fresh_registry.loaded  # a plugin may read several files: every adapter was asked

@@ -105,3 +105,25 @@ def test_version_alone_builds_no_command() -> None:
     )
     assert done.stdout.splitlines()[0] == f"agentdiff {__version__}"
     assert done.stdout.splitlines()[-1] == "loaded:"  # no command module, so no suite or rich
+
+
+def test_comparing_canonical_json_imports_no_adapter_of_another_format(tmp_path: Path) -> None:
+    pair = REFERENCE / "langsmith" / "extra_tool_detour"
+    runs = []
+    for side in ("baseline", "candidate"):
+        runs.append(tmp_path / f"{side}.json")  # converted: canonical JSON, loaded by no adapter
+        done = subprocess.run(
+            [sys.executable, "-m", "agentdiff", "convert", str(pair / f"{side}.json")],
+            capture_output=True,
+            check=True,
+        )
+        runs[-1].write_bytes(done.stdout)
+    probe = _PROBE.replace('"rich",', '"rich", "agentdiff.adapters.langsmith.adapter",')
+    run = textwrap.indent(_COMPARE.strip(), "    ")
+    out = tmp_path / "report.json"
+    argv = ("compare", *map(str, runs), "--format", "json", "-o", str(out))
+    done = subprocess.run(
+        [sys.executable, "-c", probe.format(run=run), *argv], capture_output=True, text=True
+    )
+    assert done.stdout.splitlines()[-1] == "loaded:"
+    assert orjson.loads(out.read_bytes())["baseline"]["steps"] > 0

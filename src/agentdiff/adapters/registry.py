@@ -23,11 +23,13 @@ from agentdiff.errors import AdapterRegistrationError, UnknownAdapterError
 __all__ = [
     "BUILTIN_ADAPTERS",
     "ENTRY_POINT_GROUP",
+    "MULTI_FILE_ADAPTERS",
     "AdapterInfo",
     "AdapterPluginWarning",
     "available_adapters",
     "detect_adapter",
     "get_adapter",
+    "multi_file_adapters",
     "register_adapter",
 ]
 
@@ -45,6 +47,10 @@ BUILTIN_ADAPTERS: tuple[str, ...] = (
     "agentdiff.adapters.codex:CodexAdapter",
 )
 """Built-in adapters as `module:Class`, in detection priority (first claim wins)."""
+
+MULTI_FILE_ADAPTERS = frozenset({"agentdiff.adapters.claude_code:ClaudeCodeAdapter"})
+"""The built-ins (of `BUILTIN_ADAPTERS`) that read a run from more than one file: they override
+`BaseAdapter.companions` or `part_of` (every other built-in reads one file and says so)."""
 
 A = TypeVar("A", bound=type[BaseAdapter])
 
@@ -72,6 +78,8 @@ class _Registry:
     by_name: dict[str, type[BaseAdapter]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     loaded: bool = False
+    multi_file: list[type[BaseAdapter]] | None = None
+    """`multi_file_adapters()` before loading, when no plugin is installed (found once)."""
 
     def add(
         self,
@@ -119,11 +127,38 @@ def _ensure_loaded() -> _Registry:
     if not _REGISTRY.loaded:
         _REGISTRY.loaded = True
         for spec in BUILTIN_ADAPTERS:
-            module_name, class_name = spec.split(":")
-            cls: type[BaseAdapter] = getattr(importlib.import_module(module_name), class_name)
+            cls = _builtin(spec)
             _REGISTRY.add(cls, cls.name, cls.aliases, builtin=True, origin="built-in")
         _load_entry_points()
     return _REGISTRY
+
+
+def _builtin(spec: str) -> type[BaseAdapter]:
+    """The built-in adapter class `module:Class` (its module imported)."""
+    module_name, class_name = spec.split(":")
+    cls: type[BaseAdapter] = getattr(importlib.import_module(module_name), class_name)
+    return cls
+
+
+def multi_file_adapters() -> list[type[BaseAdapter]]:
+    """The adapters that may read a run from more than one file, in detection order.
+
+    Every plugin may. Until the registry is loaded, and with no plugin installed, only the
+    built-ins of `MULTI_FILE_ADAPTERS` are imported: each command asks before it reads its
+    inputs (which files are read with them), and importing every built-in cost ~20 ms of the
+    start of a command that reads canonical JSON (which needs none of them).
+    """
+    registry = _REGISTRY
+    if not registry.loaded and registry.multi_file is None:
+        if entry_points(group=ENTRY_POINT_GROUP):
+            _ensure_loaded()
+        else:
+            registry.multi_file = [
+                _builtin(spec) for spec in BUILTIN_ADAPTERS if spec in MULTI_FILE_ADAPTERS
+            ]
+    if registry.loaded:
+        return [*registry.builtins, *registry.plugins]
+    return list(registry.multi_file or ())
 
 
 def _load_entry_points() -> None:
