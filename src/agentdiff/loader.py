@@ -147,22 +147,34 @@ def load_traces(
     several, none picked, yields each with its id. Errors name the file.
     """
     limits = limits or Limits.resolve()
-    try:
+    if trace_id is not None:
         return [(trace_id, load_trace(path, adapter_name, trace_id=trace_id, limits=limits))]
-    except MultipleTracesError:
-        if trace_id is not None:
-            raise
     try:
-        document = read_document(path, limits)
-        adapter = _choose_adapter(document, adapter_name)
-        ids = adapter.trace_ids(document)
-        name = adapter.name
-        return [
-            (tid, parse_trace_data(document, name, trace_id=tid, limits=limits, source=path))
-            for tid in ids
-        ]
+        with no_gc_pauses():
+            return _traces_in(Path(path), adapter_name, limits)
     except AgentDiffError as exc:
         raise exc.with_source(path) from exc.__cause__
+
+
+def _traces_in(
+    path: Path, adapter_name: str | None, limits: Limits
+) -> list[tuple[str | None, AgentTrace]]:
+    """`load_traces` without a trace picked: the document is read once, and split once."""
+    try:
+        loaded = _load(path, adapter_name, None, limits)
+    except MultipleTracesError:  # JSON Lines streamed: the whole document, to split it
+        loaded = read_document(path, limits)
+    if isinstance(loaded, AgentTrace):
+        return [(None, loaded)]
+    try:
+        return [(None, parse_trace_data(loaded, adapter_name, limits=limits, source=path))]
+    except MultipleTracesError:
+        pass
+    adapter = _choose_adapter(loaded, adapter_name)
+    return [
+        (tid, parse_trace_data(part, adapter.name, trace_id=tid, limits=limits, source=path))
+        for tid, part in adapter.split_traces(loaded)
+    ]
 
 
 def _load(

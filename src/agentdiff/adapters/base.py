@@ -68,3 +68,13 @@ class BaseAdapter:
     def select_trace(cls, data: Any, trace_id: str) -> Any:  # noqa: ARG003
         """Return the part of `data` that belongs to `trace_id` (only for multi-trace formats)."""
         return data
+
+    @classmethod
+    def split_traces(cls, data: Any) -> list[tuple[str, Any]]:
+        """Each of `trace_ids(data)` with its part of `data` (`select_trace`), in that order.
+
+        How a file of many runs is read (`load_traces`). A format whose `select_trace` reads
+        the whole document overrides this to split it in one pass: a part per id read off the
+        whole document made reading a file of 800 traces take 26 s.
+        """
+        return [(trace_id, cls.select_trace(data, trace_id)) for trace_id in cls.trace_ids(data)]

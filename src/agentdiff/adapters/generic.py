@@ -54,6 +54,15 @@ class GenericAdapter(BaseAdapter):
         return next(item for item in data if str(item.get("trace_id")) == trace_id)
 
     @classmethod
+    def split_traces(cls, data: Any) -> list[tuple[str, Any]]:
+        """Each trace id with its line (the first of that id), in one pass."""
+        first: dict[str, Any] = {}
+        for item in data if isinstance(data, list) and len(data) > 1 else []:
+            if isinstance(item, dict):
+                first.setdefault(str(item.get("trace_id")), item)
+        return [(trace_id, first[trace_id]) for trace_id in cls.trace_ids(data)]
+
+    @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
         """Validate the document against the canonical model."""
         if isinstance(data, list):

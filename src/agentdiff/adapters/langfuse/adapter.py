@@ -116,6 +116,19 @@ def _v2_items(data: Any) -> list[Any]:
     return list(data["data"]) if isinstance(data, dict) else list(data)
 
 
+def _v2_parts(data: Any, trace_ids: list[str]) -> list[tuple[str, Any]]:
+    """Each of `trace_ids` with the observations of that trace, in the shape of `data`."""
+    groups: dict[str, list[Any]] = {trace_id: [] for trace_id in trace_ids}
+    for item in _v2_items(data):
+        if isinstance(item, dict):
+            group = groups.get(str(field_of(item, "traceId")))
+            if group is not None:
+                group.append(item)
+    if isinstance(data, dict):
+        return [(trace_id, {**data, "data": items}) for trace_id, items in groups.items()]
+    return list(groups.items())
+
+
 def _trace_from_api(data: dict[str, Any], at: str = "") -> AgentTrace:
     """A trace object (at JSON path `at`) with its `observations` (a top-level list)."""
     observations = [
@@ -239,10 +252,12 @@ class LangfuseAdapter(BaseAdapter):
     def select_trace(cls, data: Any, trace_id: str) -> Any:
         """The observations (or spans) of `trace_id` only, in the same shape."""
         if _is_v2_page(data) or _is_v2_list(data):
-            items = [
-                o
-                for o in _v2_items(data)
-                if isinstance(o, dict) and str(field_of(o, "traceId")) == trace_id
-            ]
-            return {**data, "data": items} if isinstance(data, dict) else items
+            return _v2_parts(data, [trace_id])[0][1]
         return documents.select_trace(data, trace_id)
+
+    @classmethod
+    def split_traces(cls, data: Any) -> list[tuple[str, Any]]:
+        """Each trace id with its observations (or spans), in the same shape, in one pass."""
+        if _is_v2_page(data) or _is_v2_list(data):
+            return _v2_parts(data, cls.trace_ids(data))
+        return documents.split_traces(data) if _is_langfuse_otel(data) else []

@@ -70,10 +70,13 @@ class LangSmithAdapter(BaseAdapter):
     @classmethod
     def select_trace(cls, data: Any, trace_id: str) -> Any:
         """The runs of one trace from a flat list or an ingest body (as a flat list)."""
-        if langsmith_runs.is_ingest(data):
-            data = langsmith_runs.ingest_records(data)
-        runs = [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
-        return [r for r in runs if langsmith_runs.trace_of(r, _by_id(runs)) == trace_id]
+        return _runs_by_trace(data).get(trace_id, [])
+
+    @classmethod
+    def split_traces(cls, data: Any) -> list[tuple[str, Any]]:
+        """Each trace id with its runs (as a flat list), in one pass."""
+        found = _runs_by_trace(data)
+        return [(trace_id, found.get(trace_id, [])) for trace_id in cls.trace_ids(data)]
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
@@ -106,6 +109,18 @@ def _are_runs(items: list[Any]) -> bool:
 
 def _by_id(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {str(r.get("id")): r for r in runs}
+
+
+def _runs_by_trace(data: Any) -> dict[str | None, list[dict[str, Any]]]:
+    """The runs of a flat list or an ingest body by the trace each belongs to, in order."""
+    if langsmith_runs.is_ingest(data):
+        data = langsmith_runs.ingest_records(data)
+    runs = [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
+    by_id = _by_id(runs)
+    found: dict[str | None, list[dict[str, Any]]] = {}
+    for run in runs:
+        found.setdefault(langsmith_runs.trace_of(run, by_id), []).append(run)
+    return found
 
 
 def _root_ids(data: Any) -> list[str]:

@@ -101,16 +101,12 @@ class OpenAIAgentsAdapter(BaseAdapter):
     @classmethod
     def select_trace(cls, data: Any, trace_id: str) -> Any:
         """The items of one trace, as an ingest body."""
-        items = _item_list(data) or []
-        return {
-            "data": [
-                item
-                for item in items
-                if isinstance(item, dict)
-                and trace_id
-                in (item.get("trace_id"), item.get("id") if item.get("object") == "trace" else None)
-            ]
-        }
+        return _items_of(data, [trace_id])[0][1]
+
+    @classmethod
+    def split_traces(cls, data: Any) -> list[tuple[str, Any]]:
+        """Each trace id with its items (as an ingest body), in one pass."""
+        return _items_of(data, cls.trace_ids(data))
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
@@ -166,3 +162,21 @@ def _split_document(data: Any) -> tuple[dict[str, Any], str, list[tuple[str, Any
     ]
     at, trace = traces[0] if traces else ("trace", {})
     return trace, at, spans
+
+
+def _items_of(data: Any, trace_ids: list[str]) -> list[tuple[str, dict[str, Any]]]:
+    """Each of `trace_ids` with the items of that trace, as an ingest body (`{"data": [...]}`).
+
+    An item is a trace's by its `trace_id`, or as the trace object of that id.
+    """
+    groups: dict[str, list[Any]] = {trace_id: [] for trace_id in trace_ids}
+    for item in _item_list(data) or []:
+        if not isinstance(item, dict):
+            continue
+        own = item.get("id") if item.get("object") == "trace" else None
+        keys = [key for key in (item.get("trace_id"), own) if isinstance(key, str)]
+        for key in dict.fromkeys(keys):  # an item whose two ids are one is taken once
+            group = groups.get(key)
+            if group is not None:
+                group.append(item)
+    return [(trace_id, {"data": items}) for trace_id, items in groups.items()]

@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agentdiff.adapters.otel.otlp_json import (
+    Documents,
     decode_otlp,
     documents,
     is_otlp,
     otlp_raw_spans,
+    place,
     resource_spans,
     scopes,
 )
@@ -37,6 +39,7 @@ __all__ = [
     "raw_trace_id",
     "sample_attribute_keys",
     "select_trace",
+    "split_traces",
     "trace_ids",
 ]
 
@@ -93,31 +96,73 @@ def trace_ids(data: Any) -> list[str]:
 
 
 def select_trace(data: Any, trace_id: str) -> Any:
-    """The same document holding only the spans of `trace_id` (empty groups dropped)."""
-    wanted = normal_id(trace_id).lower()
+    """The same document holding only the spans of `trace_id` (empty groups dropped).
+
+    Of a JSON Lines list of OTLP documents, the documents holding some of those spans (as
+    `Documents`: errors name each by its place in the file).
+    """
+    return _parts(data, {trace_id: _key(trace_id)})[trace_id]
+
+
+def split_traces(data: Any) -> list[tuple[str, Any]]:
+    """`(trace id, select_trace(data, trace id))` for each of `trace_ids(data)`, in one pass."""
+    parts = _parts(data, {trace_id: _key(trace_id) for trace_id in trace_ids(data)})
+    return list(parts.items())
+
+
+def _key(trace_id: str) -> str:
+    """What the spans of `trace_id` have as `raw_trace_id(span).lower()`."""
+    return normal_id(trace_id).lower()
+
+
+def _parts(data: Any, keys: dict[str, str]) -> dict[str, Any]:
+    """Each trace id of `keys` (id → `_key`) → its part of `data`, read in one pass."""
+    wanted = set(keys.values())
     if is_otlp(data):
-        docs = [_filter_document(doc, wanted) for doc in documents(data)]
-        return docs if isinstance(data, list) else docs[0]
+        found = _split_documents(data, wanted)
+        if isinstance(data, list):
+            return {trace_id: found[key] for trace_id, key in keys.items()}
+        empty = {**data, "resourceSpans": []}  # the document without a span of the trace
+        return {trace_id: (found[key] or [empty])[0] for trace_id, key in keys.items()}
     listed = span_list(data)
-    if listed is not None:
-        return [s for s in listed if isinstance(s, dict) and raw_trace_id(s).lower() == wanted]
-    return data
+    if listed is None:
+        return dict.fromkeys(keys, data)
+    groups: dict[str, list[dict[str, Any]]] = {key: [] for key in wanted}
+    for span in listed:
+        if isinstance(span, dict) and (group := groups.get(raw_trace_id(span).lower())) is not None:
+            group.append(span)
+    return {trace_id: groups[key] for trace_id, key in keys.items()}
 
 
-def _filter_document(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
-    kept_groups = []
-    for rs in resource_spans(doc):
-        kept = [
-            {
-                **ss,
-                "spans": [
-                    s
-                    for s in ss.get("spans") or []
-                    if isinstance(s, dict) and raw_trace_id(s).lower() == trace_id
-                ],
-            }
-            for ss in scopes(rs)
-        ]
-        rest = {k: v for k, v in rs.items() if k != "instrumentationLibrarySpans"}
-        kept_groups.append({**rest, "scopeSpans": [ss for ss in kept if ss["spans"]]})
-    return {**doc, "resourceSpans": [rs for rs in kept_groups if rs["scopeSpans"]]}
+def _split_documents(data: Any, wanted: set[str]) -> dict[str, Documents]:
+    """For each key of `wanted`, the OTLP documents holding spans of it, only with those spans.
+
+    Groups (resource, scope) left without spans are dropped, as are documents; the others keep
+    their order, their place (`Documents`) and every other member.
+    """
+    found = {key: Documents([], []) for key in wanted}
+    for d, doc in enumerate(documents(data)):
+        kept: dict[str, list[dict[str, Any]]] = {}
+        for rs in resource_spans(doc):
+            rest = {k: v for k, v in rs.items() if k != "instrumentationLibrarySpans"}
+            for key, groups in _split_scopes(scopes(rs), wanted).items():
+                kept.setdefault(key, []).append({**rest, "scopeSpans": groups})
+        for key, groups in kept.items():
+            found[key].append({**doc, "resourceSpans": groups})
+            found[key].places.append(place(data, d))
+    return found
+
+
+def _split_scopes(
+    groups: list[dict[str, Any]], wanted: set[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Each key of `wanted` with spans in the scope `groups` → those groups with those spans."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for ss in groups:
+        spans: dict[str, list[dict[str, Any]]] = {}
+        for span in ss.get("spans") or []:
+            if isinstance(span, dict) and (key := raw_trace_id(span).lower()) in wanted:
+                spans.setdefault(key, []).append(span)
+        for key, kept in spans.items():
+            out.setdefault(key, []).append({**ss, "spans": kept})
+    return out

@@ -20,11 +20,13 @@ if TYPE_CHECKING:
 __all__ = [
     "KINDS",
     "STATUS",
+    "Documents",
     "decode_document",
     "decode_otlp",
     "documents",
     "is_otlp",
     "otlp_raw_spans",
+    "place",
     "scopes",
 ]
 
@@ -44,15 +46,32 @@ def is_otlp(data: Any) -> bool:
     )
 
 
+class Documents(list[dict[str, Any]]):
+    """Some documents of a JSON Lines list, each with its place in it (`places`).
+
+    What one trace's part of the list is (`documents.select_trace`): errors name a document
+    by its place in the file, not in the part.
+    """
+
+    def __init__(self, docs: list[dict[str, Any]], places: list[int]) -> None:
+        super().__init__(docs)
+        self.places = places
+
+
 def documents(data: Any) -> list[dict[str, Any]]:
     """The `TracesData` documents of an OTLP document or JSON Lines list."""
     found = data if isinstance(data, list) else [data]
-    return [mapping(doc, f"[{d}]") for d, doc in enumerate(found)]
+    return [mapping(doc, f"[{place(data, d)}]") for d, doc in enumerate(found)]
+
+
+def place(data: Any, d: int) -> int:
+    """The place in its file of the document `d` of a JSON Lines list (or of `Documents`)."""
+    return data.places[d] if isinstance(data, Documents) else d
 
 
 def _document_path(data: Any, d: int) -> str:
-    """`[d]` for the documents of a JSON Lines list; `""` for a single document."""
-    return f"[{d}]" if isinstance(data, list) else ""
+    """`[d]` for the documents of a JSON Lines list (their place); `""` for a single document."""
+    return f"[{place(data, d)}]" if isinstance(data, list) else ""
 
 
 def _member(where: str, key: str) -> str:
