@@ -29,6 +29,7 @@ COMPILED = (
     "metrics",
     "normalize",
     "order",
+    "portable",
     "recovery",
     "signatures",
     "totals",

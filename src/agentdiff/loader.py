@@ -73,6 +73,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "input_files",
+    "is_json_lines",
     "load_trace",
     "load_traces",
     "no_runs_among",
@@ -181,7 +182,7 @@ def _load(
     source: Path, adapter_name: str | None, trace_id: str | None, limits: Limits
 ) -> AgentTrace | Any:
     """The trace when it is canonical JSON or OTLP JSON Lines, else the parsed document."""
-    if _is_json_lines(source):
+    if is_json_lines(source):
         fast = adapter_name in _CANONICAL_NAMES
         try:
             loaded = _read_lines(source, limits, fast=fast, spans=(adapter_name, trace_id))
@@ -200,7 +201,7 @@ def read_document(path: str | Path, limits: Limits | None = None) -> Any:
     """The parsed JSON document in `path` (a list of documents for JSON Lines)."""
     path = Path(path)
     limits = limits or Limits.resolve()
-    if _is_json_lines(path):
+    if is_json_lines(path):
         return _read_lines(path, limits)
     return _parse_checked(read_file(path, limits), path, limits)
 
@@ -210,10 +211,11 @@ def reading_ahead(paths: Sequence[Path], limits: Limits) -> read_ahead:
 
     `load_trace(path, limits=limits)` within the block takes what was read ahead.
     """
-    return read_ahead([path for path in paths if not _is_json_lines(path)], limits)
+    return read_ahead([path for path in paths if not is_json_lines(path)], limits)
 
 
-def _is_json_lines(path: Path) -> bool:
+def is_json_lines(path: Path) -> bool:
+    """A file named as JSON Lines (`.jsonl`, `.ndjson`, gzipped or not): read line by line."""
     return path.name.removesuffix(".gz").endswith(_JSON_LINES_SUFFIXES)
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "GZIP_MAGIC",
     "SIZE_HINT",
     "content_lines",
+    "hold",
     "is_gzip",
     "iter_lines",
     "open_trace_file",
@@ -342,7 +343,27 @@ class _Reading(threading.Thread):
         return data
 
 
-_READING: dict[tuple[Path, Limits], _Reading] = {}
+class _Held:
+    """A file's bytes read already (`hold`), for `read_file` to take."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def result(self) -> bytes:
+        data, self.data = self.data, b""
+        return data
+
+
+def hold(path: Path, limits: Limits, data: bytes) -> None:
+    """Have the next `read_file(path, limits)` take `data` (read by the caller) from memory.
+
+    For a file read before the process forks (`cli.side_ahead`): both processes then load the
+    same bytes, whatever happens to the file meanwhile.
+    """
+    _READING[(path, limits)] = _Held(data)
+
+
+_READING: dict[tuple[Path, Limits], _Reading | _Held] = {}
 """Files being read ahead, by path and limits, until `read_file` takes them."""
 
 

@@ -35,8 +35,9 @@ from agentdiff.cli.output import (
     write_targets,
 )
 from agentdiff.cli.settings import compare_flags, resolved_options
+from agentdiff.cli.side_ahead import SideAhead, side_ahead
 from agentdiff.config import ResolvedConfig
-from agentdiff.diff import compare as compare_traces
+from agentdiff.diff.compare import compare_adopting
 from agentdiff.errors import TraceFileError
 from agentdiff.files import check_output_path
 from agentdiff.limits import Limits
@@ -85,6 +86,14 @@ def _input_files(baseline: Path, candidate: Path, update_baseline: bool) -> tupl
         msg = "--update-baseline needs a baseline file, not a session reference"
         raise TraceFileError(msg, hint="convert the session first: agentdiff convert REF -o FILE")
     return resolve_path(baseline), resolve_path(candidate)
+
+
+def _same_file(baseline: Path, candidate: Path) -> bool:
+    """Both sides name one file (or cannot be told apart: then they may)."""
+    try:
+        return baseline.samefile(candidate)
+    except OSError:
+        return True
 
 
 def _load_baseline(
@@ -181,31 +190,29 @@ def compare(
     files = input_files([baseline]), input_files([candidate])  # with sub-agent transcripts
     inputs = [*files[0], *files[1]]
     _check_outputs(targets, baseline, files, update_baseline)
-    with reporting_errors(targets, ERROR_RENDERERS, inputs):
-        config = resolved_options(flags)
-        options = config.options
-        limits = Limits.resolve(max_input_size, max_steps)
-        with reading_ahead([candidate], limits):  # read while the baseline is decoded
-            base = _load_baseline(
-                (baseline, candidate),
-                baseline_adapter or adapter,
-                trace_id=baseline_trace_id or trace_id,
-                limits=limits,
-                update=update_baseline,
-                approve_flags=_approve_flags(
-                    candidate_adapter or adapter,
-                    candidate_trace_id or trace_id,
-                    max_input_size,
-                    max_steps,
-                ),
-            )
-            cand = load_trace(
-                candidate,
-                candidate_adapter or adapter,
-                trace_id=candidate_trace_id or trace_id,
-                limits=limits,
-            )
-    report = compare_traces(base, cand, options=options)
+    ahead: SideAhead | None = None
+    try:
+        with reporting_errors(targets, ERROR_RENDERERS, inputs):
+            config = resolved_options(flags)
+            options = config.options
+            limits = Limits.resolve(max_input_size, max_steps)
+            picked = (candidate_adapter or adapter, candidate_trace_id or trace_id)
+            if files[1] == [candidate] and not _same_file(baseline, candidate):
+                ahead = side_ahead(candidate, *picked, limits, options)
+            with reading_ahead([candidate], limits):  # read while the baseline is decoded
+                base = _load_baseline(
+                    (baseline, candidate),
+                    baseline_adapter or adapter,
+                    trace_id=baseline_trace_id or trace_id,
+                    limits=limits,
+                    update=update_baseline,
+                    approve_flags=_approve_flags(*picked, max_input_size, max_steps),
+                )
+                cand = load_trace(candidate, picked[0], trace_id=picked[1], limits=limits)
+        report = compare_adopting(base, cand, options, None if ahead is None else ahead.side)
+    finally:
+        if ahead is not None:
+            ahead.close()
     if state.exiting:
         state.retained.append((base, cand, report))
     write_targets(

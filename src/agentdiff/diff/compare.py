@@ -16,6 +16,7 @@ from agentdiff.diff.metrics import deltas
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions, applied_thresholds
 from agentdiff.diff.order import MAX_DEPTH, Side, places_in, prepare
+from agentdiff.diff.portable import PortableSide, adopted_side
 from agentdiff.diff.recovery import recoveries
 from agentdiff.diff.signatures import Signer
 from agentdiff.diff.totals import memoized_totals, with_folded
@@ -36,7 +37,7 @@ from agentdiff.models.report import (
 )
 from agentdiff.models.trace import AgentTrace, not_a_trace
 
-__all__ = ["compare", "compare_prepared", "passes_gate_prepared"]
+__all__ = ["compare", "compare_adopting", "compare_prepared", "passes_gate_prepared"]
 
 
 def compare(
@@ -66,6 +67,30 @@ def compare(
     try:
         with no_gc_pauses():
             return _compare(baseline, candidate, options)
+    except RecursionError as error:
+        raise _nested_too_deep(baseline, candidate, error) from None
+
+
+def compare_adopting(
+    baseline: AgentTrace,
+    candidate: AgentTrace,
+    options: CompareOptions,
+    candidate_side: Callable[[], PortableSide | None] | None,
+) -> DiffReport:
+    """`compare(baseline, candidate, options=options)`, the candidate prepared elsewhere.
+
+    `candidate_side()` gives `portable_side(candidate, options)` made in another process (of a
+    trace loaded from the same bytes), or None; it is called once the baseline is prepared, so
+    that process has until then. The report is the one `compare` makes. With framework steps
+    folded (the side would be of a folded copy), or no side, or one of another size, the
+    candidate is prepared here.
+    """
+    if candidate_side is None or options.fold_framework_steps:
+        return compare(baseline, candidate, options=options)
+    _check_traces(baseline, candidate)
+    try:
+        with no_gc_pauses():
+            return _compare(baseline, candidate, options, candidate_side)
     except RecursionError as error:
         raise _nested_too_deep(baseline, candidate, error) from None
 
@@ -206,14 +231,26 @@ def _divergence(off_route: int, b_side: Side, c_side: Side) -> float:
     return off_route / sizes if sizes else 0.0
 
 
-def _compare(baseline: AgentTrace, candidate: AgentTrace, options: CompareOptions) -> DiffReport:
+def _compare(
+    baseline: AgentTrace,
+    candidate: AgentTrace,
+    options: CompareOptions,
+    candidate_side: Callable[[], PortableSide | None] | None = None,
+) -> DiffReport:
+    """The report; `candidate_side`: see `compare_adopting` (never with folding)."""
     given = None
     if options.fold_framework_steps:
         given = baseline, candidate
         baseline, candidate = fold_framework_steps(baseline), fold_framework_steps(candidate)
     normalizer = Normalizer(options.ignore)
     signer = Signer(normalizer, strict=options.strict_tool_signatures)
-    b_side, c_side = prepare(baseline, signer), prepare(candidate, signer)
+    b_side = prepare(baseline, signer)  # first: the candidate's keys are interned after it
+    portable = None if candidate_side is None else candidate_side()
+    c_side = (
+        prepare(candidate, signer)
+        if portable is None or portable.size != len(candidate.steps)  # none, or of another
+        else adopted_side(candidate, portable, signer)
+    )
     return _report(baseline, candidate, b_side, c_side, normalizer, options, given=given)
 
 

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from agentdiff.diff.loops import Loop
     from agentdiff.diff.pricing import ModelPrice
 
-__all__ = ["MAX_DEPTH", "Side", "execution_order", "places_in", "prepare"]
+__all__ = ["MAX_DEPTH", "Side", "execution_order", "places_in", "prepare", "prepare_ordered"]
 
 MAX_DEPTH = 63
 """Depths past this are recorded as this (the alignment packs a key and a depth in one int)."""
@@ -235,6 +235,11 @@ def _taker(order: list[int]) -> Callable[[list[Any]], list[Any]]:
 
 def prepare(trace: AgentTrace, signer: Signer) -> Side:
     """Parse, sign and order `trace` once."""
+    return prepare_ordered(trace, signer)[0]
+
+
+def prepare_ordered(trace: AgentTrace, signer: Signer) -> tuple[Side, list[int] | None]:
+    """`prepare`, and the execution order it put the steps in (positions; None: as listed)."""
     cols = _columns(trace, signer)
     order, depth, families = _execution_order(cols)
     group = [-1] * len(depth)
@@ -259,7 +264,7 @@ def prepare(trace: AgentTrace, signer: Signer) -> Side:
     side.exact = signer.exacts(side.base, failed, side.call)
     side.failed = list(compress(range(len(failed)), failed))
     side.succeeded = signer.succeeded(side.base, side.failed, side.call)
-    return side
+    return side, order
 
 
 def execution_order(trace: AgentTrace) -> list[int]:

@@ -43,6 +43,14 @@ class Signer:
             key = (*key, volatile_free_keys(step.input_payload))
         return self._ids[key]
 
+    def base_keys(self) -> list[Hashable]:
+        """The base keys interned so far, in the order of their ids (id i: the i-th key)."""
+        return list(self._ids)
+
+    def base_ids(self, keys: list[Hashable]) -> list[int]:
+        """The ids of base `keys`, the new ones interned in the order listed."""
+        return list(map(self._ids.__getitem__, keys))
+
     @property
     def base_of_kind(self) -> Callable[[tuple[str, str]], int] | None:
         """`base` from a step's (type value, name) alone, at C speed.
