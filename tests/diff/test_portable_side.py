@@ -21,6 +21,7 @@ from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import prepare
 from agentdiff.diff.portable import PortableSide, adopted_side, portable_side
 from agentdiff.diff.signatures import Signer
+from agentdiff.diff.totals import memoized_totals
 from agentdiff.models.trace import AgentTrace
 from tests.builds import pure_only
 from tests.diff.test_compare_properties import traces
@@ -70,9 +71,12 @@ def _same_sides(base: AgentTrace, cand: AgentTrace, options: CompareOptions) -> 
     theirs = Signer(normalizer, strict=options.strict_tool_signatures)
     prepare(base, ours)
     prepare(base, theirs)
-    made, adopted = prepare(cand, ours), adopted_side(cand, _shipped(cand, options), theirs)
+    shipped = _shipped(cand, options)
+    made, adopted = prepare(cand, ours), adopted_side(cand, shipped, theirs, options.prices)
     for name in _SIDE_FIELDS:
         assert getattr(adopted, name) == getattr(made, name), name
+    assert adopted.totals == (cand, options.prices, *memoized_totals(cand, made, options.prices))
+    assert adopted_side(cand, shipped, theirs).totals is None  # no prices: computed when asked
 
 
 @pytest.mark.parametrize("name", sorted(OPTIONS))

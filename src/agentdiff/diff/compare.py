@@ -249,7 +249,7 @@ def _compare(
     c_side = (
         prepare(candidate, signer)
         if portable is None or portable.size != len(candidate.steps)  # none, or of another
-        else adopted_side(candidate, portable, signer)
+        else adopted_side(candidate, portable, signer, options.prices)
     )
     return _report(baseline, candidate, b_side, c_side, normalizer, options, given=given)
 

@@ -12,14 +12,16 @@ baseline (`cli.side_ahead`).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping
 from typing import Any, NamedTuple
 
 from agentdiff.diff.normalize import Normalizer
 from agentdiff.diff.options import CompareOptions
 from agentdiff.diff.order import Side, prepare_ordered
+from agentdiff.diff.pricing import ModelPrice
 from agentdiff.diff.signatures import Signer
-from agentdiff.models.report import StepRef, step_fields
+from agentdiff.diff.totals import memoized_totals
+from agentdiff.models.report import StepRef, Summary, step_fields
 from agentdiff.models.trace import AgentTrace
 
 __all__ = ["PortableSide", "adopted_side", "portable_side"]
@@ -45,12 +47,15 @@ class PortableSide(NamedTuple):
     model_turns: list[int]
     """The positions in the trace's steps of its model turns (in the order listed)."""
     names_models: bool
+    totals: tuple[Summary, dict[int, int | None]]
+    """The side's totals and later attempts (`memoized_totals` with the options' prices)."""
 
 
 def portable_side(trace: AgentTrace, options: CompareOptions) -> PortableSide:
     """`trace` prepared as a comparison with `options` prepares it, as plain data."""
     signer = Signer(Normalizer(options.ignore), strict=options.strict_tool_signatures)
     side, order = prepare_ordered(trace, signer)
+    summary, attempts = memoized_totals(trace, side, options.prices)
     position = {id(held): i for i, held in enumerate(map(step_fields, trace.steps))}
     return PortableSide(
         size=len(trace.steps),
@@ -66,13 +71,21 @@ def portable_side(trace: AgentTrace, options: CompareOptions) -> PortableSide:
         wall_clock=side.wall_clock,
         model_turns=[position[id(held)] for held in side.model_turns],
         names_models=side.names_models,
+        totals=(summary, dict(attempts)),
     )
 
 
-def adopted_side(trace: AgentTrace, portable: PortableSide, signer: Signer) -> Side:
+def adopted_side(
+    trace: AgentTrace,
+    portable: PortableSide,
+    signer: Signer,
+    prices: Mapping[str, ModelPrice] | None = None,
+) -> Side:
     """The `Side` `prepare(trace, signer)` makes, from `portable_side` of the same trace.
 
-    `ValueError` when `portable` is of a trace of another size (it is of another trace).
+    With the comparison's `prices` (the options' table `portable_side` was made with), the side
+    holds its totals already (`memoized_totals`). `ValueError` when `portable` is of a trace of
+    another size (it is of another trace).
     """
     steps = trace.steps
     if portable.size != len(steps):
@@ -94,4 +107,6 @@ def adopted_side(trace: AgentTrace, portable: PortableSide, signer: Signer) -> S
         failed[i] = True
     side.exact = signer.exacts(side.base, failed, side.call)
     side.succeeded = signer.succeeded(side.base, side.failed, side.call)
+    if prices is not None:
+        side.totals = (trace, prices, *portable.totals)
     return side
