@@ -6,8 +6,9 @@ canonical JSON and measures
 - `compare()` in-process on traces already loaded: median wall time of several runs, and the
   peak of Python allocations during one extra run (`tracemalloc`);
 - `agentdiff compare B C --format json` end to end as a subprocess (start-up, loading, compare,
-  rendering): median wall time and the run's own peak RSS (`measured.py`: started by a tiny
-  launcher, so the benchmark's own memory is not counted);
+  rendering): median wall time and the run's peak RSS (`measured.py`: started by a tiny
+  launcher, so the benchmark's own memory is not counted; with the child that prepares a large
+  candidate, both processes' memory together, sampled);
 - at N=1,000 the yardstick, agent-trajectory-diff 0.7.0, as a black box: installed into a
   throwaway venv (`benchmarks/.yardstick-venv`, never ours), fed the same pair in its input
   format, its `compare()` and ours timed the same way, each in a fresh subprocess, round by
@@ -604,8 +605,10 @@ _HOW = (
     "The table's `compare()` runs in the benchmark's process on traces already loaded; its "
     "peak alloc is `tracemalloc`'s peak during one extra run. The CLI is `agentdiff compare B C "
     "--format json -o FILE` in a subprocess (start-up and loading included); peak RSS is the "
-    "run's own peak RSS (started by a small launcher, so the benchmark's memory is not "
-    "counted). The pair comes from `benchmarks/synthetic.py`: agent segments "
+    "run's (started by a small launcher, so the benchmark's memory is not counted): the larger "
+    "of its largest process's own peak and the sum over its processes sampled every 5 ms (at "
+    "N=100,000 a child process prepares the candidate while the command loads the baseline; a "
+    "page both share counts twice). The pair comes from `benchmarks/synthetic.py`: agent segments "
     "with LLM turns, concurrent tool calls (40 tools), thoughts, sub-agents and answers; the "
     "candidate has ~5% of tool calls with a changed argument, ~2% of steps deleted, ~5% "
     "inserted, one tool loop (the same call 4× in a row), reworded LLM text and fresh ids, "
