@@ -172,8 +172,10 @@ def _traces_in(
     except MultipleTracesError:
         pass
     adapter = _choose_adapter(loaded, adapter_name)
+    # each part is that trace, built as it is: not searched for ids again, since a part can
+    # miss what its ids are read from (a LangSmith run's ancestors in another trace)
     return [
-        (tid, parse_trace_data(part, adapter.name, trace_id=tid, limits=limits, source=path))
+        (tid, _finished(_built(part, adapter), adapter, limits))
         for tid, part in adapter.split_traces(loaded)
     ]
 
@@ -640,13 +642,18 @@ def parse_trace_data(
     chosen = _chosen_trace(ids, trace_id)
     if chosen is not None:
         data = adapter.select_trace(data, chosen)
-    try:
-        trace = adapter.from_dict(data)
-    except ValidationError as exc:
-        raise TraceValidationError(_describe_validation(exc, adapter)) from None
+    trace = _built(data, adapter)
     if trace_id is not None and not ids:
         _check_picked(trace, trace_id)
     return _finished(trace, adapter, limits)
+
+
+def _built(data: Any, adapter: type[BaseAdapter]) -> AgentTrace:
+    """The trace `adapter` builds of `data` (its validation errors described)."""
+    try:
+        return adapter.from_dict(data)
+    except ValidationError as exc:
+        raise TraceValidationError(_describe_validation(exc, adapter)) from None
 
 
 def _check_picked(trace: AgentTrace, trace_id: str) -> None:

@@ -18,7 +18,7 @@ from tests.realdata import REAL, SIDES, RealSource
 
 from agentdiff.adapters import registry
 from agentdiff.adapters.otel import documents as otel_documents
-from agentdiff.errors import TraceFormatError
+from agentdiff.errors import MultipleTracesError, TraceFormatError
 from agentdiff.loader import load_trace, load_traces, parse_trace_data, read_document
 
 OPENINFERENCE = REAL / "openinference" / "detour"
@@ -112,6 +112,36 @@ def test_each_trace_gets_the_part_select_trace_gives_it(case: str) -> None:
     assert adapter.split_traces(data) == [(i, adapter.select_trace(data, i)) for i in ids]
 
 
+SIDE_FILES: dict[str, Callable[[str], Path]] = {
+    "otlp document": lambda side: OPENINFERENCE / f"{side}.otlp.json",
+    "otlp json lines": lambda side: GENAI / f"{side}.otlp.json",
+    "span json": lambda side: OPENINFERENCE / f"{side}.spans.json",
+    "langfuse v2 page": lambda side: RealSource("langfuse").path("v2_observations", "detour", side),
+    "langfuse v2 list": lambda side: RealSource("langfuse").path("v2_observations", "detour", side),
+    "langfuse otlp": lambda side: RealSource("langfuse").path("otlp", "detour", side),
+    "langsmith flat": lambda side: RealSource("langsmith").path("flat", "detour", side),
+    "langsmith ingest": lambda side: RealSource("langsmith").path("ingest", "detour", side),
+    "openai agents ingest": lambda side: RealSource("openai_agents").path("ingest", "detour", side),
+    "canonical json lines": lambda side: OPENINFERENCE / f"{side}.otlp.json",
+}
+
+
+def _steps(trace: Any) -> list[dict[str, Any]]:
+    return [step.model_dump(mode="json") for step in trace.steps]
+
+
+@pytest.mark.parametrize("case", DOCUMENTS)
+def test_each_run_of_a_file_of_runs_is_the_run_its_own_file_holds(
+    case: str, tmp_path: Path
+) -> None:
+    """An oracle of its own: the two runs, each read from the file it was captured in."""
+    _, file_name, made = DOCUMENTS[case]
+    found = load_traces(_write(tmp_path / file_name, made()))
+    alone = [load_trace(SIDE_FILES[case](side)) for side in SIDES]
+    assert [_steps(trace) for _, trace in found] == [_steps(trace) for trace in alone]
+    assert [trace.trace_id for _, trace in found] == [trace.trace_id for trace in alone]
+
+
 @pytest.mark.parametrize("case", DOCUMENTS)
 def test_a_file_of_runs_reads_each_as_its_trace_id_picks_it(case: str, tmp_path: Path) -> None:
     name, file_name, made = DOCUMENTS[case]
@@ -168,3 +198,41 @@ def test_a_file_of_many_traces_is_read_a_bounded_number_of_times(
     found = load_traces(path)
     assert len(found) == 40
     assert calls <= 5 * len(many)  # a read per trace would be 80 per span
+
+
+def test_langsmith_runs_whose_ancestors_are_in_another_trace_are_still_listed(
+    tmp_path: Path,
+) -> None:
+    """A run without `trace_id` or `dotted_order` is of its highest ancestor in the file; read
+    alone, its part has no such ancestor, and it is listed as that trace all the same."""
+    times = {"inputs": {}, "outputs": {}, "start_time": "2024-01-01T00:00:01"}
+    runs = [
+        {
+            "id": "p",
+            "name": "agent",
+            "run_type": "chain",
+            "parent_run_id": "root",
+            "dotted_order": "20240101T000000000000Zroot.20240101T000001000000Zp",
+            **times,
+        },
+        {"id": "x", "name": "search", "run_type": "tool", "parent_run_id": "p", **times},
+        {"id": "q", "trace_id": "q", "name": "agent", "run_type": "chain", **times},
+    ]
+    path = _write(tmp_path / "runs.json", runs)
+    found = load_traces(path)
+    assert [(tid, [s.name for s in t.steps]) for tid, t in found] == [
+        ("root", ["agent"]),
+        ("p", ["search"]),
+        ("q", ["agent"]),
+    ]
+
+
+def test_canonical_lines_sharing_a_trace_id_are_each_a_run(tmp_path: Path) -> None:
+    first, second = _canonical_lines()
+    second["trace_id"] = first["trace_id"]
+    path = _write(tmp_path / "runs.jsonl", [first, second])
+    found = load_traces(path)
+    assert [len(t.steps) for _, t in found] == [len(first["steps"]), len(second["steps"])]
+    assert first["steps"] != second["steps"]
+    with pytest.raises(MultipleTracesError, match="holds 2 traces with the id"):
+        load_trace(path, trace_id=first["trace_id"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from agentdiff.adapters.base import BaseAdapter
-from agentdiff.errors import TraceFormatError
+from agentdiff.errors import MultipleTracesError, TraceFormatError
 from agentdiff.models.trace import CANONICAL_FORMAT, AgentTrace
 
 __all__ = ["GenericAdapter"]
@@ -50,17 +50,28 @@ class GenericAdapter(BaseAdapter):
 
     @classmethod
     def select_trace(cls, data: Any, trace_id: str) -> Any:
-        """The line whose `trace_id` is `trace_id`."""
-        return next(item for item in data if str(item.get("trace_id")) == trace_id)
+        """The line whose `trace_id` is `trace_id` (`MultipleTracesError` when several are)."""
+        found = [
+            (at, item)
+            for at, (tid, item) in enumerate(cls.split_traces(data), 1)
+            if tid == trace_id
+        ]
+        if not found:
+            raise MultipleTracesError(f"no trace {trace_id!r} in this document")
+        if len(found) > 1:
+            places = ", ".join(str(at) for at, _ in found)
+            msg = (
+                f"the document holds {len(found)} traces with the id {trace_id!r} (traces {places})"
+            )
+            raise MultipleTracesError(msg, hint="give each run a trace_id of its own")
+        return found[0][1]
 
     @classmethod
     def split_traces(cls, data: Any) -> list[tuple[str, Any]]:
-        """Each trace id with its line (the first of that id), in one pass."""
-        first: dict[str, Any] = {}
-        for item in data if isinstance(data, list) and len(data) > 1 else []:
-            if isinstance(item, dict):
-                first.setdefault(str(item.get("trace_id")), item)
-        return [(trace_id, first[trace_id]) for trace_id in cls.trace_ids(data)]
+        """Each line with its trace id, in order (lines with one id are still runs of their own)."""
+        if not (isinstance(data, list) and len(data) > 1):
+            return []
+        return [(str(item.get("trace_id")), item) for item in data if isinstance(item, dict)]
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
