@@ -236,3 +236,28 @@ def test_canonical_lines_sharing_a_trace_id_are_each_a_run(tmp_path: Path) -> No
     assert first["steps"] != second["steps"]
     with pytest.raises(MultipleTracesError, match="holds 2 traces with the id"):
         load_trace(path, trace_id=first["trace_id"])
+
+
+@pytest.mark.parametrize("name", ["one.json", "lines.jsonl"])
+def test_trace_ids_that_differ_only_in_case_are_one_run(tmp_path: Path, name: str) -> None:
+    doc = read_document(OPENINFERENCE / "baseline.otlp.json")
+    alone = load_trace(OPENINFERENCE / "baseline.otlp.json")
+    spans = doc["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    for span in spans[::2]:
+        span["traceId"] = span["traceId"].upper()
+    if name == "one.json":
+        path = _write(tmp_path / name, doc)
+    else:  # the two spellings on two lines of a stream
+        upper = {
+            **doc,
+            "resourceSpans": [{**doc["resourceSpans"][0], "scopeSpans": [{"spans": spans[::2]}]}],
+        }
+        lower = {
+            **doc,
+            "resourceSpans": [{**doc["resourceSpans"][0], "scopeSpans": [{"spans": spans[1::2]}]}],
+        }
+        path = _write(tmp_path / name, [upper, lower])
+    found = load_traces(path)
+    assert len(found) == 1
+    assert sorted(s.step_id for s in found[0][1].steps) == sorted(s.step_id for s in alone.steps)
+    assert len(load_trace(path).steps) == len(alone.steps)

@@ -91,8 +91,16 @@ def _sample(data: Any) -> list[dict[str, Any]]:
 
 
 def trace_ids(data: Any) -> list[str]:
-    """Distinct trace ids in order of first appearance (spans without one are not counted)."""
-    return list(dict.fromkeys(i for raw in raw_spans(data) if (i := raw_trace_id(raw))))
+    """Distinct trace ids in order of first appearance (spans without one are not counted).
+
+    Ids that differ only in case are one trace, spelled as first seen: a trace is selected by
+    its id in any case (`select_trace`), so each would select the same spans.
+    """
+    seen: dict[str, str] = {}
+    for raw in raw_spans(data):
+        if trace_id := raw_trace_id(raw):
+            seen.setdefault(trace_id.lower(), trace_id)
+    return list(seen.values())
 
 
 def select_trace(data: Any, trace_id: str) -> Any:

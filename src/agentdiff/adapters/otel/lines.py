@@ -43,7 +43,8 @@ class SpanLines:
         self.spans: list[OtelSpan] = []
         self.lines = 0
         self._raw_ids: list[str] = []
-        self._order: dict[str, None] = {}
+        self._order: dict[str, str] = {}
+        """Each trace id seen, lower-cased → as first spelled (see `documents.trace_ids`)."""
         self._shared: dict[str, str] = {}
         self._resources: dict[Hashable, dict[str, Any]] = {}
 
@@ -57,7 +58,7 @@ class SpanLines:
             raw_id = self._share(raw_trace_id(raw))
             self._raw_ids.append(raw_id)
             if raw_id:
-                self._order[raw_id] = None
+                self._order.setdefault(raw_id.lower(), raw_id)
             span.trace_id = self._share(span.trace_id)
             span.resource = self._resource(span.resource)
         self.spans += spans
@@ -69,14 +70,14 @@ class SpanLines:
         """
         _check_line(doc)
         raws = list(otlp_raw_spans(doc))
-        self._order.update(
-            dict.fromkeys(self._share(i) for raw in raws if (i := raw_trace_id(raw)))
-        )
+        for raw in raws:
+            if trace_id := raw_trace_id(raw):
+                self._order.setdefault(trace_id.lower(), self._share(trace_id))
         return len(raws)
 
     def trace_ids(self) -> list[str]:
         """Distinct trace ids in order of first appearance (as `documents.trace_ids`)."""
-        return list(self._order)
+        return list(self._order.values())
 
     def select(self, trace_id: str) -> None:
         """Keep only the spans of `trace_id` (as `documents.select_trace`)."""
