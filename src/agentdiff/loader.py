@@ -172,11 +172,12 @@ def _traces_in(
     except MultipleTracesError:
         pass
     adapter = _choose_adapter(loaded, adapter_name)
+    document = _with_companions(adapter, loaded, path, limits)  # as `parse_trace_data` reads
     # each part is that trace, built as it is: not searched for ids again, since a part can
     # miss what its ids are read from (a LangSmith run's ancestors in another trace)
     return [
         (tid, _finished(_built(part, adapter), adapter, limits))
-        for tid, part in adapter.split_traces(loaded)
+        for tid, part in adapter.split_traces(document)
     ]
 
 
@@ -636,8 +637,8 @@ def parse_trace_data(
     """
     limits = limits or Limits.resolve()
     adapter = _choose_adapter(data, adapter_name)
-    if source is not None and (files := adapter.companions(source, data)):
-        data = adapter.with_companions(data, [r for f in files for r in _records(f, limits)])
+    if source is not None:
+        data = _with_companions(adapter, data, source, limits)
     ids = adapter.trace_ids(data)
     chosen = _chosen_trace(ids, trace_id)
     if chosen is not None:
@@ -646,6 +647,14 @@ def parse_trace_data(
     if trace_id is not None and not ids:
         _check_picked(trace, trace_id)
     return _finished(trace, adapter, limits)
+
+
+def _with_companions(adapter: type[BaseAdapter], data: Any, source: Path, limits: Limits) -> Any:
+    """`data` with the records of the files `adapter` reads beside `source` (its companions)."""
+    files = adapter.companions(source, data)
+    if not files:
+        return data
+    return adapter.with_companions(data, [r for f in files for r in _records(f, limits)])
 
 
 def _built(data: Any, adapter: type[BaseAdapter]) -> AgentTrace:

@@ -16,6 +16,7 @@ import orjson
 import pytest
 from tests.realdata import REAL, SIDES, RealSource
 
+from agentdiff import AgentTrace, BaseAdapter, TraceStep
 from agentdiff.adapters import registry
 from agentdiff.adapters.otel import documents as otel_documents
 from agentdiff.errors import MultipleTracesError, TraceFormatError
@@ -234,8 +235,75 @@ def test_canonical_lines_sharing_a_trace_id_are_each_a_run(tmp_path: Path) -> No
     found = load_traces(path)
     assert [len(t.steps) for _, t in found] == [len(first["steps"]), len(second["steps"])]
     assert first["steps"] != second["steps"]
-    with pytest.raises(MultipleTracesError, match="holds 2 traces with the id"):
+    with pytest.raises(
+        MultipleTracesError, match=r"holds 2 traces with the id .* \(\[0\], \[1\]\)"
+    ):
         load_trace(path, trace_id=first["trace_id"])
+
+
+def test_a_line_of_canonical_runs_that_is_no_trace_is_named(tmp_path: Path) -> None:
+    first, second = _canonical_lines()
+    path = _write(tmp_path / "runs.jsonl", [first, 42, second])
+    with pytest.raises(TraceFormatError, match=r"\[1\]: expected a trace object, got int"):
+        load_traces(path, "generic")
+
+
+def test_a_plugin_reading_files_beside_a_file_of_runs_gets_them_for_each_run(
+    fresh_registry: Any, tmp_path: Path
+) -> None:
+    @registry.register_adapter("multiplug")
+    class MultiPlug(BaseAdapter):
+        @classmethod
+        def detect(cls, data: Any) -> bool:
+            return isinstance(data, dict) and data.get("kind") == "multi"
+
+        @classmethod
+        def trace_ids(cls, data: Any) -> list[str]:
+            return [run["id"] for run in data["runs"]]
+
+        @classmethod
+        def select_trace(cls, data: Any, trace_id: str) -> Any:
+            return {**data, "runs": [r for r in data["runs"] if r["id"] == trace_id]}
+
+        @classmethod
+        def companions(cls, path: Path, data: Any) -> list[Path]:
+            return [path.with_suffix(".extra.jsonl")]
+
+        @classmethod
+        def with_companions(cls, data: Any, records: list[Any]) -> Any:
+            runs = [
+                {
+                    **run,
+                    "steps": [
+                        *run["steps"],
+                        *(r["name"] for r in records if r["run"] == run["id"]),
+                    ],
+                }
+                for run in data["runs"]
+            ]
+            return {**data, "runs": runs}
+
+        @classmethod
+        def from_dict(cls, data: Any) -> AgentTrace:
+            (run,) = data["runs"]
+            steps = [
+                TraceStep(step_id=f"{run['id']}{i}", step_index=i, step_type="tool_call", name=name)
+                for i, name in enumerate(run["steps"])
+            ]
+            return AgentTrace(trace_id=run["id"], agent_name="plug", steps=steps)
+
+    path = _write(
+        tmp_path / "runs.json",
+        {"kind": "multi", "runs": [{"id": "a", "steps": ["x"]}, {"id": "b", "steps": ["y"]}]},
+    )
+    _write(
+        tmp_path / "runs.extra.jsonl",
+        [{"run": "a", "name": "sub-a"}, {"run": "b", "name": "sub-b"}],
+    )
+    found = {tid: [s.name for s in t.steps] for tid, t in load_traces(path)}
+    assert found == {"a": ["x", "sub-a"], "b": ["y", "sub-b"]}
+    for tid, names in found.items():
+        assert [s.name for s in load_trace(path, trace_id=tid).steps] == names
 
 
 @pytest.mark.parametrize("name", ["one.json", "lines.jsonl"])

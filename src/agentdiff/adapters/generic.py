@@ -53,25 +53,30 @@ class GenericAdapter(BaseAdapter):
         """The line whose `trace_id` is `trace_id` (`MultipleTracesError` when several are)."""
         found = [
             (at, item)
-            for at, (tid, item) in enumerate(cls.split_traces(data), 1)
-            if tid == trace_id
+            for at, item in enumerate(data)
+            if isinstance(item, dict) and str(item.get("trace_id")) == trace_id
         ]
         if not found:
             raise MultipleTracesError(f"no trace {trace_id!r} in this document")
         if len(found) > 1:
-            places = ", ".join(str(at) for at, _ in found)
-            msg = (
-                f"the document holds {len(found)} traces with the id {trace_id!r} (traces {places})"
-            )
+            places = ", ".join(f"[{at}]" for at, _ in found)
+            msg = f"the document holds {len(found)} traces with the id {trace_id!r} ({places})"
             raise MultipleTracesError(msg, hint="give each run a trace_id of its own")
         return found[0][1]
 
     @classmethod
     def split_traces(cls, data: Any) -> list[tuple[str, Any]]:
-        """Each line with its trace id, in order (lines with one id are still runs of their own)."""
+        """Each line with its trace id, in order (lines with one id are still runs of their own).
+
+        `TraceFormatError` naming an item that is no trace object (it would be no run).
+        """
         if not (isinstance(data, list) and len(data) > 1):
             return []
-        return [(str(item.get("trace_id")), item) for item in data if isinstance(item, dict)]
+        for at, item in enumerate(data):
+            if not isinstance(item, dict):
+                msg = f"[{at}]: expected a trace object, got {type(item).__name__}"
+                raise TraceFormatError(msg)
+        return [(str(item.get("trace_id")), item) for item in data]
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
