@@ -167,12 +167,10 @@ def _traces_in(
         loaded = read_document(path, limits)
     if isinstance(loaded, AgentTrace):
         return [(None, loaded)]
-    try:
-        return [(None, parse_trace_data(loaded, adapter_name, limits=limits, source=path))]
-    except MultipleTracesError:
-        pass
     adapter = _choose_adapter(loaded, adapter_name)
     document = _with_companions(adapter, loaded, path, limits)  # as `parse_trace_data` reads
+    if len(adapter.trace_ids(document)) <= 1:  # one trace: the document whole
+        return [(None, _finished(_built(document, adapter), adapter, limits))]
     # each part is that trace, built as it is: not searched for ids again, since a part can
     # miss what its ids are read from (a LangSmith run's ancestors in another trace)
     return [

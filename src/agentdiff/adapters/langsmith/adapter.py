@@ -74,9 +74,8 @@ class LangSmithAdapter(BaseAdapter):
 
     @classmethod
     def split_traces(cls, data: Any) -> list[tuple[str, Any]]:
-        """Each trace id with its runs (as a flat list), in one pass."""
-        found = _runs_by_trace(data)
-        return [(trace_id, found.get(trace_id, [])) for trace_id in cls.trace_ids(data)]
+        """Each trace id (`trace_ids`' order) with its runs (as a flat list), in one pass."""
+        return [(tid, runs) for tid, runs in _runs_by_trace(data).items() if tid is not None]
 
     @classmethod
     def from_dict(cls, data: Any) -> AgentTrace:
@@ -112,9 +111,17 @@ def _by_id(runs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def _runs_by_trace(data: Any) -> dict[str | None, list[dict[str, Any]]]:
-    """The runs of a flat list or an ingest body by the trace each belongs to, in order."""
+    """The runs of a flat list or an ingest body by the trace each belongs to (`_by_trace`)."""
     if langsmith_runs.is_ingest(data):
         data = langsmith_runs.ingest_records(data)
+    return _by_trace(data)
+
+
+def _by_trace(data: Any) -> dict[str | None, list[dict[str, Any]]]:
+    """The runs of a list by the trace each belongs to, traces in order of first appearance.
+
+    Cheap: reads ids, never parses payloads. None holds the runs of no trace found.
+    """
     runs = [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
     by_id = _by_id(runs)
     found: dict[str | None, list[dict[str, Any]]] = {}
@@ -124,12 +131,5 @@ def _runs_by_trace(data: Any) -> dict[str | None, list[dict[str, Any]]]:
 
 
 def _root_ids(data: Any) -> list[str]:
-    """Distinct trace ids of the runs in a list (cheap: reads ids, never parses payloads)."""
-    runs = [r for r in data if isinstance(r, dict)] if isinstance(data, list) else []
-    by_id = _by_id(runs)
-    ids: dict[str, None] = {}
-    for run in runs:
-        trace_id = langsmith_runs.trace_of(run, by_id)
-        if trace_id is not None:
-            ids[trace_id] = None
-    return list(ids)
+    """Distinct trace ids of the runs in a list, in order of first appearance (`_by_trace`)."""
+    return [trace_id for trace_id in _by_trace(data) if trace_id is not None]
